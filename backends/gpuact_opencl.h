@@ -1,0 +1,469 @@
+/* gpuact OpenCL backend (OpenCL 1.2 host API).
+
+   Loads:   libOpenCL.so.1, then libOpenCL.so ($GPUACT_OPENCL_LIBRARY first),
+            with dlopen; GPUACT_NO_RUNTIME_LINKING links -lOpenCL instead.
+   Device:  desc.device counts the GPU devices of all platforms in platform
+            order, then every other device (so ordinal 0 is the first GPU,
+            or the CPU device of PoCL on a machine without one). Or adopt the
+            caller's cl_context + cl_device_id (+ cl_command_queue as stream).
+   Builds:  one program per kernel variant from the embedded sources in
+            kernels/opencl/, on first use, kept for the context's life; the
+            build log goes to gpuact_last_error(). No disk cache: OpenCL
+            drivers keep their own.
+   Buffers: cl_mem plus byte offset; the offset is passed to the kernel (no
+            sub-buffers, whose alignment rules would refuse most offsets).
+   Threads: clSetKernelArg is not thread-safe on one cl_kernel, so argument
+            setting and enqueue happen under the context's lock. */
+
+#include "../kernels/opencl/gpuact_opencl_src.h"
+
+#ifdef GPUACT_NO_RUNTIME_LINKING
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+typedef cl_int gpuact__cl_int;
+typedef cl_uint gpuact__cl_uint;
+typedef cl_ulong gpuact__cl_ulong;
+typedef cl_bitfield gpuact__cl_bitfield;
+typedef cl_platform_id gpuact__cl_platform;
+typedef cl_device_id gpuact__cl_device;
+typedef cl_context gpuact__cl_context;
+typedef cl_command_queue gpuact__cl_queue;
+typedef cl_mem gpuact__cl_mem;
+typedef cl_program gpuact__cl_program;
+typedef cl_kernel gpuact__cl_kernel;
+typedef cl_event gpuact__cl_event;
+typedef cl_context_properties gpuact__cl_context_properties;
+#define GPUACT__CLAPI CL_API_CALL
+#else
+typedef int32_t gpuact__cl_int;
+typedef uint32_t gpuact__cl_uint;
+typedef uint64_t gpuact__cl_ulong;
+typedef uint64_t gpuact__cl_bitfield;
+typedef struct gpuact__cl_platform_s *gpuact__cl_platform;
+typedef struct gpuact__cl_device_s *gpuact__cl_device;
+typedef struct gpuact__cl_context_s *gpuact__cl_context;
+typedef struct gpuact__cl_queue_s *gpuact__cl_queue;
+typedef struct gpuact__cl_mem_s *gpuact__cl_mem;
+typedef struct gpuact__cl_program_s *gpuact__cl_program;
+typedef struct gpuact__cl_kernel_s *gpuact__cl_kernel;
+typedef struct gpuact__cl_event_s *gpuact__cl_event;
+typedef intptr_t gpuact__cl_context_properties;
+#define GPUACT__CLAPI
+#endif
+
+#define GPUACT__CL_DEVICE_TYPE_GPU (1u << 2)
+#define GPUACT__CL_DEVICE_TYPE_ALL 0xFFFFFFFFu
+#define GPUACT__CL_DEVICE_NAME 0x102B
+#define GPUACT__CL_DEVICE_MAX_COMPUTE_UNITS 0x1002
+#define GPUACT__CL_MEM_READ_WRITE 1u
+#define GPUACT__CL_PROGRAM_BUILD_LOG 0x1183
+#define GPUACT__CL_QUEUE_PROFILING_ENABLE (1u << 1)
+#define GPUACT__CL_PROFILING_COMMAND_END 0x1283
+
+/* The entry points gpuact calls, typed as the OpenCL 1.2 prototypes. */
+typedef struct gpuact__cl_api {
+    gpuact__cl_int(GPUACT__CLAPI *clGetPlatformIDs)(gpuact__cl_uint, gpuact__cl_platform *, gpuact__cl_uint *);
+    gpuact__cl_int(GPUACT__CLAPI *clGetDeviceIDs)(gpuact__cl_platform, gpuact__cl_bitfield, gpuact__cl_uint,
+                                                 gpuact__cl_device *, gpuact__cl_uint *);
+    gpuact__cl_int(GPUACT__CLAPI *clGetDeviceInfo)(gpuact__cl_device, gpuact__cl_uint, size_t, void *, size_t *);
+    gpuact__cl_context(GPUACT__CLAPI *clCreateContext)(const gpuact__cl_context_properties *, gpuact__cl_uint,
+                                                      const gpuact__cl_device *,
+                                                      void(GPUACT__CLAPI *)(const char *, const void *, size_t, void *),
+                                                      void *, gpuact__cl_int *);
+    gpuact__cl_int(GPUACT__CLAPI *clRetainContext)(gpuact__cl_context);
+    gpuact__cl_int(GPUACT__CLAPI *clReleaseContext)(gpuact__cl_context);
+    gpuact__cl_queue(GPUACT__CLAPI *clCreateCommandQueue)(gpuact__cl_context, gpuact__cl_device, gpuact__cl_bitfield,
+                                                         gpuact__cl_int *);
+    gpuact__cl_int(GPUACT__CLAPI *clRetainCommandQueue)(gpuact__cl_queue);
+    gpuact__cl_int(GPUACT__CLAPI *clReleaseCommandQueue)(gpuact__cl_queue);
+    gpuact__cl_mem(GPUACT__CLAPI *clCreateBuffer)(gpuact__cl_context, gpuact__cl_bitfield, size_t, void *,
+                                                 gpuact__cl_int *);
+    gpuact__cl_int(GPUACT__CLAPI *clReleaseMemObject)(gpuact__cl_mem);
+    gpuact__cl_int(GPUACT__CLAPI *clEnqueueWriteBuffer)(gpuact__cl_queue, gpuact__cl_mem, gpuact__cl_uint, size_t,
+                                                       size_t, const void *, gpuact__cl_uint,
+                                                       const gpuact__cl_event *, gpuact__cl_event *);
+    gpuact__cl_int(GPUACT__CLAPI *clEnqueueReadBuffer)(gpuact__cl_queue, gpuact__cl_mem, gpuact__cl_uint, size_t,
+                                                      size_t, void *, gpuact__cl_uint, const gpuact__cl_event *,
+                                                      gpuact__cl_event *);
+    gpuact__cl_int(GPUACT__CLAPI *clEnqueueCopyBuffer)(gpuact__cl_queue, gpuact__cl_mem, gpuact__cl_mem, size_t,
+                                                      size_t, size_t, gpuact__cl_uint, const gpuact__cl_event *,
+                                                      gpuact__cl_event *);
+    gpuact__cl_int(GPUACT__CLAPI *clFinish)(gpuact__cl_queue);
+    gpuact__cl_program(GPUACT__CLAPI *clCreateProgramWithSource)(gpuact__cl_context, gpuact__cl_uint, const char **,
+                                                                const size_t *, gpuact__cl_int *);
+    gpuact__cl_int(GPUACT__CLAPI *clBuildProgram)(gpuact__cl_program, gpuact__cl_uint, const gpuact__cl_device *,
+                                                 const char *,
+                                                 void(GPUACT__CLAPI *)(gpuact__cl_program, void *), void *);
+    gpuact__cl_int(GPUACT__CLAPI *clGetProgramBuildInfo)(gpuact__cl_program, gpuact__cl_device, gpuact__cl_uint,
+                                                        size_t, void *, size_t *);
+    gpuact__cl_int(GPUACT__CLAPI *clReleaseProgram)(gpuact__cl_program);
+    gpuact__cl_kernel(GPUACT__CLAPI *clCreateKernel)(gpuact__cl_program, const char *, gpuact__cl_int *);
+    gpuact__cl_int(GPUACT__CLAPI *clReleaseKernel)(gpuact__cl_kernel);
+    gpuact__cl_int(GPUACT__CLAPI *clSetKernelArg)(gpuact__cl_kernel, gpuact__cl_uint, size_t, const void *);
+    gpuact__cl_int(GPUACT__CLAPI *clEnqueueNDRangeKernel)(gpuact__cl_queue, gpuact__cl_kernel, gpuact__cl_uint,
+                                                         const size_t *, const size_t *, const size_t *,
+                                                         gpuact__cl_uint, const gpuact__cl_event *,
+                                                         gpuact__cl_event *);
+    gpuact__cl_int(GPUACT__CLAPI *clEnqueueMarkerWithWaitList)(gpuact__cl_queue, gpuact__cl_uint,
+                                                              const gpuact__cl_event *, gpuact__cl_event *);
+    gpuact__cl_int(GPUACT__CLAPI *clWaitForEvents)(gpuact__cl_uint, const gpuact__cl_event *);
+    gpuact__cl_int(GPUACT__CLAPI *clGetEventProfilingInfo)(gpuact__cl_event, gpuact__cl_uint, size_t, void *,
+                                                          size_t *);
+    gpuact__cl_int(GPUACT__CLAPI *clReleaseEvent)(gpuact__cl_event);
+} gpuact__cl_api;
+
+typedef struct gpuact__cl_kernel_slot { gpuact__cl_program program; gpuact__cl_kernel kernel; } gpuact__cl_kernel_slot;
+
+typedef struct gpuact__opencl {
+    void *lib;
+    gpuact__cl_api cl;
+    gpuact__cl_context context;
+    gpuact__cl_device device;
+    gpuact__cl_queue queue;
+    gpuact__cl_kernel_slot k[GPUACT__VARIANTS];
+} gpuact__opencl;
+
+static const char *gpuact__cl_error_name(gpuact__cl_int e) {
+    switch (e) {
+    case 0: return "CL_SUCCESS";
+    case -1: return "CL_DEVICE_NOT_FOUND";
+    case -2: return "CL_DEVICE_NOT_AVAILABLE";
+    case -3: return "CL_COMPILER_NOT_AVAILABLE";
+    case -4: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+    case -5: return "CL_OUT_OF_RESOURCES";
+    case -6: return "CL_OUT_OF_HOST_MEMORY";
+    case -11: return "CL_BUILD_PROGRAM_FAILURE";
+    case -30: return "CL_INVALID_VALUE";
+    case -33: return "CL_INVALID_DEVICE";
+    case -34: return "CL_INVALID_CONTEXT";
+    case -36: return "CL_INVALID_COMMAND_QUEUE";
+    case -38: return "CL_INVALID_MEM_OBJECT";
+    case -46: return "CL_INVALID_KERNEL_NAME";
+    case -48: return "CL_INVALID_KERNEL";
+    case -51: return "CL_INVALID_ARG_SIZE";
+    case -52: return "CL_INVALID_KERNEL_ARGS";
+    case -54: return "CL_INVALID_WORK_GROUP_SIZE";
+    case -61: return "CL_INVALID_BUFFER_SIZE";
+    case -63: return "CL_INVALID_GLOBAL_WORK_SIZE";
+    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
+    }
+    return "an OpenCL error";
+}
+
+/* Maps an OpenCL error of `what` to a gpuact result and message. */
+static gpuact_result gpuact__cl_fail(gpuact__cl_int e, const char *what) {
+    gpuact_result r = e == -4 || e == -6 || e == -61 ? GPUACT_ERROR_OUT_OF_MEMORY : GPUACT_ERROR_DEVICE;
+    return gpuact__fail(r, "opencl: %s failed with %s (%d)", what, gpuact__cl_error_name(e), (int)e);
+}
+
+#define GPUACT__CL(ctx) ((gpuact__opencl *)(ctx)->impl)
+
+static gpuact_result gpuact__opencl_load(gpuact__opencl *o) {
+#ifdef GPUACT_NO_RUNTIME_LINKING
+    o->cl.clGetPlatformIDs = clGetPlatformIDs;
+    o->cl.clGetDeviceIDs = clGetDeviceIDs;
+    o->cl.clGetDeviceInfo = clGetDeviceInfo;
+    o->cl.clCreateContext = clCreateContext;
+    o->cl.clRetainContext = clRetainContext;
+    o->cl.clReleaseContext = clReleaseContext;
+    o->cl.clCreateCommandQueue = clCreateCommandQueue;
+    o->cl.clRetainCommandQueue = clRetainCommandQueue;
+    o->cl.clReleaseCommandQueue = clReleaseCommandQueue;
+    o->cl.clCreateBuffer = clCreateBuffer;
+    o->cl.clReleaseMemObject = clReleaseMemObject;
+    o->cl.clEnqueueWriteBuffer = clEnqueueWriteBuffer;
+    o->cl.clEnqueueReadBuffer = clEnqueueReadBuffer;
+    o->cl.clEnqueueCopyBuffer = clEnqueueCopyBuffer;
+    o->cl.clFinish = clFinish;
+    o->cl.clCreateProgramWithSource = clCreateProgramWithSource;
+    o->cl.clBuildProgram = clBuildProgram;
+    o->cl.clGetProgramBuildInfo = clGetProgramBuildInfo;
+    o->cl.clReleaseProgram = clReleaseProgram;
+    o->cl.clCreateKernel = clCreateKernel;
+    o->cl.clReleaseKernel = clReleaseKernel;
+    o->cl.clSetKernelArg = clSetKernelArg;
+    o->cl.clEnqueueNDRangeKernel = clEnqueueNDRangeKernel;
+    o->cl.clEnqueueMarkerWithWaitList = clEnqueueMarkerWithWaitList;
+    o->cl.clWaitForEvents = clWaitForEvents;
+    o->cl.clGetEventProfilingInfo = clGetEventProfilingInfo;
+    o->cl.clReleaseEvent = clReleaseEvent;
+    return GPUACT_SUCCESS;
+#else
+    static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so", NULL};
+    char tried[2048];
+    const char *missing;
+    gpuact__symbol syms[] = {
+#define GPUACT__SYM(f) {#f, (void *)&o->cl.f}
+        GPUACT__SYM(clGetPlatformIDs), GPUACT__SYM(clGetDeviceIDs), GPUACT__SYM(clGetDeviceInfo),
+        GPUACT__SYM(clCreateContext), GPUACT__SYM(clRetainContext), GPUACT__SYM(clReleaseContext),
+        GPUACT__SYM(clCreateCommandQueue), GPUACT__SYM(clRetainCommandQueue), GPUACT__SYM(clReleaseCommandQueue),
+        GPUACT__SYM(clCreateBuffer), GPUACT__SYM(clReleaseMemObject), GPUACT__SYM(clEnqueueWriteBuffer),
+        GPUACT__SYM(clEnqueueReadBuffer), GPUACT__SYM(clEnqueueCopyBuffer), GPUACT__SYM(clFinish),
+        GPUACT__SYM(clCreateProgramWithSource), GPUACT__SYM(clBuildProgram), GPUACT__SYM(clGetProgramBuildInfo),
+        GPUACT__SYM(clReleaseProgram), GPUACT__SYM(clCreateKernel), GPUACT__SYM(clReleaseKernel),
+        GPUACT__SYM(clSetKernelArg), GPUACT__SYM(clEnqueueNDRangeKernel), GPUACT__SYM(clEnqueueMarkerWithWaitList),
+        GPUACT__SYM(clWaitForEvents), GPUACT__SYM(clGetEventProfilingInfo), GPUACT__SYM(clReleaseEvent),
+#undef GPUACT__SYM
+    };
+    o->lib = gpuact__dlopen_first("GPUACT_OPENCL_LIBRARY", names, tried, sizeof tried);
+    if (!o->lib)
+        return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
+                            "opencl: no OpenCL library could be loaded. Tried:\n%s"
+                            "Install an ICD loader and a driver (Debian: ocl-icd-libopencl1 and pocl-opencl-icd "
+                            "or a GPU vendor's), or set GPUACT_OPENCL_LIBRARY to the library's path.",
+                            tried);
+    missing = gpuact__resolve(o->lib, syms, (int)(sizeof syms / sizeof syms[0]));
+    if (missing)
+        return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
+                            "opencl: the OpenCL library lacks %s (OpenCL 1.2 is required)", missing);
+    return GPUACT_SUCCESS;
+#endif
+}
+
+/* The desc.device-th device: GPUs of every platform first, then the rest. */
+static gpuact_result gpuact__opencl_pick_device(gpuact__opencl *o, int ordinal) {
+    gpuact__cl_platform plats[16];
+    gpuact__cl_uint np = 0, i;
+    int pass, seen = 0;
+    gpuact__cl_int e = o->cl.clGetPlatformIDs(16, plats, &np);
+    if (e != 0 || np == 0)
+        return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
+                            "opencl: no OpenCL platform found (clGetPlatformIDs: %s). The ICD loader is there "
+                            "but no driver is registered in /etc/OpenCL/vendors; install one (e.g. pocl-opencl-icd)",
+                            gpuact__cl_error_name(e));
+    if (np > 16) np = 16;
+    for (pass = 0; pass < 2; pass++)
+        for (i = 0; i < np; i++) {
+            gpuact__cl_device devs[64];
+            gpuact__cl_uint nd = 0, j;
+            if (o->cl.clGetDeviceIDs(plats[i], GPUACT__CL_DEVICE_TYPE_ALL, 64, devs, &nd) != 0) continue;
+            if (nd > 64) nd = 64;
+            for (j = 0; j < nd; j++) {
+                gpuact__cl_bitfield type = 0;
+                o->cl.clGetDeviceInfo(devs[j], 0x1000 /* CL_DEVICE_TYPE */, sizeof type, &type, NULL);
+                if (((type & GPUACT__CL_DEVICE_TYPE_GPU) != 0) != (pass == 0)) continue;
+                if (seen++ == ordinal) {
+                    o->device = devs[j];
+                    return GPUACT_SUCCESS;
+                }
+            }
+        }
+    return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
+                        "opencl: device %d asked for, but the %u platform(s) have %d device(s) in all", ordinal,
+                        (unsigned)np, seen);
+}
+
+static void gpuact__opencl_destroy(gpuact_context *ctx) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    int i;
+    if (!o) return;
+    for (i = 0; i < GPUACT__VARIANTS; i++) {
+        if (o->k[i].kernel) o->cl.clReleaseKernel(o->k[i].kernel);
+        if (o->k[i].program) o->cl.clReleaseProgram(o->k[i].program);
+    }
+    if (o->queue) o->cl.clReleaseCommandQueue(o->queue);
+    if (o->context) o->cl.clReleaseContext(o->context);
+#ifndef GPUACT_NO_RUNTIME_LINKING
+    if (o->lib) dlclose(o->lib);
+#endif
+    GPUACT_FREE(o);
+    ctx->impl = NULL;
+}
+
+static gpuact_result gpuact__opencl_create(gpuact_context *ctx) {
+    gpuact__opencl *o = (gpuact__opencl *)GPUACT_MALLOC(sizeof *o);
+    gpuact__cl_uint units = 1;
+    gpuact__cl_int e = 0;
+    gpuact_result r;
+    if (!o) return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+    memset(o, 0, sizeof *o);
+    ctx->impl = o;
+    if ((r = gpuact__opencl_load(o))) goto fail;
+    if (ctx->desc.native_context) {
+        if (!ctx->desc.native_device) {
+            r = gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                             "opencl: desc.native_context is set but desc.native_device is NULL; give the "
+                             "cl_device_id that goes with the cl_context");
+            goto fail;
+        }
+        o->context = (gpuact__cl_context)ctx->desc.native_context;
+        o->device = (gpuact__cl_device)ctx->desc.native_device;
+        o->cl.clRetainContext(o->context);
+    } else {
+        if ((r = gpuact__opencl_pick_device(o, ctx->desc.device))) goto fail;
+        o->context = o->cl.clCreateContext(NULL, 1, &o->device, NULL, NULL, &e);
+        if (!o->context) {
+            r = gpuact__cl_fail(e, "clCreateContext");
+            goto fail;
+        }
+    }
+    if (ctx->desc.stream) {
+        o->queue = (gpuact__cl_queue)ctx->desc.stream;
+        o->cl.clRetainCommandQueue(o->queue);
+    } else {
+        /* Profiling on: the benchmarks time with queue profiling. */
+        o->queue = o->cl.clCreateCommandQueue(o->context, o->device, GPUACT__CL_QUEUE_PROFILING_ENABLE, &e);
+        if (!o->queue) {
+            r = gpuact__cl_fail(e, "clCreateCommandQueue");
+            goto fail;
+        }
+        ctx->desc.stream = o->queue;
+    }
+    o->cl.clGetDeviceInfo(o->device, GPUACT__CL_DEVICE_NAME, sizeof ctx->device_name - 1, ctx->device_name, NULL);
+    o->cl.clGetDeviceInfo(o->device, GPUACT__CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
+    ctx->units = units ? units : 1;
+    ctx->vec32 = ctx->vec16 = 8;
+    return GPUACT_SUCCESS;
+fail:
+    gpuact__opencl_destroy(ctx);
+    return r;
+}
+
+static gpuact_result gpuact__opencl_alloc(gpuact_context *ctx, size_t bytes, gpuact_buffer *out) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    gpuact__cl_int e = 0;
+    gpuact__cl_mem m = o->cl.clCreateBuffer(o->context, GPUACT__CL_MEM_READ_WRITE, bytes, NULL, &e);
+    if (!m) return gpuact__cl_fail(e, "clCreateBuffer");
+    out->handle = m;
+    out->offset = 0;
+    return GPUACT_SUCCESS;
+}
+static void gpuact__opencl_free(gpuact_context *ctx, gpuact_buffer b) {
+    GPUACT__CL(ctx)->cl.clReleaseMemObject((gpuact__cl_mem)b.handle);
+}
+static gpuact_result gpuact__opencl_write(gpuact_context *ctx, gpuact_buffer dst, const void *src, size_t bytes) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    gpuact__cl_int e = o->cl.clEnqueueWriteBuffer(o->queue, (gpuact__cl_mem)dst.handle, 1, dst.offset, bytes, src,
+                                                  0, NULL, NULL);
+    return e ? gpuact__cl_fail(e, "clEnqueueWriteBuffer") : GPUACT_SUCCESS;
+}
+static gpuact_result gpuact__opencl_read(gpuact_context *ctx, void *dst, gpuact_buffer src, size_t bytes) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    gpuact__cl_int e = o->cl.clEnqueueReadBuffer(o->queue, (gpuact__cl_mem)src.handle, 1, src.offset, bytes, dst, 0,
+                                                 NULL, NULL);
+    return e ? gpuact__cl_fail(e, "clEnqueueReadBuffer") : GPUACT_SUCCESS;
+}
+static gpuact_result gpuact__opencl_synchronize(gpuact_context *ctx, gpuact_stream s) {
+    gpuact__cl_int e = GPUACT__CL(ctx)->cl.clFinish((gpuact__cl_queue)s);
+    return e ? gpuact__cl_fail(e, "clFinish") : GPUACT_SUCCESS;
+}
+static gpuact_result gpuact__opencl_copy(gpuact_context *ctx, gpuact_stream s, gpuact_buffer dst, gpuact_buffer src,
+                                         size_t bytes) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    gpuact__cl_int e = o->cl.clEnqueueCopyBuffer((gpuact__cl_queue)s, (gpuact__cl_mem)src.handle,
+                                                 (gpuact__cl_mem)dst.handle, src.offset, dst.offset, bytes, 0, NULL,
+                                                 NULL);
+    return e ? gpuact__cl_fail(e, "clEnqueueCopyBuffer") : GPUACT_SUCCESS;
+}
+
+/* Builds the program of one variant; called with ctx->lock held. */
+static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__launch *L, gpuact__cl_kernel_slot *slot) {
+    static const char *const *const sources[GPUACT__OP_COUNT] = {gpuact__opencl_forward, gpuact__opencl_backward,
+                                                                 gpuact__opencl_dbias};
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    const char *const *lines = sources[L->op];
+    char options[256], name[96];
+    gpuact__cl_uint count = 0;
+    gpuact__cl_int e = 0;
+    while (lines[count]) count++;
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DGPUACT_T0=%s -DGPUACT_T1=%s -DGPUACT_T2=%s",
+             gpuact__dtype_name(L->t[0]), gpuact__dtype_name(L->t[1]), gpuact__dtype_name(L->t[2]));
+    gpuact__kernel_name(L, name, sizeof name);
+    slot->program = o->cl.clCreateProgramWithSource(o->context, count, (const char **)lines, NULL, &e);
+    if (!slot->program) return gpuact__cl_fail(e, "clCreateProgramWithSource");
+    e = o->cl.clBuildProgram(slot->program, 1, &o->device, options, NULL, NULL);
+    if (e != 0) {
+        char log[12000];
+        size_t len = 0;
+        log[0] = '\0';
+        o->cl.clGetProgramBuildInfo(slot->program, o->device, GPUACT__CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, &len);
+        log[len < sizeof log ? len : sizeof log - 1] = '\0';
+        o->cl.clReleaseProgram(slot->program);
+        slot->program = NULL;
+        return gpuact__fail(GPUACT_ERROR_KERNEL_BUILD, "opencl: building %s (options \"%s\") on %s failed with %s. "
+                            "Build log:\n%s", name, options, ctx->device_name, gpuact__cl_error_name(e), log);
+    }
+    slot->kernel = o->cl.clCreateKernel(slot->program, name, &e);
+    if (!slot->kernel) {
+        o->cl.clReleaseProgram(slot->program);
+        slot->program = NULL;
+        return gpuact__cl_fail(e, "clCreateKernel");
+    }
+    return GPUACT_SUCCESS;
+}
+
+static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s, const gpuact__launch *L) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    gpuact__cl_kernel_slot *slot = &o->k[gpuact__variant(L)];
+    const gpuact_buffer *bufs[5];
+    gpuact__cl_ulong u[6];
+    size_t global[2], local[2] = {GPUACT__BLOCK, 1};
+    gpuact__cl_uint a = 0;
+    gpuact__cl_int e = 0;
+    gpuact_result r = GPUACT_SUCCESS;
+    int i;
+    bufs[0] = &L->in; bufs[1] = &L->out; bufs[2] = &L->aux; bufs[3] = &L->mask; bufs[4] = &L->part;
+    u[0] = L->rows; u[1] = L->cols; u[2] = L->ld_in; u[3] = L->ld_out; u[4] = L->ld_aux; u[5] = L->mask_ld;
+    global[0] = (size_t)L->grid_x * GPUACT__BLOCK;
+    global[1] = (size_t)L->grid_y;
+    pthread_mutex_lock(&ctx->lock);
+    if (!slot->kernel) r = gpuact__opencl_build(ctx, L, slot);
+    for (i = 0; r == GPUACT_SUCCESS && i < 5; i++) {
+        gpuact__cl_mem m = (gpuact__cl_mem)bufs[i]->handle;
+        gpuact__cl_ulong off = bufs[i]->offset;
+        e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof m, &m);
+        e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof off, &off);
+    }
+    for (i = 0; r == GPUACT_SUCCESS && i < 6; i++) e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof u[i], &u[i]);
+    if (r == GPUACT_SUCCESS) {
+        gpuact__cl_int ints[2];
+        ints[0] = L->kind;
+        ints[1] = L->flags;
+        e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof(float), &L->scale);
+        e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof(float), &L->slope);
+        e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof(float), &L->ceiling);
+        e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof ints[0], &ints[0]);
+        e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof ints[1], &ints[1]);
+        if (e) r = gpuact__cl_fail(e, "clSetKernelArg");
+    }
+    if (r == GPUACT_SUCCESS) {
+        e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, slot->kernel, 2, NULL, global, local, 0, NULL, NULL);
+        if (e) r = gpuact__cl_fail(e, "clEnqueueNDRangeKernel");
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return r;
+}
+
+/* Benchmark timing: markers on a profiling queue. */
+static gpuact_result gpuact__opencl_timer_begin(gpuact_context *ctx, gpuact_stream s, void **token) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    gpuact__cl_event ev = NULL;
+    gpuact__cl_int e = o->cl.clEnqueueMarkerWithWaitList((gpuact__cl_queue)s, 0, NULL, &ev);
+    *token = ev;
+    return e ? gpuact__cl_fail(e, "clEnqueueMarkerWithWaitList") : GPUACT_SUCCESS;
+}
+static gpuact_result gpuact__opencl_timer_end(gpuact_context *ctx, gpuact_stream s, void *token, double *ms) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    gpuact__cl_event ev[2];
+    gpuact__cl_ulong t[2] = {0, 0};
+    gpuact__cl_int e;
+    ev[0] = (gpuact__cl_event)token;
+    ev[1] = NULL;
+    e = o->cl.clEnqueueMarkerWithWaitList((gpuact__cl_queue)s, 0, NULL, &ev[1]);
+    if (!e) e = o->cl.clWaitForEvents(2, ev);
+    if (!e) e = o->cl.clGetEventProfilingInfo(ev[0], GPUACT__CL_PROFILING_COMMAND_END, sizeof t[0], &t[0], NULL);
+    if (!e) e = o->cl.clGetEventProfilingInfo(ev[1], GPUACT__CL_PROFILING_COMMAND_END, sizeof t[1], &t[1], NULL);
+    if (ev[0]) o->cl.clReleaseEvent(ev[0]);
+    if (ev[1]) o->cl.clReleaseEvent(ev[1]);
+    *ms = (double)(t[1] - t[0]) * 1e-6;
+    return e ? gpuact__cl_fail(e, "timing with queue profiling (is profiling enabled on the queue?)")
+             : GPUACT_SUCCESS;
+}
+
+static const gpuact__backend gpuact__opencl_backend = {
+    GPUACT_BACKEND_OPENCL,   gpuact__opencl_create,      gpuact__opencl_destroy, gpuact__opencl_alloc,
+    gpuact__opencl_free,     gpuact__opencl_write,       gpuact__opencl_read,    gpuact__opencl_synchronize,
+    gpuact__opencl_launch,   gpuact__opencl_copy,        gpuact__opencl_timer_begin,
+    gpuact__opencl_timer_end};

@@ -1,0 +1,1151 @@
+/*
+gpuact.h -- GPU activation kernels (ReLU, leaky ReLU, clipped ReLU and the
+fused bias+activation+scale epilogue), forward and backward, on CUDA, HIP
+and OpenCL, from one C99 header.
+
+DO THIS in exactly one C or C++ file, before including this header:
+
+    #define GPUACT_IMPLEMENTATION
+    #include "gpuact.h"
+
+Other files include "gpuact.h" without the define. The implementation pulls
+in the backends/ headers and the generated kernel headers in kernels/,
+so keep the directory layout of the distribution (or `make install` it).
+No vendor header (cuda.h, CL/cl.h, hip/...) is needed to use gpuact, and no
+nvcc or hipcc: kernels are compiled at run time from embedded source.
+
+BACKENDS
+    GPUACT_NO_CUDA      leave the CUDA backend out of the build
+    GPUACT_NO_HIP       leave the HIP backend out of the build
+    GPUACT_NO_OPENCL    leave the OpenCL backend out of the build
+    (at least one must remain: the build stops with an #error otherwise)
+
+    At run time, gpuact_context_create() with GPUACT_BACKEND_AUTO tries CUDA,
+    then HIP, then OpenCL, and takes the first that loads and has a device.
+    Every fall-through is recorded: if none works, gpuact_last_error() says
+    why each one failed. The environment variable GPUACT_BACKEND=cuda|hip|opencl
+    replaces AUTO (an explicit desc.backend is never overridden).
+
+OPTIONS (define before the implementation)
+    GPUACT_NO_RUNTIME_LINKING  link libcuda/libnvrtc, libamdhip64/hiprtc and
+                      libOpenCL directly instead of loading them with dlopen;
+                      needs the vendor headers, and checks that the library's
+                      prototypes match the pointers gpuact calls through.
+    GPUACT_CUDA_PRECOMPILED    load the CUDA kernels from the fatbin header
+                      made by `make cuda-fatbin` (kernels/cuda/gpuact_cuda_fatbin.h)
+                      instead of compiling them with NVRTC; NVRTC is not loaded.
+    GPUACT_DEF        storage of the public functions (default: extern);
+                      `#define GPUACT_DEF static` makes the library private
+                      to the file that implements it.
+    GPUACT_MALLOC / GPUACT_FREE  host allocator (both or neither).
+
+ENVIRONMENT
+    GPUACT_BACKEND        cuda | hip | opencl: replaces AUTO.
+    GPUACT_CACHE_DIR      directory of the CUDA/HIP kernel disk cache
+                          (default $XDG_CACHE_HOME/gpuact or ~/.cache/gpuact;
+                          the empty string disables the disk cache).
+    GPUACT_CUDA_LIBRARY, GPUACT_NVRTC_LIBRARY, GPUACT_HIP_LIBRARY,
+    GPUACT_HIPRTC_LIBRARY, GPUACT_OPENCL_LIBRARY
+                          a path or name tried before the built-in list.
+
+BUFFERS AND STREAMS
+    A gpuact_buffer is a device allocation plus a byte offset. For CUDA and
+    HIP the handle is the device pointer (so cudaMalloc / hipMalloc / PyTorch
+    pointers work directly, with offset 0 or not); for OpenCL it is the cl_mem.
+    Offsets must be multiples of the element size; 16-byte aligned data takes
+    the vector fast path, any other element-aligned offset the scalar path.
+    A gpuact_stream is a CUstream / hipStream_t / cl_command_queue; NULL means
+    the context's stream (desc.stream, else the backend's default stream /
+    the context's own queue). All operations are asynchronous on that stream;
+    the gpuact_buffer_* helpers are blocking.
+
+    CUDA works on the device's primary context by default (the one the CUDA
+    runtime and PyTorch use); desc.native_context adopts a CUcontext instead.
+    OpenCL can adopt the caller's cl_context + cl_device_id (+ queue as
+    desc.stream); otherwise desc.device is an ordinal over all GPU-type
+    devices of all platforms, in platform order, then over all other devices.
+
+NUMERICS (bit-exact with PyTorch; see docs/NUMERICS.md)
+    f16/bf16 are computed in f32 and rounded to nearest even once on store.
+    NaN inputs pass through relu and clipped ReLU with their bits unchanged;
+    -0 becomes +0 in relu; subnormals are never flushed. Backward passes dy
+    where the gradient passes (relu: !(x <= 0); leaky: x > 0, else dy*slope;
+    clipped: !(x <= 0 || x >= ceiling)) and writes +0.0 elsewhere, by
+    selection, so a NaN in a masked-out dy does not leak.
+
+MASK FORMAT
+    One bit per element, element i is bit (i % 8) of byte (i / 8); set means
+    "the gradient passes". Epilogue rows start at bit r * mask_ld. Padding
+    bits of a row's last byte are written 0; nothing past a row's
+    ceil(cols / 8) bytes is written.
+
+THREADS
+    One context may be used from several threads at once, each on its own
+    stream. Kernel builds, caches and workspaces are internally locked.
+    gpuact_last_error() is per thread. Destroying a context while another
+    thread uses it is the caller's bug.
+
+ERRORS
+    Every function returns a gpuact_result. GPUACT_ERROR_INVALID_ARGUMENT
+    means nothing was launched and nothing written. gpuact_last_error()
+    returns this thread's most recent failure in full: what was asked, what
+    went wrong (library names tried and dlerror(), compiler log, driver error
+    name and code) and what to do.
+
+WHAT IT DOES NOT DO
+    No device allocation in steady state (the epilogue backward's bias
+    gradient keeps a small per-stream workspace, grown rarely); no implicit
+    synchronization in the operations; no Windows support yet (POSIX dlopen
+    and pthreads); no other activations (GELU, SiLU: not yet).
+
+LICENSE: MIT, see the end of this file.
+*/
+#ifndef GPUACT_H
+#define GPUACT_H
+
+#include <stddef.h>
+
+#define GPUACT_VERSION_MAJOR 0
+#define GPUACT_VERSION_MINOR 1
+#define GPUACT_VERSION_PATCH 0
+#define GPUACT_VERSION_STRING "0.1.0"
+
+#ifndef GPUACT_DEF
+#define GPUACT_DEF extern
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gpuact_result {
+    GPUACT_SUCCESS = 0,
+    GPUACT_ERROR_INVALID_ARGUMENT,    /* caller mistake: nothing launched, nothing written */
+    GPUACT_ERROR_NOT_SUPPORTED,       /* valid, but this backend/device cannot do it */
+    GPUACT_ERROR_BACKEND_UNAVAILABLE, /* vendor library missing, or no device */
+    GPUACT_ERROR_OUT_OF_MEMORY,
+    GPUACT_ERROR_KERNEL_BUILD,        /* run-time compile failed: log in gpuact_last_error() */
+    GPUACT_ERROR_DEVICE               /* driver error: its code and name in gpuact_last_error() */
+} gpuact_result;
+
+/* Name of a result code ("GPUACT_ERROR_INVALID_ARGUMENT"). Never NULL. */
+GPUACT_DEF const char *gpuact_result_string(gpuact_result r);
+/* This thread's most recent failure in detail ("" if none yet). The string
+   stays valid until this thread's next failing gpuact call. */
+GPUACT_DEF const char *gpuact_last_error(void);
+
+typedef enum gpuact_backend {
+    GPUACT_BACKEND_AUTO = 0,
+    GPUACT_BACKEND_CUDA,
+    GPUACT_BACKEND_HIP,
+    GPUACT_BACKEND_OPENCL
+} gpuact_backend;
+
+typedef enum gpuact_dtype { GPUACT_F32 = 0, GPUACT_F16, GPUACT_BF16 } gpuact_dtype;
+
+/* Bytes per element of a dtype (0 for an unknown value). */
+GPUACT_DEF size_t gpuact_dtype_size(gpuact_dtype dt);
+
+/* A device allocation and a byte offset into it. CUDA/HIP: handle is the
+   device pointer. OpenCL: handle is the cl_mem. {NULL, 0} means "absent". */
+typedef struct gpuact_buffer { void *handle; size_t offset; } gpuact_buffer;
+/* CUstream / hipStream_t / cl_command_queue; NULL = the context's. */
+typedef void *gpuact_stream;
+
+typedef struct gpuact_context gpuact_context;
+typedef struct gpuact_context_desc {
+    gpuact_backend backend;    /* AUTO by default (GPUACT_BACKEND can override AUTO) */
+    int device;                /* ordinal within the backend */
+    void *native_context;      /* optional: adopt CUcontext / hipCtx_t / cl_context */
+    void *native_device;       /* OpenCL: the cl_device_id that goes with native_context */
+    gpuact_stream stream;      /* optional default stream or queue */
+    const char *cache_dir;     /* NULL: default; "": no disk cache */
+} gpuact_context_desc;
+
+/* Creates a context. desc may be NULL (all defaults). On failure *out is
+   NULL and gpuact_last_error() says what each backend tried. Thread-safe. */
+GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, gpuact_context **out);
+/* Waits for nothing: synchronize first if work is in flight. NULL is ignored. */
+GPUACT_DEF void gpuact_context_destroy(gpuact_context *ctx);
+GPUACT_DEF gpuact_backend gpuact_context_backend(const gpuact_context *ctx);
+/* "auto" "cuda" "hip" "opencl" ("unknown" otherwise). */
+GPUACT_DEF const char *gpuact_backend_name(gpuact_backend b);
+/* The device's name as the driver reports it. */
+GPUACT_DEF const char *gpuact_context_device_name(const gpuact_context *ctx);
+/* The effective desc the context was created with (defaults filled in:
+   backend is the one chosen, stream the one NULL stands for). */
+GPUACT_DEF gpuact_context_desc gpuact_context_query_desc(const gpuact_context *ctx);
+
+/* Convenience memory functions (blocking), used by tests and examples.
+   alloc of 0 bytes returns an absent buffer and success. */
+GPUACT_DEF gpuact_result gpuact_buffer_alloc(gpuact_context *ctx, size_t bytes, gpuact_buffer *out);
+GPUACT_DEF void          gpuact_buffer_free(gpuact_context *ctx, gpuact_buffer buf);
+GPUACT_DEF gpuact_result gpuact_buffer_write(gpuact_context *ctx, gpuact_buffer dst, const void *src, size_t bytes);
+GPUACT_DEF gpuact_result gpuact_buffer_read(gpuact_context *ctx, void *dst, gpuact_buffer src, size_t bytes);
+/* Waits until all work queued on the stream (NULL: the context's) is done. */
+GPUACT_DEF gpuact_result gpuact_synchronize(gpuact_context *ctx, gpuact_stream stream);
+
+typedef enum gpuact_activation_kind {
+    GPUACT_RELU = 0,
+    GPUACT_LEAKY_RELU,
+    GPUACT_CLIPPED_RELU
+} gpuact_activation_kind;
+typedef struct gpuact_activation {
+    gpuact_activation_kind kind;  /* zero-initialized = plain ReLU */
+    float negative_slope;         /* LEAKY_RELU: y = x * slope for x <= 0; must be >= 0 */
+    float ceiling;                /* CLIPPED_RELU: y = min(max(x, 0), ceiling); must be > 0 */
+} gpuact_activation;
+
+/* ReLU shortcuts: y = max(x, 0); dx = dy where !(x <= 0), else +0.
+   x may be the forward's input or output in the backward. y may alias x,
+   dx may alias dy (exactly: same handle and offset). */
+GPUACT_DEF gpuact_result gpuact_relu_forward(gpuact_context *ctx, gpuact_dtype dt, size_t n,
+                                             gpuact_buffer x, gpuact_buffer y, gpuact_stream s);
+GPUACT_DEF gpuact_result gpuact_relu_backward(gpuact_context *ctx, gpuact_dtype dt, size_t n,
+                                              gpuact_buffer dy, gpuact_buffer x, gpuact_buffer dx,
+                                              gpuact_stream s);
+
+typedef struct gpuact_forward_desc {
+    gpuact_activation act; gpuact_dtype dtype; size_t n;
+    gpuact_buffer x, y;        /* y may alias x exactly (in place) */
+    gpuact_buffer mask;        /* optional: ceil(n/8) bytes of gradient bits */
+} gpuact_forward_desc;
+GPUACT_DEF gpuact_result gpuact_forward(gpuact_context *ctx, const gpuact_forward_desc *d, gpuact_stream s);
+
+typedef struct gpuact_backward_desc {
+    gpuact_activation act; gpuact_dtype dtype; size_t n;
+    gpuact_buffer dy, dx;      /* dx may alias dy exactly */
+    gpuact_buffer x;           /* the forward's input or output ... */
+    gpuact_buffer mask;        /* ... or its mask: exactly one of the two */
+} gpuact_backward_desc;
+GPUACT_DEF gpuact_result gpuact_backward(gpuact_context *ctx, const gpuact_backward_desc *d, gpuact_stream s);
+
+/* Fused epilogue on a row-major rows x cols matrix (e.g. a GEMM output):
+   y[r][c] = act(x[r][c] + bias[c]) * scale, optional mask of gradient bits.
+   z = x + bias is one f32 addition (skipped without bias), the multiply by
+   scale is skipped when scale is 1, and y is rounded once. Row padding
+   (columns cols..ld-1) is never read or written. */
+typedef struct gpuact_epilogue_desc {
+    gpuact_activation act;
+    size_t rows, cols;
+    gpuact_dtype x_dtype, y_dtype, bias_dtype;
+    size_t ld_x, ld_y;         /* elements between row starts; 0 = cols */
+    float scale;               /* 0.0f (zero-initialized) means 1.0f; must be finite */
+    gpuact_buffer x, bias, y;  /* bias optional; y may alias x when dtypes and ld match */
+    gpuact_buffer mask;        /* optional */
+    size_t mask_ld;            /* bits between row starts; multiple of 8, >= cols; 0 = cols rounded up to 128 */
+} gpuact_epilogue_desc;
+GPUACT_DEF gpuact_result gpuact_epilogue_forward(gpuact_context *ctx, const gpuact_epilogue_desc *d, gpuact_stream s);
+
+/* Backward of the epilogue: dx = select(passes, dy * scale, +0) (leaky:
+   (dy * scale) * slope where it does not pass), rounded once to dx's dtype;
+   dbias[c] = sum over rows of dx[r][c] (optional), accumulated in f32 in a
+   fixed order: bit-identical run to run on one device and backend.
+   The region comes from the forward's mask (exact) or from its output y
+   (relu and leaky only, scale > 0): y's region differs from z's only where
+   z * scale underflowed to zero. */
+typedef struct gpuact_epilogue_backward_desc {
+    gpuact_activation act;
+    size_t rows, cols;
+    gpuact_dtype dy_dtype, dx_dtype, y_dtype, dbias_dtype;
+    size_t ld_dy, ld_dx, ld_y; /* 0 = cols */
+    float scale;               /* 0.0f means 1.0f; must be finite */
+    gpuact_buffer dy, dx;      /* dx may alias dy when dtypes and ld match */
+    gpuact_buffer y, mask;     /* exactly one */
+    size_t mask_ld;            /* as in the forward */
+    gpuact_buffer dbias;       /* optional */
+} gpuact_epilogue_backward_desc;
+GPUACT_DEF gpuact_result gpuact_epilogue_backward(gpuact_context *ctx, const gpuact_epilogue_backward_desc *d, gpuact_stream s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUACT_H */
+
+/* ======================================================================== */
+/* >>implementation                                                         */
+/* ======================================================================== */
+#ifdef GPUACT_IMPLEMENTATION
+#ifndef GPUACT__IMPLEMENTATION_DONE
+#define GPUACT__IMPLEMENTATION_DONE
+
+#if defined(GPUACT_NO_CUDA) && defined(GPUACT_NO_HIP) && defined(GPUACT_NO_OPENCL)
+#error "gpuact: every backend is compiled out. Leave at least one of GPUACT_NO_CUDA, GPUACT_NO_HIP, GPUACT_NO_OPENCL undefined."
+#endif
+#if defined(GPUACT_MALLOC) != defined(GPUACT_FREE)
+#error "gpuact: define both GPUACT_MALLOC and GPUACT_FREE, or neither."
+#endif
+#ifndef GPUACT_MALLOC
+#define GPUACT_MALLOC(sz) malloc(sz)
+#define GPUACT_FREE(p) free(p)
+#endif
+
+#if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* dlopen, pthreads, mkstemp under -std=c99 */
+#endif
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <limits.h>
+#include <errno.h>
+#include <pthread.h>
+#include <dlfcn.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define GPUACT__TLS thread_local
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define GPUACT__TLS _Thread_local
+#else
+#define GPUACT__TLS __thread
+#endif
+#if defined(__GNUC__)
+#define GPUACT__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define GPUACT__UNUSED __attribute__((unused))
+#else
+#define GPUACT__PRINTF(f, a)
+#define GPUACT__UNUSED
+#endif
+
+/* ---- >>errors ---------------------------------------------------------- */
+
+static GPUACT__TLS char gpuact__error_text[16384];
+
+static void gpuact__vappend(const char *fmt, va_list ap) {
+    size_t used = strlen(gpuact__error_text);
+    if (used + 1 < sizeof gpuact__error_text)
+        vsnprintf(gpuact__error_text + used, sizeof gpuact__error_text - used, fmt, ap);
+}
+/* Appends to this thread's error text (for multi-part messages). */
+static GPUACT__PRINTF(1, 2) void gpuact__append(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    gpuact__vappend(fmt, ap);
+    va_end(ap);
+}
+/* Replaces this thread's error text and returns r: `return gpuact__fail(...)`. */
+static GPUACT__PRINTF(2, 3) gpuact_result gpuact__fail(gpuact_result r, const char *fmt, ...) {
+    va_list ap;
+    gpuact__error_text[0] = '\0';
+    va_start(ap, fmt);
+    gpuact__vappend(fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+GPUACT_DEF const char *gpuact_last_error(void) { return gpuact__error_text; }
+
+GPUACT_DEF const char *gpuact_result_string(gpuact_result r) {
+    switch (r) {
+    case GPUACT_SUCCESS: return "GPUACT_SUCCESS";
+    case GPUACT_ERROR_INVALID_ARGUMENT: return "GPUACT_ERROR_INVALID_ARGUMENT";
+    case GPUACT_ERROR_NOT_SUPPORTED: return "GPUACT_ERROR_NOT_SUPPORTED";
+    case GPUACT_ERROR_BACKEND_UNAVAILABLE: return "GPUACT_ERROR_BACKEND_UNAVAILABLE";
+    case GPUACT_ERROR_OUT_OF_MEMORY: return "GPUACT_ERROR_OUT_OF_MEMORY";
+    case GPUACT_ERROR_KERNEL_BUILD: return "GPUACT_ERROR_KERNEL_BUILD";
+    case GPUACT_ERROR_DEVICE: return "GPUACT_ERROR_DEVICE";
+    }
+    return "GPUACT_ERROR_(unknown)";
+}
+
+GPUACT_DEF const char *gpuact_backend_name(gpuact_backend b) {
+    switch (b) {
+    case GPUACT_BACKEND_AUTO: return "auto";
+    case GPUACT_BACKEND_CUDA: return "cuda";
+    case GPUACT_BACKEND_HIP: return "hip";
+    case GPUACT_BACKEND_OPENCL: return "opencl";
+    }
+    return "unknown";
+}
+
+GPUACT_DEF size_t gpuact_dtype_size(gpuact_dtype dt) {
+    switch (dt) {
+    case GPUACT_F32: return 4;
+    case GPUACT_F16: case GPUACT_BF16: return 2;
+    }
+    return 0;
+}
+static const char *gpuact__dtype_name(gpuact_dtype dt) {
+    switch (dt) {
+    case GPUACT_F32: return "f32";
+    case GPUACT_F16: return "f16";
+    case GPUACT_BF16: return "bf16";
+    }
+    return "unknown";
+}
+
+/* ---- >>loader: dlopen with every name tried recorded ------------------- */
+
+/* Opens the first library that loads: the path in env_var (if set), then
+   names in order. On failure returns NULL and `tried` lists each name with
+   dlerror()'s words, for the caller's error message. */
+static void *gpuact__dlopen_first(const char *env_var, const char *const *names,
+                                  char *tried, size_t tried_size) {
+    const char *env = env_var ? getenv(env_var) : NULL;
+    size_t used = 0;
+    int i = env && env[0] ? -1 : 0;
+    tried[0] = '\0';
+    for (; i < 0 || names[i]; i++) {
+        const char *name = i < 0 ? env : names[i];
+        void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        const char *why;
+        if (h) return h;
+        why = dlerror();
+        if (used < tried_size)
+            used += (size_t)snprintf(tried + used, tried_size - used, "    %s%s%s%s: %s\n", name,
+                                     i < 0 ? " (from $" : "", i < 0 ? env_var : "",
+                                     i < 0 ? ")" : "", why ? why : "not found");
+    }
+    return NULL;
+}
+
+typedef struct gpuact__symbol { const char *name; void *slot; } gpuact__symbol;
+
+/* Resolves each symbol into its typed function-pointer slot (memcpy keeps
+   ISO C happy about object-to-function pointer conversion). Returns the name
+   of the first missing symbol, or NULL. */
+static const char *gpuact__resolve(void *lib, const gpuact__symbol *syms, int count) {
+    int i;
+    for (i = 0; i < count; i++) {
+        void *p = dlsym(lib, syms[i].name);
+        if (!p) return syms[i].name;
+        memcpy(syms[i].slot, &p, sizeof p);
+    }
+    return NULL;
+}
+
+/* ---- >>utilities ------------------------------------------------------- */
+
+static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+/* ---- >>backend interface ----------------------------------------------- */
+
+/* Every kernel of every backend has the same parameter list, so one launch
+   description serves all of them (OpenCL passes each buffer as cl_mem plus a
+   byte offset, CUDA/HIP as a pointer):
+
+     in, out, aux, mask, part : buffers
+     rows, cols, ld_in, ld_out, ld_aux, mask_ld : 64-bit unsigned
+     scale, slope, ceiling : float;  kind, flags : int
+
+   FORWARD  (t = x, y, bias dtypes): in=x, out=y, aux=bias, mask written.
+   BACKWARD (t = dy, dx, src dtypes): in=dy, out=dx, aux=x or y, mask read,
+            part = f32 partial column sums [grid_y][cols] when GPUACT__F_DBIAS.
+   DBIAS    (t[1] = dbias dtype): in=part (rows = number of partial rows),
+            out=dbias: out[c] = sum over r of part[r][c], in order.
+
+   Each work-item handles one vector of `vec` consecutive elements of a row
+   (vec from gpuact__vec_width, the same rule the kernels use), a block has
+   GPUACT__BLOCK work-items, and grid_y blocks walk the rows with stride
+   grid_y. A vector of 8 elements owns one mask byte; with 4 elements two
+   neighbouring work-items share one. */
+#define GPUACT__BLOCK 256
+#define GPUACT__MAX_GRID_Y 65535
+enum { GPUACT__OP_FORWARD = 0, GPUACT__OP_BACKWARD, GPUACT__OP_DBIAS, GPUACT__OP_COUNT };
+enum {
+    GPUACT__F_BIAS = 1,   /* forward: add aux[c] */
+    GPUACT__F_MASK = 2,   /* forward: write mask; backward: region from mask */
+    GPUACT__F_SCALE = 4,  /* multiply by scale (never when scale is 1) */
+    GPUACT__F_RAW = 8,    /* same dtype in and out, no arithmetic: NaN results are the input's bits */
+    GPUACT__F_DBIAS = 16  /* backward: write column partial sums of dx to part */
+};
+static const char *const gpuact__op_names[GPUACT__OP_COUNT] = {"forward", "backward", "dbias"};
+
+typedef struct gpuact__launch {
+    int op;
+    gpuact_dtype t[3];
+    gpuact_buffer in, out, aux, mask, part;
+    uint64_t rows, cols, ld_in, ld_out, ld_aux, mask_ld;
+    float scale, slope, ceiling;
+    int kind, flags;
+    uint64_t grid_x, grid_y; /* blocks */
+} gpuact__launch;
+
+/* A variant is one kernel: op and three dtypes. Its name in every backend's
+   kernel sources is gpuact_<op>_<t0>_<t1>_<t2>; the sources are compiled
+   with -DGPUACT_T0=<t0> -DGPUACT_T1=<t1> -DGPUACT_T2=<t2>. */
+#define GPUACT__VARIANTS (GPUACT__OP_COUNT * 27)
+static int gpuact__variant(const gpuact__launch *L) {
+    return L->op * 27 + (int)L->t[0] * 9 + (int)L->t[1] * 3 + (int)L->t[2];
+}
+static void gpuact__kernel_name(const gpuact__launch *L, char *buf, size_t size) {
+    snprintf(buf, size, "gpuact_%s_%s_%s_%s", gpuact__op_names[L->op], gpuact__dtype_name(L->t[0]),
+             gpuact__dtype_name(L->t[1]), gpuact__dtype_name(L->t[2]));
+}
+
+/* The backend vtable. A backend fills ctx->impl in create and gets the
+   context back in every call; the core has validated every argument before
+   any of these run, so a backend only reports driver failures.
+     create      open the vendor library, pick or adopt the device, set
+                 ctx->device_name, ctx->units (compute units), ctx->vec32 and
+                 ctx->vec16 (elements per work-item for 4- and 2-byte data)
+                 and ctx->desc.stream when NULL should mean a stream of its own.
+     launch      run L on stream s (NULL already replaced by the context's);
+                 builds and caches the kernel on first use (thread-safe).
+     copy        device-to-device copy on s (benchmarks measure the limit).
+     timer_*     device-side timing on s for benchmarks: begin returns a token,
+                 end waits for it and returns milliseconds. */
+typedef struct gpuact__backend {
+    gpuact_backend id;
+    gpuact_result (*create)(gpuact_context *ctx);
+    void (*destroy)(gpuact_context *ctx);
+    gpuact_result (*alloc)(gpuact_context *ctx, size_t bytes, gpuact_buffer *out);
+    void (*free)(gpuact_context *ctx, gpuact_buffer buf);
+    gpuact_result (*write)(gpuact_context *ctx, gpuact_buffer dst, const void *src, size_t bytes);
+    gpuact_result (*read)(gpuact_context *ctx, void *dst, gpuact_buffer src, size_t bytes);
+    gpuact_result (*synchronize)(gpuact_context *ctx, gpuact_stream s);
+    gpuact_result (*launch)(gpuact_context *ctx, gpuact_stream s, const gpuact__launch *L);
+    gpuact_result (*copy)(gpuact_context *ctx, gpuact_stream s, gpuact_buffer dst, gpuact_buffer src, size_t bytes);
+    gpuact_result (*timer_begin)(gpuact_context *ctx, gpuact_stream s, void **token);
+    gpuact_result (*timer_end)(gpuact_context *ctx, gpuact_stream s, void *token, double *ms);
+} gpuact__backend;
+
+typedef struct gpuact__ws_slot { gpuact_stream stream; gpuact_buffer buf; size_t bytes; } gpuact__ws_slot;
+#define GPUACT__MAX_WORKSPACES 64
+
+struct gpuact_context {
+    const gpuact__backend *be;
+    gpuact_context_desc desc;      /* effective: backend chosen, stream filled in */
+    char device_name[256];
+    char cache_dir[1024];          /* "" = no disk cache */
+    unsigned units;                /* multiprocessors / compute units */
+    unsigned vec32, vec16;         /* elements per work-item for 4- / 2-byte data */
+    pthread_mutex_t lock;          /* kernel builds and workspaces */
+    gpuact__ws_slot ws[GPUACT__MAX_WORKSPACES];
+    int ws_count;
+    void *impl;                    /* the backend's own state */
+};
+
+/* Elements per work-item: 16 bytes of the widest array. The kernels apply
+   the same rule to their template types; keep the two in step. */
+static unsigned gpuact__vec_width(const gpuact_context *ctx, const gpuact__launch *L) {
+    int i;
+    for (i = 0; i < 3; i++)
+        if (gpuact_dtype_size(L->t[i]) == 4) return ctx->vec32;
+    return ctx->vec16;
+}
+
+/* Directory of the disk cache: desc, else $GPUACT_CACHE_DIR, else
+   $XDG_CACHE_HOME/gpuact, else ~/.cache/gpuact, else none. */
+static void gpuact__resolve_cache_dir(gpuact_context *ctx, const char *asked) {
+    const char *env = getenv("GPUACT_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (asked) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", asked);
+    else if (env) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", env);
+    else if (xdg && xdg[0]) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/gpuact", xdg);
+    else if (home && home[0]) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/.cache/gpuact", home);
+    else ctx->cache_dir[0] = '\0';
+}
+
+/* ---- >>backends ---------------------------------------------------------- */
+#if !defined(GPUACT_NO_CUDA) || !defined(GPUACT_NO_HIP)
+#include "backends/gpuact_cudalike.h"
+#endif
+#ifndef GPUACT_NO_CUDA
+#include "backends/gpuact_cuda.h"
+#endif
+#ifndef GPUACT_NO_HIP
+#include "backends/gpuact_hip.h"
+#endif
+#ifndef GPUACT_NO_OPENCL
+#include "backends/gpuact_opencl.h"
+#endif
+
+static const gpuact__backend *gpuact__find_backend(gpuact_backend id) {
+    switch (id) {
+#ifndef GPUACT_NO_CUDA
+    case GPUACT_BACKEND_CUDA: return &gpuact__cuda_backend;
+#endif
+#ifndef GPUACT_NO_HIP
+    case GPUACT_BACKEND_HIP: return &gpuact__hip_backend;
+#endif
+#ifndef GPUACT_NO_OPENCL
+    case GPUACT_BACKEND_OPENCL: return &gpuact__opencl_backend;
+#endif
+    default: return NULL;
+    }
+}
+
+/* ---- >>context --------------------------------------------------------- */
+
+static gpuact_result gpuact__try_backend(gpuact_backend id, const gpuact_context_desc *desc,
+                                         gpuact_context **out) {
+    const gpuact__backend *be = gpuact__find_backend(id);
+    gpuact_context *ctx;
+    gpuact_result r;
+    if (!be)
+        return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
+                            "the %s backend is not compiled in (built with GPUACT_NO_%s); rebuild "
+                            "without that macro to use it",
+                            gpuact_backend_name(id), id == GPUACT_BACKEND_CUDA ? "CUDA"
+                                                     : id == GPUACT_BACKEND_HIP ? "HIP" : "OPENCL");
+    ctx = (gpuact_context *)GPUACT_MALLOC(sizeof *ctx);
+    if (!ctx) return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "gpuact_context_create: out of host memory");
+    memset(ctx, 0, sizeof *ctx);
+    ctx->be = be;
+    ctx->desc = *desc;
+    ctx->desc.backend = id;
+    ctx->desc.cache_dir = NULL;
+    gpuact__resolve_cache_dir(ctx, desc->cache_dir);
+    if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
+        GPUACT_FREE(ctx);
+        return gpuact__fail(GPUACT_ERROR_DEVICE, "gpuact_context_create: pthread_mutex_init failed");
+    }
+    r = be->create(ctx);
+    if (r != GPUACT_SUCCESS) {
+        pthread_mutex_destroy(&ctx->lock);
+        GPUACT_FREE(ctx);
+        return r;
+    }
+    ctx->desc.cache_dir = ctx->cache_dir;
+    *out = ctx;
+    return GPUACT_SUCCESS;
+}
+
+GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, gpuact_context **out) {
+    static const gpuact_backend order[] = {GPUACT_BACKEND_CUDA, GPUACT_BACKEND_HIP, GPUACT_BACKEND_OPENCL};
+    gpuact_context_desc d;
+    const char *env = getenv("GPUACT_BACKEND");
+    char tried[4096];
+    size_t used = 0;
+    gpuact_result last = GPUACT_ERROR_BACKEND_UNAVAILABLE;
+    int i;
+    if (!out)
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_context_create: out is NULL; pass the "
+                                                           "address of a gpuact_context pointer");
+    *out = NULL;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if ((int)d.backend < 0 || d.backend > GPUACT_BACKEND_OPENCL)
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "gpuact_context_create: desc->backend is %d, not a gpuact_backend value "
+                            "(AUTO, CUDA, HIP or OPENCL)", (int)d.backend);
+    if (d.device < 0)
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "gpuact_context_create: desc->device is %d; device ordinals start at 0", d.device);
+    if (d.backend == GPUACT_BACKEND_AUTO && env && env[0]) {
+        for (i = 1; i <= 3 && strcmp(env, gpuact_backend_name((gpuact_backend)i)) != 0; i++) {}
+        if (i > 3)
+            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                                "gpuact_context_create: GPUACT_BACKEND=\"%s\" is not one of cuda, hip, "
+                                "opencl; fix or unset the variable", env);
+        d.backend = (gpuact_backend)i;
+    }
+    if (d.backend != GPUACT_BACKEND_AUTO) {
+        gpuact_result r = gpuact__try_backend(d.backend, &d, out);
+        if (r != GPUACT_SUCCESS && env && env[0] && (!desc || desc->backend == GPUACT_BACKEND_AUTO))
+            gpuact__append("\n(the backend was chosen by GPUACT_BACKEND=%s)", env);
+        return r;
+    }
+    /* AUTO: first that works; every fall-through is kept for the message. */
+    tried[0] = '\0';
+    for (i = 0; i < 3; i++) {
+        gpuact_result r = gpuact__try_backend(order[i], &d, out);
+        if (r == GPUACT_SUCCESS) return r;
+        last = r;
+        if (used < sizeof tried)
+            used += (size_t)snprintf(tried + used, sizeof tried - used, "%s: %s\n",
+                                     gpuact_backend_name(order[i]), gpuact__error_text);
+    }
+    return gpuact__fail(last,
+                        "gpuact_context_create(AUTO): no backend could be used; each one said:\n%s"
+                        "Install a GPU driver (CUDA, ROCm/HIP) or an OpenCL runtime (e.g. PoCL), or "
+                        "set GPUACT_BACKEND to pick one.", tried);
+}
+
+GPUACT_DEF void gpuact_context_destroy(gpuact_context *ctx) {
+    int i;
+    if (!ctx) return;
+    for (i = 0; i < ctx->ws_count; i++) ctx->be->free(ctx, ctx->ws[i].buf);
+    ctx->be->destroy(ctx);
+    pthread_mutex_destroy(&ctx->lock);
+    GPUACT_FREE(ctx);
+}
+
+GPUACT_DEF gpuact_backend gpuact_context_backend(const gpuact_context *ctx) {
+    return ctx ? ctx->desc.backend : GPUACT_BACKEND_AUTO;
+}
+GPUACT_DEF const char *gpuact_context_device_name(const gpuact_context *ctx) {
+    return ctx ? ctx->device_name : "";
+}
+GPUACT_DEF gpuact_context_desc gpuact_context_query_desc(const gpuact_context *ctx) {
+    gpuact_context_desc d;
+    memset(&d, 0, sizeof d);
+    return ctx ? ctx->desc : d;
+}
+
+/* ---- >>memory ------------------------------------------------------------ */
+
+#define GPUACT__NEED_CTX(fn)                                                                          \
+    if (!ctx) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: ctx is NULL; create one with "     \
+                                                                 "gpuact_context_create", fn)
+
+GPUACT_DEF gpuact_result gpuact_buffer_alloc(gpuact_context *ctx, size_t bytes, gpuact_buffer *out) {
+    GPUACT__NEED_CTX("gpuact_buffer_alloc");
+    if (!out) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_buffer_alloc: out is NULL");
+    out->handle = NULL;
+    out->offset = 0;
+    return bytes ? ctx->be->alloc(ctx, bytes, out) : GPUACT_SUCCESS;
+}
+GPUACT_DEF void gpuact_buffer_free(gpuact_context *ctx, gpuact_buffer buf) {
+    if (ctx && buf.handle) ctx->be->free(ctx, buf);
+}
+GPUACT_DEF gpuact_result gpuact_buffer_write(gpuact_context *ctx, gpuact_buffer dst, const void *src, size_t bytes) {
+    GPUACT__NEED_CTX("gpuact_buffer_write");
+    if (!bytes) return GPUACT_SUCCESS;
+    if (!dst.handle || !src)
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_buffer_write: %s is NULL",
+                            !dst.handle ? "dst.handle" : "src");
+    return ctx->be->write(ctx, dst, src, bytes);
+}
+GPUACT_DEF gpuact_result gpuact_buffer_read(gpuact_context *ctx, void *dst, gpuact_buffer src, size_t bytes) {
+    GPUACT__NEED_CTX("gpuact_buffer_read");
+    if (!bytes) return GPUACT_SUCCESS;
+    if (!src.handle || !dst)
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_buffer_read: %s is NULL",
+                            !src.handle ? "src.handle" : "dst");
+    return ctx->be->read(ctx, dst, src, bytes);
+}
+GPUACT_DEF gpuact_result gpuact_synchronize(gpuact_context *ctx, gpuact_stream stream) {
+    GPUACT__NEED_CTX("gpuact_synchronize");
+    return ctx->be->synchronize(ctx, stream ? stream : ctx->desc.stream);
+}
+
+/* The per-stream workspace of the bias gradient: grown rarely, never shrunk.
+   Growing waits for the stream, so a buffer in use is never freed. */
+static gpuact_result gpuact__workspace(gpuact_context *ctx, gpuact_stream s, size_t bytes, gpuact_buffer *out) {
+    gpuact_result r = GPUACT_SUCCESS;
+    gpuact__ws_slot *w = NULL;
+    int i;
+    pthread_mutex_lock(&ctx->lock);
+    for (i = 0; i < ctx->ws_count; i++)
+        if (ctx->ws[i].stream == s) w = &ctx->ws[i];
+    if (!w && ctx->ws_count == GPUACT__MAX_WORKSPACES) {
+        /* Many streams: recycle the oldest slot once its stream is idle. */
+        w = &ctx->ws[0];
+        r = ctx->be->synchronize(ctx, w->stream);
+    } else if (!w) {
+        w = &ctx->ws[ctx->ws_count++];
+        memset(w, 0, sizeof *w);
+    }
+    if (r == GPUACT_SUCCESS && w->bytes < bytes) {
+        size_t grown = bytes + bytes / 2;
+        if (w->buf.handle) {
+            r = ctx->be->synchronize(ctx, w->stream);
+            if (r == GPUACT_SUCCESS) ctx->be->free(ctx, w->buf);
+            w->buf.handle = NULL;
+            w->bytes = 0;
+        }
+        if (r == GPUACT_SUCCESS) r = ctx->be->alloc(ctx, grown, &w->buf);
+        if (r == GPUACT_SUCCESS) w->bytes = grown;
+    }
+    w->stream = s;
+    *out = w->buf;
+    pthread_mutex_unlock(&ctx->lock);
+    return r;
+}
+
+/* ---- >>validation ---------------------------------------------------------- */
+
+/* One buffer argument of an operation, for the checks every operation shares. */
+typedef struct gpuact__region {
+    const char *name;
+    gpuact_buffer buf;
+    size_t bytes;   /* extent from buf.offset */
+    size_t align;   /* the element size: offsets must be multiples of it */
+    int output;
+    int alias;      /* index of the region this one may alias exactly, or -1 */
+} gpuact__region;
+
+static int gpuact__finite(float f) { return f == f && f - f == 0.0f; }
+
+/* Bytes spanned by a rows x cols matrix with leading dimension ld; 0 on
+   overflow of size_t (the caller treats that as invalid). */
+static int gpuact__extent(size_t rows, size_t cols, size_t ld, size_t esize, size_t *bytes) {
+    size_t elems;
+    *bytes = 0;
+    if (!rows || !cols) return 1;
+    if (rows - 1 > (SIZE_MAX - cols) / ld) return 0;
+    elems = (rows - 1) * ld + cols;
+    if (elems > SIZE_MAX / esize) return 0;
+    *bytes = elems * esize;
+    return 1;
+}
+
+static gpuact_result gpuact__check_regions(const char *fn, const gpuact__region *r, int n) {
+    int i, j;
+    for (i = 0; i < n; i++) {
+        if (!r[i].buf.handle) continue; /* the caller decided which ones are required */
+        if (r[i].buf.offset % r[i].align)
+            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                                "%s: %s.offset = %zu is not a multiple of its element size (%zu bytes)",
+                                fn, r[i].name, r[i].buf.offset, r[i].align);
+        if (r[i].bytes > SIZE_MAX - r[i].buf.offset)
+            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: %s.offset + its extent overflows size_t",
+                                fn, r[i].name);
+    }
+    for (i = 0; i < n; i++)
+        for (j = i + 1; j < n; j++) {
+            const gpuact__region *a = &r[i], *b = &r[j];
+            if (!a->buf.handle || a->buf.handle != b->buf.handle || !(a->output || b->output)) continue;
+            if (!a->bytes || !b->bytes) continue;
+            if (a->buf.offset >= b->buf.offset + b->bytes || b->buf.offset >= a->buf.offset + a->bytes) continue;
+            if ((a->alias == j || b->alias == i) && a->buf.offset == b->buf.offset && a->bytes == b->bytes)
+                continue;
+            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                                "%s: %s (bytes %zu..%zu) and %s (bytes %zu..%zu) overlap in one allocation. "
+                                "In-place use needs exact aliasing (same handle and offset, same dtype and "
+                                "leading dimension) of an output with its input; anything else must not overlap",
+                                fn, a->name, a->buf.offset, a->buf.offset + a->bytes, b->name,
+                                b->buf.offset, b->buf.offset + b->bytes);
+        }
+    return GPUACT_SUCCESS;
+}
+
+static gpuact_result gpuact__check_dtype(const char *fn, const char *field, gpuact_dtype dt) {
+    if (gpuact_dtype_size(dt)) return GPUACT_SUCCESS;
+    return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                        "%s: %s = %d is not a gpuact_dtype (GPUACT_F32, GPUACT_F16, GPUACT_BF16)", fn, field,
+                        (int)dt);
+}
+
+static gpuact_result gpuact__check_act(const char *fn, gpuact_activation a) {
+    switch (a.kind) {
+    case GPUACT_RELU: return GPUACT_SUCCESS;
+    case GPUACT_LEAKY_RELU:
+        if (a.negative_slope >= 0.0f) return GPUACT_SUCCESS;
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: act.negative_slope = %g; leaky ReLU needs a slope >= 0 (not NaN)", fn,
+                            (double)a.negative_slope);
+    case GPUACT_CLIPPED_RELU:
+        if (a.ceiling > 0.0f) return GPUACT_SUCCESS;
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: act.ceiling = %g; clipped ReLU needs a ceiling > 0 (not NaN)", fn,
+                            (double)a.ceiling);
+    }
+    return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                        "%s: act.kind = %d is not a gpuact_activation_kind (RELU, LEAKY_RELU, CLIPPED_RELU)",
+                        fn, (int)a.kind);
+}
+
+/* scale 0 means 1; NaN and infinities are refused. */
+static gpuact_result gpuact__resolve_scale(const char *fn, float *scale) {
+    if (*scale == 0.0f) *scale = 1.0f;
+    if (gpuact__finite(*scale)) return GPUACT_SUCCESS;
+    return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: scale = %g; it must be finite (0 means 1)", fn,
+                        (double)*scale);
+}
+
+/* ld 0 means cols; a smaller ld is refused. */
+static gpuact_result gpuact__resolve_ld(const char *fn, const char *field, size_t cols, size_t *ld) {
+    if (!*ld) *ld = cols;
+    if (*ld >= cols) return GPUACT_SUCCESS;
+    return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: %s = %zu is smaller than cols = %zu", fn, field,
+                        *ld, cols);
+}
+
+/* mask_ld 0 means cols rounded up to 128 bits; else a multiple of 8, >= cols. */
+static gpuact_result gpuact__resolve_mask_ld(const char *fn, size_t cols, size_t *mask_ld) {
+    if (!*mask_ld) {
+        if (cols > SIZE_MAX - 127)
+            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: cols = %zu is too large for a mask", fn, cols);
+        *mask_ld = (cols + 127) / 128 * 128;
+    }
+    if (*mask_ld % 8 == 0 && *mask_ld >= cols) return GPUACT_SUCCESS;
+    return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                        "%s: mask_ld = %zu bits; it must be a multiple of 8 and >= cols = %zu", fn, *mask_ld,
+                        cols);
+}
+
+/* Bytes of a mask: full rows of mask_ld bits, then ceil(cols / 8) bytes. */
+static int gpuact__mask_extent(size_t rows, size_t cols, size_t mask_ld, size_t *bytes) {
+    return gpuact__extent(rows, gpuact__div_up(cols, 8), mask_ld / 8, 1, bytes);
+}
+
+static gpuact_result gpuact__matrix_extent(const char *fn, const char *name, size_t rows, size_t cols,
+                                           size_t ld, gpuact_dtype dt, size_t *bytes) {
+    if (gpuact__extent(rows, cols, ld, gpuact_dtype_size(dt), bytes)) return GPUACT_SUCCESS;
+    return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                        "%s: %s spans more bytes than size_t holds (rows %zu, cols %zu, ld %zu, %s)", fn, name,
+                        rows, cols, ld, gpuact__dtype_name(dt));
+}
+
+static gpuact_result gpuact__require(const char *fn, const char *name, gpuact_buffer b) {
+    if (b.handle) return GPUACT_SUCCESS;
+    return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: %s is absent (NULL handle) but required", fn, name);
+}
+
+/* Rounds a positive ceiling to dt, as the elementwise ops on f16/bf16 use it
+   (round to nearest even; the result is again a float). */
+static float gpuact__round_to_dtype(gpuact_dtype dt, float f) {
+    uint32_t u, a;
+    memcpy(&u, &f, 4);
+    a = u & 0x7fffffffu;
+    if (dt == GPUACT_F32 || a >= 0x7f800000u) return f;
+    if (dt == GPUACT_BF16) {
+        u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+    } else if (a >= 0x477ff000u) { /* >= 65520 rounds to f16's infinity */
+        u = (u & 0x80000000u) | 0x7f800000u;
+    } else if (a >= 0x38800000u) { /* f16 normal: keep 10 fraction bits */
+        u = (u + 0xfffu + ((u >> 13) & 1u)) & ~0x1fffu;
+    } else { /* f16 subnormal: a multiple of 2^-24, ties to even */
+        volatile float q = (f < 0 ? -f : f) * 16777216.0f;
+        volatile float r = (q + 8388608.0f) - 8388608.0f;
+        float v = r / 16777216.0f;
+        return f < 0 ? -v : v;
+    }
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* ---- >>operations ------------------------------------------------------------ */
+
+/* Grid shape, then the backend. */
+static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L) {
+    unsigned vec = L->op == GPUACT__OP_DBIAS ? 1 : gpuact__vec_width(ctx, L);
+    L->grid_x = gpuact__div_up(gpuact__div_up((size_t)L->cols, vec), GPUACT__BLOCK);
+    if (!L->grid_y) L->grid_y = L->rows < GPUACT__MAX_GRID_Y ? L->rows : GPUACT__MAX_GRID_Y;
+    return ctx->be->launch(ctx, s, L);
+}
+
+typedef struct gpuact__fwd {
+    const char *fn;
+    int elementwise;           /* round a clipped ceiling to the dtype */
+    gpuact_epilogue_desc d;
+} gpuact__fwd;
+
+static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact_stream s) {
+    gpuact_epilogue_desc *d = &f->d;
+    const char *fn = f->fn;
+    gpuact__region reg[4];
+    gpuact__launch L;
+    size_t xb, yb, bb = 0, mb = 0;
+    gpuact_result r;
+    int has_data;
+    GPUACT__NEED_CTX(fn);
+    if ((r = gpuact__check_act(fn, d->act)) || (r = gpuact__check_dtype(fn, "x_dtype", d->x_dtype)) ||
+        (r = gpuact__check_dtype(fn, "y_dtype", d->y_dtype)) ||
+        (d->bias.handle && (r = gpuact__check_dtype(fn, "bias_dtype", d->bias_dtype))) ||
+        (r = gpuact__resolve_scale(fn, &d->scale)) || (r = gpuact__resolve_ld(fn, "ld_x", d->cols, &d->ld_x)) ||
+        (r = gpuact__resolve_ld(fn, "ld_y", d->cols, &d->ld_y)) ||
+        (d->mask.handle && (r = gpuact__resolve_mask_ld(fn, d->cols, &d->mask_ld))) ||
+        (r = gpuact__matrix_extent(fn, "x", d->rows, d->cols, d->ld_x, d->x_dtype, &xb)) ||
+        (r = gpuact__matrix_extent(fn, "y", d->rows, d->cols, d->ld_y, d->y_dtype, &yb)) ||
+        (d->bias.handle && (r = gpuact__matrix_extent(fn, "bias", 1, d->cols, d->cols, d->bias_dtype, &bb))))
+        return r;
+    if (d->mask.handle && !gpuact__mask_extent(d->rows, d->cols, d->mask_ld, &mb))
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: the mask spans more bytes than size_t holds", fn);
+    has_data = d->rows && d->cols;
+    if (has_data && ((r = gpuact__require(fn, "x", d->x)) || (r = gpuact__require(fn, "y", d->y)))) return r;
+    reg[0].name = "x";    reg[0].buf = d->x;    reg[0].bytes = xb; reg[0].align = gpuact_dtype_size(d->x_dtype);
+    reg[0].output = 0;    reg[0].alias = -1;
+    reg[1].name = "y";    reg[1].buf = d->y;    reg[1].bytes = yb; reg[1].align = gpuact_dtype_size(d->y_dtype);
+    reg[1].output = 1;    reg[1].alias = d->x_dtype == d->y_dtype && d->ld_x == d->ld_y ? 0 : -1;
+    reg[2].name = "bias"; reg[2].buf = d->bias; reg[2].bytes = bb;
+    reg[2].align = d->bias.handle ? gpuact_dtype_size(d->bias_dtype) : 1;
+    reg[2].output = 0;    reg[2].alias = -1;
+    reg[3].name = "mask"; reg[3].buf = d->mask; reg[3].bytes = mb; reg[3].align = 1;
+    reg[3].output = 1;    reg[3].alias = -1;
+    if ((r = gpuact__check_regions(fn, reg, 4)) || !has_data) return r;
+
+    memset(&L, 0, sizeof L);
+    L.op = GPUACT__OP_FORWARD;
+    L.t[0] = d->x_dtype;
+    L.t[1] = d->y_dtype;
+    L.t[2] = d->bias.handle ? d->bias_dtype : d->x_dtype;
+    L.in = d->x; L.out = d->y; L.aux = d->bias; L.mask = d->mask;
+    L.rows = d->rows; L.cols = d->cols; L.ld_in = d->ld_x; L.ld_out = d->ld_y; L.mask_ld = d->mask_ld;
+    L.scale = d->scale; L.slope = d->act.negative_slope; L.kind = (int)d->act.kind;
+    L.ceiling = f->elementwise ? gpuact__round_to_dtype(d->x_dtype, d->act.ceiling) : d->act.ceiling;
+    L.flags = (d->bias.handle ? GPUACT__F_BIAS : 0) | (d->mask.handle ? GPUACT__F_MASK : 0) |
+              (d->scale != 1.0f ? GPUACT__F_SCALE : 0) |
+              (!d->bias.handle && d->scale == 1.0f && d->x_dtype == d->y_dtype ? GPUACT__F_RAW : 0);
+    return gpuact__dispatch(ctx, s ? s : ctx->desc.stream, &L);
+}
+
+typedef struct gpuact__bwd {
+    const char *fn;
+    int elementwise;
+    const char *src_name;      /* "x" (elementwise) or "y" (epilogue) */
+    gpuact_epilogue_backward_desc d;
+} gpuact__bwd;
+
+static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuact_stream s) {
+    gpuact_epilogue_backward_desc *d = &b->d;
+    const char *fn = b->fn;
+    gpuact__region reg[5];
+    gpuact__launch L;
+    size_t dyb, dxb, yb = 0, mb = 0, db = 0;
+    gpuact_result r;
+    int has_data;
+    GPUACT__NEED_CTX(fn);
+    has_data = d->rows && d->cols;
+    if (d->y.handle ? d->mask.handle != NULL : d->mask.handle == NULL && has_data)
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: give exactly one of %s (the forward's %s) and mask; %s", fn, b->src_name,
+                            b->elementwise ? "input or output" : "output",
+                            d->y.handle ? "both were given" : "neither was given");
+    if ((r = gpuact__check_act(fn, d->act)) || (r = gpuact__check_dtype(fn, "dy_dtype", d->dy_dtype)) ||
+        (r = gpuact__check_dtype(fn, "dx_dtype", d->dx_dtype)) ||
+        (d->y.handle && (r = gpuact__check_dtype(fn, "y_dtype", d->y_dtype))) ||
+        (d->dbias.handle && (r = gpuact__check_dtype(fn, "dbias_dtype", d->dbias_dtype))) ||
+        (r = gpuact__resolve_scale(fn, &d->scale)) ||
+        (r = gpuact__resolve_ld(fn, "ld_dy", d->cols, &d->ld_dy)) ||
+        (r = gpuact__resolve_ld(fn, "ld_dx", d->cols, &d->ld_dx)) ||
+        (d->y.handle && (r = gpuact__resolve_ld(fn, "ld_y", d->cols, &d->ld_y))) ||
+        (d->mask.handle && (r = gpuact__resolve_mask_ld(fn, d->cols, &d->mask_ld))) ||
+        (r = gpuact__matrix_extent(fn, "dy", d->rows, d->cols, d->ld_dy, d->dy_dtype, &dyb)) ||
+        (r = gpuact__matrix_extent(fn, "dx", d->rows, d->cols, d->ld_dx, d->dx_dtype, &dxb)) ||
+        (d->y.handle && (r = gpuact__matrix_extent(fn, b->src_name, d->rows, d->cols, d->ld_y, d->y_dtype, &yb))) ||
+        (d->dbias.handle && (r = gpuact__matrix_extent(fn, "dbias", 1, d->cols, d->cols, d->dbias_dtype, &db))))
+        return r;
+    if (d->y.handle && !b->elementwise && d->act.kind == GPUACT_CLIPPED_RELU)
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: clipped ReLU's epilogue backward needs the forward's mask: its output y "
+                            "cannot tell x + bias >= ceiling from x + bias just below it after scaling", fn);
+    if (d->y.handle && !(d->scale > 0.0f))
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: the backward from y needs scale > 0 (got %g): a negative scale flips the "
+                            "sign y carries; use the mask", fn, (double)d->scale);
+    if (d->mask.handle && !gpuact__mask_extent(d->rows, d->cols, d->mask_ld, &mb))
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: the mask spans more bytes than size_t holds", fn);
+    if (has_data && ((r = gpuact__require(fn, "dy", d->dy)) || (r = gpuact__require(fn, "dx", d->dx)))) return r;
+    reg[0].name = "dy";  reg[0].buf = d->dy;  reg[0].bytes = dyb; reg[0].align = gpuact_dtype_size(d->dy_dtype);
+    reg[0].output = 0;   reg[0].alias = -1;
+    reg[1].name = "dx";  reg[1].buf = d->dx;  reg[1].bytes = dxb; reg[1].align = gpuact_dtype_size(d->dx_dtype);
+    reg[1].output = 1;   reg[1].alias = d->dy_dtype == d->dx_dtype && d->ld_dy == d->ld_dx ? 0 : -1;
+    reg[2].name = b->src_name; reg[2].buf = d->y; reg[2].bytes = yb;
+    reg[2].align = d->y.handle ? gpuact_dtype_size(d->y_dtype) : 1;
+    reg[2].output = 0;   reg[2].alias = -1;
+    reg[3].name = "mask"; reg[3].buf = d->mask; reg[3].bytes = mb; reg[3].align = 1;
+    reg[3].output = 0;   reg[3].alias = -1;
+    reg[4].name = "dbias"; reg[4].buf = d->dbias; reg[4].bytes = db;
+    reg[4].align = d->dbias.handle ? gpuact_dtype_size(d->dbias_dtype) : 1;
+    reg[4].output = 1;   reg[4].alias = -1;
+    if ((r = gpuact__check_regions(fn, reg, 5)) || !has_data) return r;
+
+    if (!s) s = ctx->desc.stream;
+    memset(&L, 0, sizeof L);
+    L.op = GPUACT__OP_BACKWARD;
+    L.t[0] = d->dy_dtype;
+    L.t[1] = d->dx_dtype;
+    L.t[2] = d->y.handle ? d->y_dtype : d->dy_dtype;
+    L.in = d->dy; L.out = d->dx; L.aux = d->y; L.mask = d->mask;
+    L.rows = d->rows; L.cols = d->cols; L.ld_in = d->ld_dy; L.ld_out = d->ld_dx; L.ld_aux = d->ld_y;
+    L.mask_ld = d->mask_ld; L.scale = d->scale; L.slope = d->act.negative_slope; L.kind = (int)d->act.kind;
+    L.ceiling = b->elementwise ? gpuact__round_to_dtype(d->dy_dtype, d->act.ceiling) : d->act.ceiling;
+    L.flags = (d->mask.handle ? GPUACT__F_MASK : 0) | (d->scale != 1.0f ? GPUACT__F_SCALE : 0) |
+              (d->scale == 1.0f && d->dy_dtype == d->dx_dtype ? GPUACT__F_RAW : 0);
+    if (d->dbias.handle) {
+        /* Deterministic bias gradient: each of `parts` row groups writes its
+           column sums to the workspace in a fixed order, then one pass adds
+           the parts in order. No atomics, so every run gives the same bits. */
+        size_t vec = gpuact__vec_width(ctx, &L);
+        size_t gx = gpuact__div_up(gpuact__div_up(d->cols, vec), GPUACT__BLOCK);
+        size_t want = gpuact__div_up((size_t)ctx->units * 8, gx), parts;
+        gpuact__launch F;
+        parts = want < d->rows ? want : d->rows;
+        if (parts > GPUACT__MAX_GRID_Y) parts = GPUACT__MAX_GRID_Y;
+        if ((r = gpuact__workspace(ctx, s, parts * d->cols * 4, &L.part))) return r;
+        L.flags |= GPUACT__F_DBIAS;
+        L.grid_y = parts;
+        if ((r = gpuact__dispatch(ctx, s, &L))) return r;
+        memset(&F, 0, sizeof F);
+        F.op = GPUACT__OP_DBIAS;
+        F.t[0] = GPUACT_F32; F.t[1] = d->dbias_dtype; F.t[2] = GPUACT_F32;
+        F.in = L.part; F.out = d->dbias; F.rows = parts; F.cols = d->cols; F.grid_y = 1;
+        return gpuact__dispatch(ctx, s, &F);
+    }
+    return gpuact__dispatch(ctx, s, &L);
+}
+
+/* The elementwise operations are the epilogue on one row, without bias or
+   scale: one code path, one set of kernels. */
+GPUACT_DEF gpuact_result gpuact_forward(gpuact_context *ctx, const gpuact_forward_desc *d, gpuact_stream s) {
+    gpuact__fwd f;
+    gpuact_result r;
+    if (!d) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_forward: desc is NULL");
+    if ((r = gpuact__check_dtype("gpuact_forward", "dtype", d->dtype))) return r;
+    if (d->n > SIZE_MAX / gpuact_dtype_size(d->dtype))
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_forward: n = %zu elements of %s overflow size_t",
+                            d->n, gpuact__dtype_name(d->dtype));
+    memset(&f, 0, sizeof f);
+    f.fn = "gpuact_forward";
+    f.elementwise = 1;
+    f.d.act = d->act;
+    f.d.rows = 1; f.d.cols = d->n;
+    f.d.x_dtype = f.d.y_dtype = f.d.bias_dtype = d->dtype;
+    f.d.x = d->x; f.d.y = d->y; f.d.mask = d->mask;
+    f.d.mask_ld = gpuact__div_up(d->n, 8) * 8;
+    return gpuact__forward(ctx, &f, s);
+}
+
+GPUACT_DEF gpuact_result gpuact_backward(gpuact_context *ctx, const gpuact_backward_desc *d, gpuact_stream s) {
+    gpuact__bwd b;
+    gpuact_result r;
+    if (!d) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_backward: desc is NULL");
+    if ((r = gpuact__check_dtype("gpuact_backward", "dtype", d->dtype))) return r;
+    if (d->n > SIZE_MAX / gpuact_dtype_size(d->dtype))
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_backward: n = %zu elements of %s overflow size_t",
+                            d->n, gpuact__dtype_name(d->dtype));
+    memset(&b, 0, sizeof b);
+    b.fn = "gpuact_backward";
+    b.elementwise = 1;
+    b.src_name = "x";
+    b.d.act = d->act;
+    b.d.rows = 1; b.d.cols = d->n;
+    b.d.dy_dtype = b.d.dx_dtype = b.d.y_dtype = d->dtype;
+    b.d.dy = d->dy; b.d.dx = d->dx; b.d.y = d->x; b.d.mask = d->mask;
+    b.d.mask_ld = gpuact__div_up(d->n, 8) * 8;
+    return gpuact__backward(ctx, &b, s);
+}
+
+GPUACT_DEF gpuact_result gpuact_relu_forward(gpuact_context *ctx, gpuact_dtype dt, size_t n, gpuact_buffer x,
+                                             gpuact_buffer y, gpuact_stream s) {
+    gpuact_forward_desc d;
+    memset(&d, 0, sizeof d);
+    d.dtype = dt; d.n = n; d.x = x; d.y = y;
+    return gpuact_forward(ctx, &d, s);
+}
+
+GPUACT_DEF gpuact_result gpuact_relu_backward(gpuact_context *ctx, gpuact_dtype dt, size_t n, gpuact_buffer dy,
+                                              gpuact_buffer x, gpuact_buffer dx, gpuact_stream s) {
+    gpuact_backward_desc d;
+    memset(&d, 0, sizeof d);
+    d.dtype = dt; d.n = n; d.dy = dy; d.x = x; d.dx = dx;
+    return gpuact_backward(ctx, &d, s);
+}
+
+GPUACT_DEF gpuact_result gpuact_epilogue_forward(gpuact_context *ctx, const gpuact_epilogue_desc *d,
+                                                 gpuact_stream s) {
+    gpuact__fwd f;
+    if (!d) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_epilogue_forward: desc is NULL");
+    f.fn = "gpuact_epilogue_forward";
+    f.elementwise = 0;
+    f.d = *d;
+    return gpuact__forward(ctx, &f, s);
+}
+
+GPUACT_DEF gpuact_result gpuact_epilogue_backward(gpuact_context *ctx, const gpuact_epilogue_backward_desc *d,
+                                                  gpuact_stream s) {
+    gpuact__bwd b;
+    if (!d) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_epilogue_backward: desc is NULL");
+    b.fn = "gpuact_epilogue_backward";
+    b.elementwise = 0;
+    b.src_name = "y";
+    b.d = *d;
+    return gpuact__backward(ctx, &b, s);
+}
+
+#endif /* GPUACT__IMPLEMENTATION_DONE */
+#endif /* GPUACT_IMPLEMENTATION */
+
+/*
+Copyright (c) 2026 the gpuact developers. MIT License: permission is hereby
+granted, free of charge, to any person obtaining a copy of this software, to
+deal in it without restriction, including the rights to use, copy, modify,
+merge, publish, distribute, sublicense and/or sell copies, subject to
+including this notice. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY.
+*/
