@@ -382,7 +382,7 @@ static const char *gpuact__dtype_name(gpuact_dtype dt) {
 /* Opens the first library that loads: the path in env_var (if set), then
    names in order. On failure returns NULL and `tried` lists each name with
    dlerror()'s words, for the caller's error message. */
-static void *gpuact__dlopen_first(const char *env_var, const char *const *names,
+static GPUACT__UNUSED void *gpuact__dlopen_first(const char *env_var, const char *const *names,
                                   char *tried, size_t tried_size) {
     const char *env = env_var ? getenv(env_var) : NULL;
     size_t used = 0;
@@ -407,7 +407,7 @@ typedef struct gpuact__symbol { const char *name; void *slot; } gpuact__symbol;
 /* Resolves each symbol into its typed function-pointer slot (memcpy keeps
    ISO C happy about object-to-function pointer conversion). Returns the name
    of the first missing symbol, or NULL. */
-static const char *gpuact__resolve(void *lib, const gpuact__symbol *syms, int count) {
+static GPUACT__UNUSED const char *gpuact__resolve(void *lib, const gpuact__symbol *syms, int count) {
     int i;
     for (i = 0; i < count; i++) {
         void *p = dlsym(lib, syms[i].name);

@@ -1,0 +1,171 @@
+# gpuact: header-only library. The Makefile builds the tests, examples and
+# benchmark, checks the generated kernel headers, and installs the headers.
+#
+#   make demo        ReLU on the best available backend, checked on the CPU
+#   make test        everything CI runs (installs missing Debian packages)
+#   make examples BACKEND=opencl|cuda|hip   examples with only that backend
+#   make bench       build/gpuact-bench
+#   make shared      build/libgpuact.so (for bench/torch_compare.py)
+#   make cuda-fatbin precompiled CUDA kernels (GPUACT_CUDA_PRECOMPILED)
+#   make embed       regenerate kernels/*/gpuact_*_src.h from the sources
+#   make install PREFIX=/usr/local
+
+CC      ?= cc
+CXX     ?= c++
+CFLAGS  ?= -O2
+WARN     = -Wall -Wextra -Werror -pedantic
+LIBS     = -ldl -lpthread -lm
+BUILD    = build
+PREFIX  ?= /usr/local
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+NVRTC_LIB ?= $(firstword $(wildcard $(CUDA_HOME)/lib64/libnvrtc.so.13 $(CUDA_HOME)/lib64/libnvrtc.so.12 \
+                                     $(CUDA_HOME)/targets/x86_64-linux/lib/libnvrtc.so.13))
+CUDA_ARCHS = sm_70 sm_75 sm_80 sm_86 sm_89 sm_90
+HIP_ARCHS  = gfx908 gfx90a gfx940 gfx1030 gfx942 gfx1100
+
+# Debian packages the tests need: OpenCL headers and loader, PoCL (OpenCL on
+# the CPU), and HIP's hiprtc for the AMD kernel checks.
+DEB_PACKAGES = ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libamdhip64-dev
+
+BACKEND ?=
+ifeq ($(BACKEND),opencl)
+  ONLY = -DGPUACT_NO_CUDA -DGPUACT_NO_HIP
+else ifeq ($(BACKEND),cuda)
+  ONLY = -DGPUACT_NO_HIP -DGPUACT_NO_OPENCL
+else ifeq ($(BACKEND),hip)
+  ONLY = -DGPUACT_NO_CUDA -DGPUACT_NO_OPENCL
+else
+  ONLY =
+endif
+
+KERNEL_SOURCES = $(wildcard kernels/cuda/*.cu kernels/cuda/*.cuh kernels/hip/*.hip kernels/hip/*.h \
+                            kernels/opencl/*.cl)
+EMBEDDED = kernels/opencl/gpuact_opencl_src.h kernels/cuda/gpuact_cuda_src.h kernels/hip/gpuact_hip_src.h
+HEADERS  = gpuact.h $(wildcard backends/*.h) $(EMBEDDED)
+EXAMPLES = relu_demo relu_family epilogue linear_relu
+TESTS    = test_reference test_validation conformance
+
+.PHONY: all demo test deps embed check-embedded compile-test rtc-check examples bench shared \
+        cuda-fatbin install clean
+
+all: check-embedded $(addprefix $(BUILD)/,$(TESTS)) examples bench
+
+$(BUILD):
+	mkdir -p $(BUILD)
+
+# ---- dependencies ------------------------------------------------------------
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "deps: installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else \
+	    echo "deps: missing$$missing; install them with:"; \
+	    echo "  sudo apt-get install$$missing"; \
+	  fi; \
+	fi
+
+# ---- generated kernel headers --------------------------------------------------
+$(BUILD)/embed: tools/embed.c | $(BUILD)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@
+
+define embed_all
+	$(BUILD)/embed $(1)/kernels/opencl/gpuact_opencl_src.h gpuact__opencl \
+	  kernels/opencl/forward.cl kernels/opencl/backward.cl kernels/opencl/dbias.cl
+	$(BUILD)/embed $(1)/kernels/cuda/gpuact_cuda_src.h gpuact__cuda \
+	  kernels/cuda/forward.cu kernels/cuda/backward.cu kernels/cuda/dbias.cu
+	$(BUILD)/embed $(1)/kernels/hip/gpuact_hip_src.h gpuact__hip \
+	  kernels/hip/forward.hip kernels/hip/backward.hip kernels/hip/dbias.hip
+endef
+
+embed: $(BUILD)/embed
+	$(call embed_all,.)
+
+# Fails when a committed header differs from what the sources generate.
+check-embedded: $(BUILD)/embed
+	@rm -rf $(BUILD)/fresh && mkdir -p $(BUILD)/fresh/kernels/opencl $(BUILD)/fresh/kernels/cuda \
+	  $(BUILD)/fresh/kernels/hip
+	@$(call embed_all,$(BUILD)/fresh)
+	@for h in $(EMBEDDED); do cmp -s $$h $(BUILD)/fresh/$$h || \
+	  { echo "check-embedded: $$h is stale; run 'make embed' and commit it"; exit 1; }; done
+	@echo "check-embedded: generated kernel headers are fresh"
+
+# ---- tests ---------------------------------------------------------------------
+$(BUILD)/%: tests/%.c tests/gpuact_ref.h $(HEADERS) | $(BUILD)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
+
+# The header as C99 and as C++, with every combination of backends, with
+# runtime linking off (OpenCL's prototypes checked against CL/cl.h), and the
+# #error when every backend is compiled out.
+compile-test: | $(BUILD)
+	@set -e; for no in "" "-DGPUACT_NO_CUDA" "-DGPUACT_NO_HIP" "-DGPUACT_NO_OPENCL" \
+	  "-DGPUACT_NO_CUDA -DGPUACT_NO_HIP" "-DGPUACT_NO_CUDA -DGPUACT_NO_OPENCL" \
+	  "-DGPUACT_NO_HIP -DGPUACT_NO_OPENCL"; do \
+	  $(CC) -std=c99 $(WARN) $$no -I. -c tests/compile_test.c -o $(BUILD)/ct.o; \
+	  $(CXX) -std=c++11 $(WARN) -x c++ $$no -I. -c tests/compile_test.c -o $(BUILD)/ct.o; \
+	done; \
+	$(CC) -std=c99 $(WARN) -DGPUACT_NO_RUNTIME_LINKING -DGPUACT_NO_CUDA -DGPUACT_NO_HIP -I. \
+	  tests/compile_test.c -o $(BUILD)/ct_linked -lOpenCL $(LIBS); \
+	if $(CC) -std=c99 -DGPUACT_NO_CUDA -DGPUACT_NO_HIP -DGPUACT_NO_OPENCL -I. -c tests/compile_test.c \
+	  -o $(BUILD)/ct.o 2>/dev/null; then echo "compile-test: no #error without backends"; exit 1; fi; \
+	echo "compile-test: C99 and C++11, 7 backend combinations, runtime linking off: ok"
+
+# Every CUDA kernel variant through NVRTC for each architecture; every HIP
+# variant through hiprtc for each AMD target. SKIP where the compiler is absent.
+rtc-check: $(BUILD)/rtc_check $(BUILD)/hip_rtc_check
+	@if [ -n "$(NVRTC_LIB)" ]; then GPUACT_NVRTC_LIBRARY=$(NVRTC_LIB) $(BUILD)/rtc_check cuda $(CUDA_ARCHS); \
+	else echo "SKIP rtc_check cuda: no NVRTC under $(CUDA_HOME)"; fi
+	@$(BUILD)/hip_rtc_check $(HIP_ARCHS)
+
+test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) rtc-check
+	$(BUILD)/test_reference
+	$(BUILD)/test_validation
+	$(BUILD)/conformance
+
+# ---- demo and examples -----------------------------------------------------------
+$(BUILD)/examples/%: examples/%.c tests/gpuact_ref.h $(HEADERS)
+	@mkdir -p $(BUILD)/examples
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $(ONLY) -I. $< -o $@ $(LIBS)
+
+examples: $(addprefix $(BUILD)/examples/,$(EXAMPLES))
+
+demo: deps $(BUILD)/examples/relu_demo
+	$(BUILD)/examples/relu_demo
+
+# ---- benchmark, shared library, fatbin -----------------------------------------
+$(BUILD)/gpuact-bench: bench/gpuact_bench.c $(HEADERS) | $(BUILD)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
+bench: $(BUILD)/gpuact-bench
+
+$(BUILD)/libgpuact.so: tools/gpuact_shared.c $(HEADERS) | $(BUILD)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) -fPIC -shared -I. $< -o $@ $(LIBS)
+shared: $(BUILD)/libgpuact.so
+
+kernels/cuda/gpuact_cuda_fatbin.h: kernels/cuda/*.cu kernels/cuda/*.cuh $(BUILD)/embed
+	cat kernels/cuda/forward.cu kernels/cuda/backward.cu kernels/cuda/dbias.cu | \
+	  grep -v '#include "' > $(BUILD)/all_kernels.cu.body
+	( cat kernels/cuda/dialect.cuh kernels/cuda/common.cuh $(BUILD)/all_kernels.cu.body ) > $(BUILD)/all_kernels.cu
+	$(NVCC) -fatbin -DGPUACT_ALL_VARIANTS --fmad=false \
+	  $(foreach a,$(filter-out sm_70,$(CUDA_ARCHS)),-gencode arch=compute_$(subst sm_,,$(a)),code=$(a)) \
+	  -gencode arch=compute_90,code=compute_90 $(BUILD)/all_kernels.cu -o $(BUILD)/gpuact.fatbin
+	$(BUILD)/embed --binary $@ gpuact__cuda_fatbin $(BUILD)/gpuact.fatbin
+cuda-fatbin: kernels/cuda/gpuact_cuda_fatbin.h
+
+# ---- install ----------------------------------------------------------------------
+install:
+	install -d $(DESTDIR)$(PREFIX)/include/gpuact/backends $(DESTDIR)$(PREFIX)/include/gpuact/kernels/cuda \
+	  $(DESTDIR)$(PREFIX)/include/gpuact/kernels/hip $(DESTDIR)$(PREFIX)/include/gpuact/kernels/opencl \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 gpuact.h $(DESTDIR)$(PREFIX)/include/gpuact/
+	install -m 644 backends/*.h $(DESTDIR)$(PREFIX)/include/gpuact/backends/
+	for b in cuda hip opencl; do install -m 644 kernels/$$b/gpuact_$${b}_*.h \
+	  $(DESTDIR)$(PREFIX)/include/gpuact/kernels/$$b/; done
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|0.1.0|' tools/gpuact.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gpuact.pc
+
+clean:
+	rm -rf $(BUILD)

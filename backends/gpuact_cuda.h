@@ -1,0 +1,186 @@
+/* gpuact CUDA backend: the CUDA driver API plus NVRTC, on gpuact_cudalike.h.
+
+   Loads:   libcuda.so.1 ($GPUACT_CUDA_LIBRARY first) and NVRTC:
+            libnvrtc.so.13, .12, then libnvrtc.so ($GPUACT_NVRTC_LIBRARY
+            first), with dlopen. GPUACT_NO_RUNTIME_LINKING resolves the same
+            symbols from the program itself (link -lcuda -lnvrtc).
+            GPUACT_CUDA_PRECOMPILED takes every kernel from the fatbin that
+            `make cuda-fatbin` writes, and NVRTC is not loaded at all.
+   Context: the device's primary context (the CUDA runtime's and PyTorch's),
+            so cudaMalloc pointers and cudaStream_t streams work as they are;
+            desc.native_context adopts a CUcontext instead.
+   Builds:  NVRTC to SASS for the device's exact architecture
+            (--gpu-architecture=sm_XY), no FMA contraction, no FTZ; cached in
+            memory and on disk (gpuact_cudalike.h). */
+
+#include "../kernels/cuda/gpuact_cuda_src.h"
+#ifdef GPUACT_CUDA_PRECOMPILED
+#include "../kernels/cuda/gpuact_cuda_fatbin.h"
+#endif
+
+/* Entry points used only here, during set-up. */
+typedef struct gpuact__cuda_setup {
+    int (*cuInit)(unsigned);
+    int (*cuDriverGetVersion)(int *);
+    int (*cuDeviceGetCount)(int *);
+    int (*cuDeviceGet)(int *, int);
+    int (*cuDeviceGetName)(char *, int, int);
+    int (*cuDeviceGetAttribute)(int *, int, int);
+    int (*cuDevicePrimaryCtxRetain)(void **, int);
+    int (*cuCtxGetDevice)(int *);
+    int (*nvrtcVersion)(int *, int *);
+} gpuact__cuda_setup;
+
+/* Process-wide: the same libcuda for every context. */
+static int (*gpuact__cuGetErrorName)(int, const char **);
+static int (*gpuact__cuDevicePrimaryCtxRelease)(int);
+
+static const char *gpuact__cuda_error_name(int e) {
+    const char *s = NULL;
+    if (gpuact__cuGetErrorName) gpuact__cuGetErrorName(e, &s);
+    return s ? s : "an unknown CUDA error";
+}
+
+static void gpuact__cuda_release(gpuact__gpu *g) {
+    if (g->context && gpuact__cuDevicePrimaryCtxRelease) gpuact__cuDevicePrimaryCtxRelease(g->device);
+}
+
+static gpuact_result gpuact__cuda_load(gpuact__gpu *g, gpuact__cuda_setup *s) {
+    static const char *const cuda_names[] = {"libcuda.so.1", "libcuda.so", NULL};
+    static const char *const nvrtc_names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
+    char tried[2048];
+    const char *missing;
+#define GPUACT__SYM(slot, name) {name, (void *)&(slot)}
+    gpuact__symbol driver[] = {
+        GPUACT__SYM(s->cuInit, "cuInit"), GPUACT__SYM(s->cuDriverGetVersion, "cuDriverGetVersion"),
+        GPUACT__SYM(s->cuDeviceGetCount, "cuDeviceGetCount"), GPUACT__SYM(s->cuDeviceGet, "cuDeviceGet"),
+        GPUACT__SYM(s->cuDeviceGetName, "cuDeviceGetName"),
+        GPUACT__SYM(s->cuDeviceGetAttribute, "cuDeviceGetAttribute"),
+        GPUACT__SYM(s->cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+        GPUACT__SYM(s->cuCtxGetDevice, "cuCtxGetDevice"),
+        GPUACT__SYM(gpuact__cuGetErrorName, "cuGetErrorName"),
+        GPUACT__SYM(gpuact__cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
+        GPUACT__SYM(g->api.ctx_push, "cuCtxPushCurrent_v2"), GPUACT__SYM(g->api.ctx_pop, "cuCtxPopCurrent_v2"),
+        GPUACT__SYM(g->api.mem_alloc, "cuMemAlloc_v2"), GPUACT__SYM(g->api.mem_free, "cuMemFree_v2"),
+        GPUACT__SYM(g->api.memcpy_htod, "cuMemcpyHtoD_v2"), GPUACT__SYM(g->api.memcpy_dtoh, "cuMemcpyDtoH_v2"),
+        GPUACT__SYM(g->api.memcpy_dtod_async, "cuMemcpyDtoDAsync_v2"),
+        GPUACT__SYM(g->api.stream_sync, "cuStreamSynchronize"),
+        GPUACT__SYM(g->api.module_load_data, "cuModuleLoadData"),
+        GPUACT__SYM(g->api.module_unload, "cuModuleUnload"),
+        GPUACT__SYM(g->api.module_get_function, "cuModuleGetFunction"),
+        GPUACT__SYM(g->api.launch, "cuLaunchKernel"), GPUACT__SYM(g->api.event_create, "cuEventCreate"),
+        GPUACT__SYM(g->api.event_record, "cuEventRecord"), GPUACT__SYM(g->api.event_sync, "cuEventSynchronize"),
+        GPUACT__SYM(g->api.event_elapsed, "cuEventElapsedTime"),
+        GPUACT__SYM(g->api.event_destroy, "cuEventDestroy_v2"),
+    };
+    gpuact__symbol rtc[] = {
+        GPUACT__SYM(g->api.rtc_create, "nvrtcCreateProgram"), GPUACT__SYM(g->api.rtc_compile, "nvrtcCompileProgram"),
+        GPUACT__SYM(g->api.rtc_log_size, "nvrtcGetProgramLogSize"), GPUACT__SYM(g->api.rtc_log, "nvrtcGetProgramLog"),
+        GPUACT__SYM(g->api.rtc_code_size, "nvrtcGetCUBINSize"), GPUACT__SYM(g->api.rtc_code, "nvrtcGetCUBIN"),
+        GPUACT__SYM(g->api.rtc_destroy, "nvrtcDestroyProgram"),
+        GPUACT__SYM(g->api.rtc_error_string, "nvrtcGetErrorString"), GPUACT__SYM(s->nvrtcVersion, "nvrtcVersion"),
+    };
+#undef GPUACT__SYM
+    (void)cuda_names; /* unused when linked directly */
+    (void)nvrtc_names;
+    g->api.name = "cuda";
+    g->api.rtc_name = "NVRTC";
+    g->api.error_name = gpuact__cuda_error_name;
+#ifdef GPUACT_NO_RUNTIME_LINKING
+    g->libs[0] = dlopen(NULL, RTLD_NOW); /* symbols linked into the program */
+    snprintf(tried, sizeof tried, "    (the program itself: link with -lcuda)\n");
+#else
+    g->libs[0] = gpuact__dlopen_first("GPUACT_CUDA_LIBRARY", cuda_names, tried, sizeof tried);
+#endif
+    if (!g->libs[0])
+        return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
+                            "cuda: the CUDA driver library could not be loaded. Tried:\n%s"
+                            "Install the NVIDIA driver, or set GPUACT_CUDA_LIBRARY to libcuda's path.", tried);
+    if ((missing = gpuact__resolve(g->libs[0], driver, (int)(sizeof driver / sizeof driver[0]))))
+        return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
+                            "cuda: the CUDA driver library lacks %s; the driver is too old (CUDA 11 or newer "
+                            "is needed)", missing);
+#ifndef GPUACT_CUDA_PRECOMPILED
+#ifdef GPUACT_NO_RUNTIME_LINKING
+    g->libs[1] = dlopen(NULL, RTLD_NOW);
+    snprintf(tried, sizeof tried, "    (the program itself: link with -lnvrtc)\n");
+#else
+    g->libs[1] = gpuact__dlopen_first("GPUACT_NVRTC_LIBRARY", nvrtc_names, tried, sizeof tried);
+#endif
+    if (!g->libs[1])
+        return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
+                            "cuda: NVRTC, which compiles gpuact's kernels, could not be loaded. Tried:\n%s"
+                            "Install the CUDA toolkit's NVRTC (e.g. Debian's libnvrtc), set "
+                            "GPUACT_NVRTC_LIBRARY to its path, or build with GPUACT_CUDA_PRECOMPILED.", tried);
+    if ((missing = gpuact__resolve(g->libs[1], rtc, (int)(sizeof rtc / sizeof rtc[0]))))
+        return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
+                            "cuda: the NVRTC library lacks %s; NVRTC 11.1 or newer is needed", missing);
+#else
+    (void)rtc;
+#endif
+    return GPUACT_SUCCESS;
+}
+
+static gpuact_result gpuact__cuda_create(gpuact_context *ctx) {
+    gpuact__cuda_setup s;
+    gpuact__gpu *g = (gpuact__gpu *)GPUACT_MALLOC(sizeof *g);
+    int e, count = 0, major = 0, minor = 0, units = 0;
+    gpuact_result r;
+    if (!g) return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "cuda: out of host memory");
+    memset(g, 0, sizeof *g);
+    memset(&s, 0, sizeof s);
+    ctx->impl = g;
+    if ((r = gpuact__cuda_load(g, &s))) goto fail;
+    if ((e = s.cuInit(0))) {
+        r = gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE, "cuda: cuInit failed with %s (%d): no usable NVIDIA "
+                         "GPU or driver", gpuact__cuda_error_name(e), e);
+        goto fail;
+    }
+    s.cuDriverGetVersion(&g->driver_version);
+    if (ctx->desc.native_context) {
+        g->context = ctx->desc.native_context;
+        if ((e = g->api.ctx_push(g->context)) == 0) {
+            e = s.cuCtxGetDevice(&g->device);
+            gpuact__gpu_leave(g);
+        }
+        if (e) {
+            g->context = NULL;
+            r = gpuact__gpu_fail(g, e, "adopting desc.native_context");
+            goto fail;
+        }
+    } else {
+        if ((e = s.cuDeviceGetCount(&count)) || ctx->desc.device >= count) {
+            r = gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE, "cuda: device %d asked for, but %d CUDA device(s) "
+                             "found%s%s", ctx->desc.device, count, e ? ": " : "", e ? gpuact__cuda_error_name(e) : "");
+            goto fail;
+        }
+        if ((e = s.cuDeviceGet(&g->device, ctx->desc.device)) ||
+            (e = s.cuDevicePrimaryCtxRetain(&g->context, g->device))) {
+            r = gpuact__gpu_fail(g, e, "retaining the device's primary context");
+            goto fail;
+        }
+        g->release = gpuact__cuda_release;
+    }
+    s.cuDeviceGetName(ctx->device_name, (int)sizeof ctx->device_name - 1, g->device);
+    s.cuDeviceGetAttribute(&major, 75 /* COMPUTE_CAPABILITY_MAJOR */, g->device);
+    s.cuDeviceGetAttribute(&minor, 76 /* COMPUTE_CAPABILITY_MINOR */, g->device);
+    s.cuDeviceGetAttribute(&units, 16 /* MULTIPROCESSOR_COUNT */, g->device);
+    snprintf(g->arch, sizeof g->arch, "sm_%d%d", major, minor);
+    snprintf(g->arch_option, sizeof g->arch_option, "--gpu-architecture=%s", g->arch);
+    if (s.nvrtcVersion && s.nvrtcVersion(&major, &minor) == 0) g->rtc_version = major * 1000 + minor * 10;
+    g->sources[GPUACT__OP_FORWARD] = gpuact__cuda_forward;
+    g->sources[GPUACT__OP_BACKWARD] = gpuact__cuda_backward;
+    g->sources[GPUACT__OP_DBIAS] = gpuact__cuda_dbias;
+#ifdef GPUACT_CUDA_PRECOMPILED
+    g->fatbin = gpuact__cuda_fatbin;
+#endif
+    ctx->units = units > 0 ? (unsigned)units : 1;
+    ctx->vec32 = 4;
+    ctx->vec16 = 8;
+    return GPUACT_SUCCESS;
+fail:
+    gpuact__gpu_destroy(ctx);
+    return r;
+}
+
+static const gpuact__backend gpuact__cuda_backend = GPUACT__GPU_VTABLE(GPUACT_BACKEND_CUDA, gpuact__cuda_create);

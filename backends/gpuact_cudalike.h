@@ -1,0 +1,440 @@
+/* gpuact host logic shared by the CUDA and HIP backends.
+
+   The CUDA driver API and HIP's module API agree call for call (context,
+   memory, module, launch, events) and so do NVRTC and hiprtc, so one copy
+   of the backend runs on either: gpuact_cuda.h and gpuact_hip.h only load
+   their libraries into a gpuact__gpu_api and describe the device.
+
+   Builds:  a kernel variant is compiled at run time on first use (NVRTC to
+            SASS for the device's exact architecture / hiprtc to the device's
+            gfx target), loaded as a module and kept for the context's life.
+   Cache:   compiled code is also kept on disk, in ctx->cache_dir, one file a
+            variant; the file carries a magic, the format and library
+            versions, the architecture, the driver and compiler versions, a
+            hash of source and options, and a checksum of the code. Anything
+            that does not match is rebuilt and rewritten (through a temporary
+            file renamed into place), never loaded.
+   Context: every call makes the context current on the calling thread and
+            restores the previous one, so callers' own CUDA/HIP code is not
+            disturbed. */
+
+/* Driver and compiler entry points, in the shape both APIs share. Device
+   pointers travel as void*, streams, modules, functions, events and
+   programs as opaque pointers; every call returns the API's error code. */
+typedef struct gpuact__gpu_api {
+    const char *name;       /* "cuda" or "hip": messages, cache file names */
+    const char *rtc_name;   /* "NVRTC" or "hiprtc" */
+    int (*ctx_push)(void *ctx);
+    int (*ctx_pop)(void **ctx);
+    int (*mem_alloc)(void **p, size_t bytes);
+    int (*mem_free)(void *p);
+    int (*memcpy_htod)(void *dst, const void *src, size_t bytes);
+    int (*memcpy_dtoh)(void *dst, const void *src, size_t bytes);
+    int (*memcpy_dtod_async)(void *dst, const void *src, size_t bytes, void *stream);
+    int (*stream_sync)(void *stream);
+    int (*module_load_data)(void **module, const void *image);
+    int (*module_unload)(void *module);
+    int (*module_get_function)(void **fn, void *module, const char *name);
+    int (*launch)(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                  unsigned shared, void *stream, void **params, void **extra);
+    int (*event_create)(void **ev, unsigned flags);
+    int (*event_record)(void *ev, void *stream);
+    int (*event_sync)(void *ev);
+    int (*event_elapsed)(float *ms, void *start, void *end);
+    int (*event_destroy)(void *ev);
+    const char *(*error_name)(int err); /* never NULL */
+    /* run-time compiler */
+    int (*rtc_create)(void **prog, const char *src, const char *name, int nheaders, const char *const *headers,
+                      const char *const *include_names);
+    int (*rtc_compile)(void *prog, int nopts, const char *const *opts);
+    int (*rtc_log_size)(void *prog, size_t *size);
+    int (*rtc_log)(void *prog, char *log);
+    int (*rtc_code_size)(void *prog, size_t *size);
+    int (*rtc_code)(void *prog, char *code);
+    int (*rtc_destroy)(void **prog);
+    const char *(*rtc_error_string)(int err);
+} gpuact__gpu_api;
+
+/* What a cudalike backend knows of its device and libraries. */
+typedef struct gpuact__gpu {
+    gpuact__gpu_api api;
+    void *libs[2];                     /* driver, compiler (dlclose on destroy) */
+    void *context;                     /* CUcontext / hipCtx_t (or NULL where HIP has none) */
+    void (*release)(struct gpuact__gpu *g); /* releases context (primary retain etc.) */
+    int device;                        /* ordinal */
+    char arch[64];                     /* "sm_90" / "gfx90a" */
+    char arch_option[96];              /* the compiler's architecture option */
+    int driver_version, rtc_version;   /* both go into the cache key */
+    const char *const *sources[GPUACT__OP_COUNT];
+    const void *fatbin;                /* precompiled module with every variant, or NULL */
+    void *fatbin_module;
+    void *modules[GPUACT__VARIANTS];
+    void *functions[GPUACT__VARIANTS];
+} gpuact__gpu;
+
+#define GPUACT__GPU(ctx) ((gpuact__gpu *)(ctx)->impl)
+
+static gpuact_result gpuact__gpu_fail(const gpuact__gpu *g, int err, const char *what) {
+    gpuact_result r = err == 2 /* cuda/hip: out of memory */ ? GPUACT_ERROR_OUT_OF_MEMORY : GPUACT_ERROR_DEVICE;
+    return gpuact__fail(r, "%s: %s failed with %s (%d)", g->api.name, what, g->api.error_name(err), err);
+}
+
+/* Every entry point runs inside push/pop of the context. */
+static gpuact_result gpuact__gpu_enter(const gpuact__gpu *g) {
+    int e = g->context ? g->api.ctx_push(g->context) : 0;
+    return e ? gpuact__gpu_fail(g, e, "making the context current") : GPUACT_SUCCESS;
+}
+static void gpuact__gpu_leave(const gpuact__gpu *g) {
+    void *dummy;
+    if (g->context) g->api.ctx_pop(&dummy);
+}
+
+/* ---- >>disk cache ----------------------------------------------------------- */
+
+/* FNV-1a, 64 bit: source and options hash, and the code checksum. */
+static uint64_t gpuact__hash(uint64_t h, const void *data, size_t n) {
+    const unsigned char *p = (const unsigned char *)data;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+#define GPUACT__HASH_SEED 14695981039346656037ull
+#define GPUACT__CACHE_FORMAT 1u
+
+typedef struct gpuact__cache_header {
+    char magic[8];            /* "GPUACTK\0" */
+    uint32_t format;          /* GPUACT__CACHE_FORMAT */
+    uint32_t header_size;     /* sizeof this struct */
+    char library[16];         /* GPUACT_VERSION_STRING */
+    char backend[8];          /* "cuda" / "hip" */
+    char arch[64];
+    int32_t driver_version, rtc_version;
+    uint64_t key;             /* hash of source and options */
+    uint64_t size, checksum;  /* of the code that follows */
+} gpuact__cache_header;
+
+static void gpuact__cache_fill(const gpuact__gpu *g, uint64_t key, gpuact__cache_header *h) {
+    memset(h, 0, sizeof *h);
+    memcpy(h->magic, "GPUACTK", 8);
+    h->format = GPUACT__CACHE_FORMAT;
+    h->header_size = (uint32_t)sizeof *h;
+    snprintf(h->library, sizeof h->library, "%s", GPUACT_VERSION_STRING);
+    snprintf(h->backend, sizeof h->backend, "%s", g->api.name);
+    snprintf(h->arch, sizeof h->arch, "%s", g->arch);
+    h->driver_version = g->driver_version;
+    h->rtc_version = g->rtc_version;
+    h->key = key;
+}
+
+static void gpuact__cache_path(const gpuact_context *ctx, const gpuact__gpu *g, uint64_t key, char *path, size_t n) {
+    snprintf(path, n, "%s/%s-%s-%016llx.bin", ctx->cache_dir, g->api.name, g->arch, (unsigned long long)key);
+}
+
+/* The cached code for key, or NULL (missing, foreign, stale or corrupt). */
+static char *gpuact__cache_load(const gpuact_context *ctx, const gpuact__gpu *g, uint64_t key) {
+    gpuact__cache_header want, got;
+    char path[1200], *code = NULL;
+    FILE *f;
+    if (!ctx->cache_dir[0]) return NULL;
+    gpuact__cache_path(ctx, g, key, path, sizeof path);
+    if (!(f = fopen(path, "rb"))) return NULL;
+    gpuact__cache_fill(g, key, &want);
+    if (fread(&got, sizeof got, 1, f) == 1 && got.size < ((uint64_t)1 << 31) &&
+        memcmp(&got, &want, offsetof(gpuact__cache_header, size)) == 0 &&
+        (code = (char *)GPUACT_MALLOC((size_t)got.size + 1)) != NULL) {
+        if (fread(code, 1, (size_t)got.size, f) != got.size ||
+            gpuact__hash(GPUACT__HASH_SEED, code, (size_t)got.size) != got.checksum || fgetc(f) != EOF) {
+            GPUACT_FREE(code);
+            code = NULL;
+        }
+    }
+    fclose(f);
+    return code;
+}
+
+static void gpuact__mkdirs(const char *dir) {
+    char tmp[1100], *p;
+    snprintf(tmp, sizeof tmp, "%s", dir);
+    for (p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(tmp, 0755);
+            *p = '/';
+        }
+    mkdir(tmp, 0755);
+}
+
+/* Best effort: a cache that cannot be written only costs the next build. */
+static void gpuact__cache_store(const gpuact_context *ctx, const gpuact__gpu *g, uint64_t key, const char *code,
+                                size_t size) {
+    gpuact__cache_header h;
+    char path[1200], tmp[1300];
+    FILE *f;
+    int fd, ok;
+    if (!ctx->cache_dir[0]) return;
+    gpuact__mkdirs(ctx->cache_dir);
+    gpuact__cache_path(ctx, g, key, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    if ((fd = mkstemp(tmp)) < 0) return;
+    if (!(f = fdopen(fd, "wb"))) {
+        close(fd);
+        unlink(tmp);
+        return;
+    }
+    gpuact__cache_fill(g, key, &h);
+    h.size = size;
+    h.checksum = gpuact__hash(GPUACT__HASH_SEED, code, size);
+    ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(code, 1, size, f) == size;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) unlink(tmp);
+}
+
+/* ---- >>kernel builds --------------------------------------------------------- */
+
+/* Joins a NULL-terminated array of source lines (the generated kernel headers
+   keep sources as lines, which stays within ISO C's string-length limit). */
+static char *gpuact__join(const char *const *lines) {
+    size_t n = 0, i;
+    char *s, *p;
+    for (i = 0; lines[i]; i++) n += strlen(lines[i]);
+    s = (char *)GPUACT_MALLOC(n + 1);
+    if (!s) return NULL;
+    for (p = s, i = 0; lines[i]; i++) {
+        size_t k = strlen(lines[i]);
+        memcpy(p, lines[i], k);
+        p += k;
+    }
+    *p = '\0';
+    return s;
+}
+
+
+/* Compiles one variant with the run-time compiler; *code is malloc'd. */
+static gpuact_result gpuact__gpu_compile(const gpuact__gpu *g, const char *src, const char *const *opts, int nopts,
+                                         const char *what, char **code, size_t *size) {
+    void *prog = NULL;
+    size_t log_size = 0;
+    int e = g->api.rtc_create(&prog, src, what, 0, NULL, NULL);
+    if (e) return gpuact__fail(GPUACT_ERROR_KERNEL_BUILD, "%s: %s could not create a program for %s: %s",
+                               g->api.name, g->api.rtc_name, what, g->api.rtc_error_string(e));
+    e = g->api.rtc_compile(prog, nopts, opts);
+    if (e) {
+        char *log = NULL;
+        int i;
+        g->api.rtc_log_size(prog, &log_size);
+        if (log_size && (log = (char *)GPUACT_MALLOC(log_size + 1)) != NULL) {
+            g->api.rtc_log(prog, log);
+            log[log_size] = '\0';
+        }
+        gpuact__fail(GPUACT_ERROR_KERNEL_BUILD, "%s: %s failed to compile %s for %s (%s). Options:", g->api.name,
+                     g->api.rtc_name, what, g->arch, g->api.rtc_error_string(e));
+        for (i = 0; i < nopts; i++) gpuact__append(" %s", opts[i]);
+        gpuact__append("\nCompiler log:\n%s", log ? log : "(empty)");
+        if (log) GPUACT_FREE(log);
+        g->api.rtc_destroy(&prog);
+        return GPUACT_ERROR_KERNEL_BUILD;
+    }
+    e = g->api.rtc_code_size(prog, size);
+    if (!e && (*code = (char *)GPUACT_MALLOC(*size + 1)) == NULL) {
+        g->api.rtc_destroy(&prog);
+        return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "%s: out of host memory for compiled code", g->api.name);
+    }
+    if (!e) e = g->api.rtc_code(prog, *code);
+    g->api.rtc_destroy(&prog);
+    if (e) return gpuact__fail(GPUACT_ERROR_KERNEL_BUILD, "%s: %s produced no code for %s: %s", g->api.name,
+                               g->api.rtc_name, what, g->api.rtc_error_string(e));
+    return GPUACT_SUCCESS;
+}
+
+/* The function of variant L: from the precompiled module, the disk cache or
+   a fresh build. Called with ctx->lock held and the context current. */
+static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, const gpuact__launch *L, void **fn) {
+    char name[96], defs[3][40];
+    const char *opts[8];
+    char *src = NULL, *code = NULL;
+    size_t size = 0;
+    uint64_t key;
+    int e, i, nopts = 0, v = gpuact__variant(L);
+    gpuact_result r = GPUACT_SUCCESS;
+    gpuact__kernel_name(L, name, sizeof name);
+    if (g->fatbin) {
+        if (!g->fatbin_module && (e = g->api.module_load_data(&g->fatbin_module, g->fatbin)))
+            return gpuact__gpu_fail(g, e, "loading the precompiled kernels (GPUACT_CUDA_PRECOMPILED)");
+        e = g->api.module_get_function(fn, g->fatbin_module, name);
+        return e ? gpuact__gpu_fail(g, e, name) : GPUACT_SUCCESS;
+    }
+    for (i = 0; i < 3; i++) snprintf(defs[i], sizeof defs[i], "-DGPUACT_T%d=%s", i, gpuact__dtype_name(L->t[i]));
+    opts[nopts++] = g->arch_option;
+    opts[nopts++] = defs[0];
+    opts[nopts++] = defs[1];
+    opts[nopts++] = defs[2];
+    if (!strcmp(g->api.name, "cuda")) {
+        /* IEEE behaviour DESIGN.md promises: no FTZ, no contraction. */
+        opts[nopts++] = "--fmad=false";
+        opts[nopts++] = "--ftz=false";
+    }
+    if (!(src = gpuact__join(g->sources[L->op])))
+        return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", g->api.name);
+    key = gpuact__hash(GPUACT__HASH_SEED, src, strlen(src));
+    for (i = 0; i < nopts; i++) key = gpuact__hash(key, opts[i], strlen(opts[i]) + 1);
+    code = gpuact__cache_load(ctx, g, key);
+    if (!code) {
+        r = gpuact__gpu_compile(g, src, opts, nopts, name, &code, &size);
+        if (r == GPUACT_SUCCESS) gpuact__cache_store(ctx, g, key, code, size);
+    }
+    GPUACT_FREE(src);
+    if (r != GPUACT_SUCCESS) return r;
+    e = g->api.module_load_data(&g->modules[v], code);
+    GPUACT_FREE(code);
+    if (e) return gpuact__gpu_fail(g, e, "loading a compiled kernel module");
+    e = g->api.module_get_function(fn, g->modules[v], name);
+    return e ? gpuact__gpu_fail(g, e, name) : GPUACT_SUCCESS;
+}
+
+/* ---- >>vtable entries ----------------------------------------------------------- */
+
+static void gpuact__gpu_destroy(gpuact_context *ctx) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    int i;
+    if (!g) return;
+    if (g->api.module_unload && gpuact__gpu_enter(g) == GPUACT_SUCCESS) {
+        for (i = 0; i < GPUACT__VARIANTS; i++)
+            if (g->modules[i]) g->api.module_unload(g->modules[i]);
+        if (g->fatbin_module) g->api.module_unload(g->fatbin_module);
+        gpuact__gpu_leave(g);
+    }
+    if (g->release) g->release(g);
+#ifndef GPUACT_NO_RUNTIME_LINKING
+    for (i = 0; i < 2; i++)
+        if (g->libs[i]) dlclose(g->libs[i]);
+#endif
+    GPUACT_FREE(g);
+    ctx->impl = NULL;
+}
+
+static gpuact_result gpuact__gpu_alloc(gpuact_context *ctx, size_t bytes, gpuact_buffer *out) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    gpuact_result r = gpuact__gpu_enter(g);
+    int e;
+    if (r) return r;
+    e = g->api.mem_alloc(&out->handle, bytes);
+    gpuact__gpu_leave(g);
+    out->offset = 0;
+    return e ? gpuact__gpu_fail(g, e, "allocating device memory") : GPUACT_SUCCESS;
+}
+static void gpuact__gpu_free(gpuact_context *ctx, gpuact_buffer b) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    if (gpuact__gpu_enter(g)) return;
+    g->api.mem_free(b.handle);
+    gpuact__gpu_leave(g);
+}
+static gpuact_result gpuact__gpu_write(gpuact_context *ctx, gpuact_buffer dst, const void *src, size_t bytes) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    gpuact_result r = gpuact__gpu_enter(g);
+    int e;
+    if (r) return r;
+    e = g->api.memcpy_htod((char *)dst.handle + dst.offset, src, bytes);
+    gpuact__gpu_leave(g);
+    return e ? gpuact__gpu_fail(g, e, "copying to the device") : GPUACT_SUCCESS;
+}
+static gpuact_result gpuact__gpu_read(gpuact_context *ctx, void *dst, gpuact_buffer src, size_t bytes) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    gpuact_result r = gpuact__gpu_enter(g);
+    int e;
+    if (r) return r;
+    e = g->api.memcpy_dtoh(dst, (const char *)src.handle + src.offset, bytes);
+    gpuact__gpu_leave(g);
+    return e ? gpuact__gpu_fail(g, e, "copying from the device") : GPUACT_SUCCESS;
+}
+static gpuact_result gpuact__gpu_synchronize(gpuact_context *ctx, gpuact_stream s) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    gpuact_result r = gpuact__gpu_enter(g);
+    int e;
+    if (r) return r;
+    e = g->api.stream_sync(s);
+    gpuact__gpu_leave(g);
+    return e ? gpuact__gpu_fail(g, e, "synchronizing the stream") : GPUACT_SUCCESS;
+}
+static gpuact_result gpuact__gpu_copy(gpuact_context *ctx, gpuact_stream s, gpuact_buffer dst, gpuact_buffer src,
+                                      size_t bytes) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    gpuact_result r = gpuact__gpu_enter(g);
+    int e;
+    if (r) return r;
+    e = g->api.memcpy_dtod_async((char *)dst.handle + dst.offset, (const char *)src.handle + src.offset, bytes, s);
+    gpuact__gpu_leave(g);
+    return e ? gpuact__gpu_fail(g, e, "copying on the device") : GPUACT_SUCCESS;
+}
+
+static gpuact_result gpuact__gpu_launch(gpuact_context *ctx, gpuact_stream s, const gpuact__launch *L) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    const int v = gpuact__variant(L);
+    void *fn, *ptr[5], *params[16];
+    const gpuact_buffer *bufs[5];
+    gpuact_result r;
+    int i, e;
+    bufs[0] = &L->in; bufs[1] = &L->out; bufs[2] = &L->aux; bufs[3] = &L->mask; bufs[4] = &L->part;
+    for (i = 0; i < 5; i++) {
+        ptr[i] = bufs[i]->handle ? (char *)bufs[i]->handle + bufs[i]->offset : NULL;
+        params[i] = &ptr[i];
+    }
+    params[5] = (void *)&L->rows; params[6] = (void *)&L->cols; params[7] = (void *)&L->ld_in;
+    params[8] = (void *)&L->ld_out; params[9] = (void *)&L->ld_aux; params[10] = (void *)&L->mask_ld;
+    params[11] = (void *)&L->scale; params[12] = (void *)&L->slope; params[13] = (void *)&L->ceiling;
+    params[14] = (void *)&L->kind; params[15] = (void *)&L->flags;
+    if ((r = gpuact__gpu_enter(g))) return r;
+    fn = g->functions[v];
+    if (!fn) { /* first use: build under the lock, publish once done */
+        pthread_mutex_lock(&ctx->lock);
+        if (!(fn = g->functions[v]) && (r = gpuact__gpu_build(ctx, g, L, &fn)) == GPUACT_SUCCESS)
+            g->functions[v] = fn;
+        pthread_mutex_unlock(&ctx->lock);
+    }
+    if (r == GPUACT_SUCCESS) {
+        e = g->api.launch(fn, (unsigned)L->grid_x, (unsigned)L->grid_y, 1, GPUACT__BLOCK, 1, 1, 0, s, params, NULL);
+        if (e) r = gpuact__gpu_fail(g, e, "launching a kernel");
+    }
+    gpuact__gpu_leave(g);
+    return r;
+}
+
+static gpuact_result gpuact__gpu_timer_begin(gpuact_context *ctx, gpuact_stream s, void **token) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    void **ev = (void **)GPUACT_MALLOC(2 * sizeof(void *));
+    gpuact_result r = gpuact__gpu_enter(g);
+    int e = 0;
+    if (!ev) r = gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "timer: out of host memory");
+    if (r) return r;
+    ev[0] = ev[1] = NULL;
+    e = g->api.event_create(&ev[0], 0);
+    if (!e) e = g->api.event_create(&ev[1], 0);
+    if (!e) e = g->api.event_record(ev[0], s);
+    gpuact__gpu_leave(g);
+    *token = ev;
+    return e ? gpuact__gpu_fail(g, e, "recording an event") : GPUACT_SUCCESS;
+}
+static gpuact_result gpuact__gpu_timer_end(gpuact_context *ctx, gpuact_stream s, void *token, double *ms) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    void **ev = (void **)token;
+    float t = 0;
+    gpuact_result r = gpuact__gpu_enter(g);
+    int e;
+    if (r) return r;
+    e = g->api.event_record(ev[1], s);
+    if (!e) e = g->api.event_sync(ev[1]);
+    if (!e) e = g->api.event_elapsed(&t, ev[0], ev[1]);
+    g->api.event_destroy(ev[0]);
+    g->api.event_destroy(ev[1]);
+    gpuact__gpu_leave(g);
+    GPUACT_FREE(ev);
+    *ms = t;
+    return e ? gpuact__gpu_fail(g, e, "timing with events") : GPUACT_SUCCESS;
+}
+
+#define GPUACT__GPU_VTABLE(id, create)                                                                 \
+    {id, create, gpuact__gpu_destroy, gpuact__gpu_alloc, gpuact__gpu_free, gpuact__gpu_write,        \
+     gpuact__gpu_read, gpuact__gpu_synchronize, gpuact__gpu_launch, gpuact__gpu_copy,                 \
+     gpuact__gpu_timer_begin, gpuact__gpu_timer_end}

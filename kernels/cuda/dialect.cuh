@@ -1,0 +1,21 @@
+/* The CUDA dialect of the gpuact kernels (kernels/hip/dialect.h is HIP's).
+   Compiled by NVRTC at run time, or by nvcc for the fatbin and the checks. */
+#define GPUACT_DIALECT_CUDA 1
+typedef unsigned long long gpuact_u64;
+typedef unsigned int gpuact_u32;
+
+/* f16 <-> f32 with the hardware conversions: exact widening; narrowing
+   rounds to nearest even, keeps subnormals (no .ftz). */
+__device__ __forceinline__ float gpuact_h2f(gpuact_u32 b) {
+    float f;
+    unsigned short h = (unsigned short)b;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+__device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+/* Value of the neighbour lane (lane + 1) in a warp of 32. */
+#define GPUACT_FROM_NEXT_LANE(v) __shfl_down_sync(0xffffffffu, (v), 1)
