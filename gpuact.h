@@ -449,7 +449,7 @@ enum {
     GPUACT__F_BIAS = 1,   /* forward: add aux[c] */
     GPUACT__F_MASK = 2,   /* forward: write mask; backward: region from mask */
     GPUACT__F_SCALE = 4,  /* multiply by scale (never when scale is 1) */
-    GPUACT__F_RAW = 8,    /* same dtype in and out, no arithmetic: NaN results are the input's bits */
+    GPUACT__F_RAW = 8,    /* same dtype in and out, no arithmetic: a NaN input passed through keeps its bits */
     GPUACT__F_DBIAS = 16  /* backward: write column partial sums of dx to part */
 };
 static const char *const gpuact__op_names[GPUACT__OP_COUNT] = {"forward", "backward", "dbias"};

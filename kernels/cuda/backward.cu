@@ -31,7 +31,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
             const float g = gpuact_tof<DY>(dy[k]);
             const float gs = (flags & GPUACT_F_SCALE) ? g * scale : g;
             const bool pass = from_mask ? (bits >> k) & 1u : gpuact_passes(kind, gpuact_tof<S>(s[k]), ceiling);
-            if (pass) dx[k] = (flags & GPUACT_F_RAW) && gs != gs ? dy[k] : gpuact_fromf<DX>(gs);
+            if (pass) dx[k] = (flags & GPUACT_F_RAW) && g != g ? dy[k] : gpuact_fromf<DX>(gs);
             else dx[k] = gpuact_fromf<DX>(kind == 1 ? gs * slope : 0.0f);
             if (dbias) acc[k] += gpuact_tof<DX>(dx[k]);
         }

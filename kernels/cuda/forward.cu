@@ -27,7 +27,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
                 if (has_bias) z += gpuact_tof<B>(b[k]);
                 v = gpuact_act(kind, z, slope, ceiling);
                 if (flags & GPUACT_F_SCALE) v *= scale;
-                y[k] = (flags & GPUACT_F_RAW) && v != v ? x[k] : gpuact_fromf<Y>(v);
+                y[k] = (flags & GPUACT_F_RAW) && z != z ? x[k] : gpuact_fromf<Y>(v);
                 bits |= (gpuact_u32)(gpuact_passes(kind, z, ceiling) && c0 + k < cols) << k;
             }
             gpuact_store<Y, VEC>(out + r * ld_out * Y::size, c0, cols, vec_ok, y);

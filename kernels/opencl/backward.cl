@@ -31,7 +31,7 @@ __kernel void GPUACT_NAME(gpuact_backward_)(GPUACT_PARAMS) {
             const int pass = from_mask ? (int)((bits >> k) & 1u)
                                        : gpuact_passes(kind, TOF(GPUACT_T2)(s[k]), ceiling);
             if (pass)
-                dx[k] = (flags & GPUACT_F_RAW) && gs != gs ? dy[k] : FROMF(GPUACT_T1)(gs);
+                dx[k] = (flags & GPUACT_F_RAW) && g != g ? dy[k] : FROMF(GPUACT_T1)(gs);
             else
                 dx[k] = FROMF(GPUACT_T1)(kind == 1 ? gs * slope : 0.0f);
             if (dbias && c0 + k < cols) acc[k] += TOF(GPUACT_T1)(dx[k]);

@@ -22,7 +22,7 @@ __kernel void GPUACT_NAME(gpuact_forward_)(GPUACT_PARAMS) {
             if (has_bias) z += TOF(GPUACT_T2)(b[k]);
             v = gpuact_act(kind, z, slope, ceiling);
             if (flags & GPUACT_F_SCALE) v *= scale;
-            y[k] = (flags & GPUACT_F_RAW) && v != v ? x[k] : FROMF(GPUACT_T1)(v);
+            y[k] = (flags & GPUACT_F_RAW) && z != z ? x[k] : FROMF(GPUACT_T1)(v);
             bits |= (uint)(gpuact_passes(kind, z, ceiling) && c0 + k < cols) << k;
         }
         GPUACT_STORE8(GPUACT_T1, yr, c0, cols, vec_ok, y);

@@ -1,0 +1,3 @@
+/* Bias-gradient kernels for HIP: the CUDA source, in the HIP dialect. */
+#include "dialect.h"
+#include "../cuda/dbias.cu"

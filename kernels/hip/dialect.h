@@ -1,0 +1,37 @@
+/* The HIP dialect of the gpuact kernels (kernels/cuda/dialect.cuh is CUDA's).
+   The kernels themselves are kernels/cuda/*.cu, shared: the .hip files here
+   include this file first, then the CUDA source.
+
+   hiprtc (ROCm 5.2 checked) defines __HIPCC_RTC__ and __HIP__ but not
+   __HIP_PLATFORM_AMD__, and declares uint2/uint4, make_uint4,
+   __uint_as_float, __shfl_down and friends as builtins: no header is
+   included. Anything else compiling these sources (NVRTC, through the
+   test-only HIP-on-CUDA mapping in tests/hip_on_cuda.c) gets the CUDA
+   dialect. */
+#ifndef GPUACT_DIALECT
+#define GPUACT_DIALECT 1
+#if defined(__HIPCC_RTC__) || defined(__HIP__)
+#define GPUACT_DIALECT_HIP 1
+typedef unsigned long long gpuact_u64;
+typedef unsigned int gpuact_u32;
+
+/* f16 <-> f32 through _Float16, which AMD GPUs convert in hardware
+   (v_cvt_f32_f16 / v_cvt_f16_f32): widening is exact; narrowing rounds to
+   nearest even. hiprtc's default float mode keeps f16 and f32 subnormals
+   (denormal mode "preserve" in the kernel descriptor), so none is flushed. */
+__device__ __forceinline__ float gpuact_h2f(gpuact_u32 b) {
+    return (float)__builtin_bit_cast(_Float16, (unsigned short)b);
+}
+__device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
+    return __builtin_bit_cast(unsigned short, (_Float16)f);
+}
+
+/* Value of lane + 1 of the wavefront (64 lanes on CDNA, 32 on RDNA). The
+   mask code only reads it on even lanes, and a block (256 threads) starts
+   on a wavefront boundary, so lane + 1 is always in the same wavefront, and
+   is the thread with the next vector: correct for both widths. */
+#define GPUACT_FROM_NEXT_LANE(v) __shfl_down((v), 1)
+#else
+#include "../cuda/dialect.cuh"
+#endif
+#endif

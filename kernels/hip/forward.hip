@@ -1,0 +1,3 @@
+/* Forward kernels for HIP: the CUDA source, in the HIP dialect. */
+#include "dialect.h"
+#include "../cuda/forward.cu"
