@@ -5,22 +5,7 @@
      relu_demo [-n ELEMENTS] [-dtype f32|f16|bf16]                          */
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
-#include <time.h>
-
-#define CHECK(call)                                                                               \
-    do {                                                                                          \
-        gpuact_result r_ = (call);                                                                \
-        if (r_ != GPUACT_SUCCESS) {                                                               \
-            fprintf(stderr, "%s failed: %s\n%s\n", #call, gpuact_result_string(r_), gpuact_last_error()); \
-            exit(1);                                                                              \
-        }                                                                                         \
-    } while (0)
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "example_util.h"
 
 /* Element i's raw bits, and whether it is <= 0 (the ReLU test, NaN excluded). */
 static uint32_t bits_at(const unsigned char *p, size_t esize, size_t i) {
@@ -91,14 +76,14 @@ int main(int argc, char **argv) {
     CHECK(gpuact_relu_forward(ctx, dt, n, x, y, NULL));
     CHECK(gpuact_relu_backward(ctx, dt, n, dy, x, dx, NULL));
     CHECK(gpuact_synchronize(ctx, NULL));
-    t0 = now();
+    t0 = example_now();
     CHECK(gpuact_relu_forward(ctx, dt, n, x, y, NULL));
     CHECK(gpuact_synchronize(ctx, NULL));
-    t_fwd = now() - t0;
-    t0 = now();
+    t_fwd = example_now() - t0;
+    t0 = example_now();
     CHECK(gpuact_relu_backward(ctx, dt, n, dy, x, dx, NULL));
     CHECK(gpuact_synchronize(ctx, NULL));
-    t_bwd = now() - t0;
+    t_bwd = example_now() - t0;
     CHECK(gpuact_buffer_read(ctx, hy, y, n * esize));
     CHECK(gpuact_buffer_read(ctx, hdx, dx, n * esize));
 
