@@ -121,6 +121,11 @@ rtc-check: $(BUILD)/rtc_check $(BUILD)/hip_rtc_check
 	else echo "SKIP rtc_check cuda: no NVRTC under $(CUDA_HOME)"; fi
 	@$(BUILD)/hip_rtc_check $(HIP_ARCHS)
 
+# Test-only: HIP's entry points mapped onto the CUDA driver API and NVRTC, so
+# the HIP backend runs on an NVIDIA GPU (GPUACT_HIP_LIBRARY=build/libhip_on_cuda.so).
+$(BUILD)/libhip_on_cuda.so: tests/hip_on_cuda.c | $(BUILD)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) -fPIC -shared $< -o $@ -ldl -lpthread
+
 test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) rtc-check
 	$(BUILD)/test_reference
 	$(BUILD)/test_validation

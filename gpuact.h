@@ -27,10 +27,12 @@ BACKENDS
     replaces AUTO (an explicit desc.backend is never overridden).
 
 OPTIONS (define before the implementation)
-    GPUACT_NO_RUNTIME_LINKING  link libcuda/libnvrtc, libamdhip64/hiprtc and
-                      libOpenCL directly instead of loading them with dlopen;
-                      needs the vendor headers, and checks that the library's
-                      prototypes match the pointers gpuact calls through.
+    GPUACT_NO_RUNTIME_LINKING  link the vendor libraries instead of loading
+                      them with dlopen. OpenCL: calls -lOpenCL directly and
+                      needs CL/cl.h, whose prototypes are checked against the
+                      pointers gpuact calls through. CUDA and HIP: the same
+                      symbols are taken from the program itself, so link
+                      -Wl,--no-as-needed -lcuda -lnvrtc (or -lamdhip64).
     GPUACT_CUDA_PRECOMPILED    load the CUDA kernels from the fatbin header
                       made by `make cuda-fatbin` (kernels/cuda/gpuact_cuda_fatbin.h)
                       instead of compiling them with NVRTC; NVRTC is not loaded.
@@ -646,8 +648,7 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
         if (r == GPUACT_SUCCESS) return r;
         last = r;
         if (used < sizeof tried)
-            used += (size_t)snprintf(tried + used, sizeof tried - used, "%s: %s\n",
-                                     gpuact_backend_name(order[i]), gpuact__error_text);
+            used += (size_t)snprintf(tried + used, sizeof tried - used, "- %s\n", gpuact__error_text);
     }
     return gpuact__fail(last,
                         "gpuact_context_create(AUTO): no backend could be used; each one said:\n%s"

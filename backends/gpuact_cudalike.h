@@ -64,6 +64,7 @@ typedef struct gpuact__gpu {
     int device;                        /* ordinal */
     char arch[64];                     /* "sm_90" / "gfx90a" */
     char arch_option[96];              /* the compiler's architecture option */
+    const char *rtc_options[2];        /* the backend's further compiler options (NULL: none) */
     int driver_version, rtc_version;   /* both go into the cache key */
     const char *const *sources[GPUACT__OP_COUNT];
     const void *fatbin;                /* precompiled module with every variant, or NULL */
@@ -276,6 +277,7 @@ static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, cons
         opts[nopts++] = "--fmad=false";
         opts[nopts++] = "--ftz=false";
     }
+    for (i = 0; i < 2 && g->rtc_options[i]; i++) opts[nopts++] = g->rtc_options[i];
     if (!(src = gpuact__join(g->sources[L->op])))
         return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", g->api.name);
     key = gpuact__hash(GPUACT__HASH_SEED, src, strlen(src));

@@ -13,9 +13,10 @@ WHY IT IS WRITTEN THIS WAY
       NaN payloads handled explicitly.
     - Float arithmetic appears only as single IEEE operations (one add, one
       multiply) whose result is assigned to a float, so it is rounded to f32
-      even where the compiler evaluates in wider precision (C99 5.1.2.3 and
-      6.3.1.5: assignment removes excess range and precision; for one add or
-      multiply of two floats a wider intermediate rounds to the same f32).
+      even where the compiler evaluates in wider precision (C99 6.3.1.8:
+      assignment and casts remove excess range and precision; and for one
+      add or multiply of two floats, a double or x87 intermediate rounds to
+      the same f32 as a direct f32 operation would).
     - No multiply ever feeds an add, so FMA contraction has nothing to fuse,
       whether or not the compiler honours FP_CONTRACT (GCC ignores the pragma
       and warns about it, hence the guard below).

@@ -1,6 +1,6 @@
 /* The HIP dialect of the gpuact kernels (kernels/cuda/dialect.cuh is CUDA's).
-   The kernels themselves are kernels/cuda/*.cu, shared: the .hip files here
-   include this file first, then the CUDA source.
+   The kernels themselves are the CUDA sources in kernels/cuda: the .hip files
+   here include this file first, then the CUDA source.
 
    hiprtc (ROCm 5.2 checked) defines __HIPCC_RTC__ and __HIP__ but not
    __HIP_PLATFORM_AMD__, and declares uint2/uint4, make_uint4,
@@ -26,10 +26,11 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
     return __builtin_bit_cast(unsigned short, (_Float16)f);
 }
 
-/* Value of lane + 1 of the wavefront (64 lanes on CDNA, 32 on RDNA). The
-   mask code only reads it on even lanes, and a block (256 threads) starts
-   on a wavefront boundary, so lane + 1 is always in the same wavefront, and
-   is the thread with the next vector: correct for both widths. */
+/* Value of lane + 1 of the wavefront (64 lanes on CDNA, 32 on RDNA; every
+   lane calls it, as common.cuh's mask code requires). Only even lanes use
+   the result, and a block (256 threads) starts on a wavefront boundary, so
+   an even lane's lane + 1 is in the same wavefront and is the thread with
+   the next vector: right for both widths. */
 #define GPUACT_FROM_NEXT_LANE(v) __shfl_down((v), 1)
 #else
 #include "../cuda/dialect.cuh"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The GPU machine's run: build there, then correctness (conformance on CUDA,
+# OpenCL and HIP-through-the-mapping, > 2^31 elements, compute-sanitizer),
+# then measurements (gpuact-bench, first call, torch comparison). Results go
+# to $OUT (default build/h200). Needs .device/ (see ../shared/DEVICE.md) for
+# OpenCL. Usage: bench/run_h200.sh check|measure|all
+set -u
+OUT=${OUT:-build/h200}
+mkdir -p "$OUT"
+what=${1:-all}
+log() { echo; echo "=== $*"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
+make -s -j16 all shared build/libhip_on_cuda.so >"$OUT/build.txt" 2>&1 || { tail -30 "$OUT/build.txt"; exit 1; }
+export GPUACT_CACHE_DIR=/tmp/gpuact-cache
+
+if [ "$what" = check ] || [ "$what" = all ]; then
+  log "conformance, CUDA"
+  GPUACT_BACKEND=cuda build/conformance 2>&1 | tee "$OUT/conformance_cuda.txt" | tail -4
+  log "conformance, HIP backend through tests/hip_on_cuda.c"
+  GPUACT_HIP_LIBRARY=$PWD/build/libhip_on_cuda.so GPUACT_BACKEND=hip build/conformance 2>&1 |
+    tee "$OUT/conformance_hip.txt" | tail -4
+  log "relu forward + backward over 2^31 + 17 f32 elements, every element checked"
+  GPUACT_BACKEND=cuda build/examples/relu_demo -n 2147483665 | tail -4
+  log "examples on CUDA"
+  build/examples/linear_relu | tail -5
+  build/examples/epilogue | tail -1
+  build/examples/relu_family | tail -2
+  [ -x build/examples/cuda_runtime_interop ] && build/examples/cuda_runtime_interop
+  log "compute-sanitizer memcheck and racecheck (quick conformance on CUDA)"
+  for tool in memcheck racecheck; do
+    GPUACT_CONFORMANCE_QUICK=1 GPUACT_BACKEND=cuda timeout 280 compute-sanitizer --tool $tool \
+      --error-exitcode 9 build/conformance >"$OUT/sanitizer_$tool.txt" 2>&1
+    echo "$tool: exit $? ; $(grep -E 'ERROR SUMMARY|passed,' "$OUT/sanitizer_$tool.txt" | tr '\n' ' ')"
+  done
+  log "conformance, OpenCL on NVIDIA's driver"
+  ( . .device/opencl-env.sh && GPUACT_BACKEND=opencl build/conformance 2>&1 | tee "$OUT/conformance_opencl.txt" | tail -3 )
+fi
+
+if [ "$what" = measure ] || [ "$what" = all ]; then
+  log "first call in a fresh process: cold cache, then warm"
+  rm -rf /tmp/gpuact-fc && for i in 1 2 3; do GPUACT_CACHE_DIR=/tmp/gpuact-fc build/first_call cuda; done | tee "$OUT/first_call.txt"
+  log "gpuact-bench, CUDA"
+  build/gpuact-bench --backend cuda --large 2>"$OUT/bench_cuda.err" | tee "$OUT/bench_cuda.txt"
+  log "gpuact-bench, OpenCL"
+  ( . .device/opencl-env.sh && build/gpuact-bench --backend opencl --only relu-f32,relu-bf16,relu-bwd-f32,epi-f32 \
+      2>"$OUT/bench_opencl.err" | tee "$OUT/bench_opencl.txt" )
+  log "torch comparison"
+  PYTHONUNBUFFERED=1 timeout 300 python3 bench/torch_compare.py --out "$OUT/torch_compare.md" 2>&1 |
+    tee "$OUT/torch_compare.txt" | tail -60
+fi

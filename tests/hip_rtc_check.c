@@ -1,0 +1,185 @@
+/* hip_rtc_check: compiles every embedded HIP kernel variant with hiprtc for
+   each listed AMD target, the way the HIP backend does at run time (plus
+   -DGPUACT_ALL_VARIANTS), and checks every kernel name is in the code
+   object. Needs only ROCm's hiprtc (no GPU): `make rtc-check` runs it.
+
+     hip_rtc_check gfx908 gfx90a ...
+
+   A target the installed ROCm does not know is a SKIP: ROCm 5.2's hiprtc
+   aborts the process on one (its code object manager, comgr, frees an
+   invalid pointer) instead of reporting it, so the check asks comgr for the
+   targets it knows first. Targets compile in parallel, one child process
+   each (a crash is then that target's FAIL), and print in the given order.
+   With GPUACT_HIP_LIBRARY=build/libhip_on_cuda.so, sm_XY targets check the
+   same sources through the test mapping onto NVRTC. */
+#define GPUACT_NO_OPENCL
+#define GPUACT_NO_CUDA
+#define GPUACT_IMPLEMENTATION
+#include "../gpuact.h"
+#include <sys/types.h>
+#include <sys/wait.h>
+
+static int contains(const char *code, size_t size, const char *name) {
+    size_t n = strlen(name), i;
+    for (i = 0; i + n <= size; i++)
+        if (!memcmp(code + i, name, n) && (i + n == size || code[i + n] == '\0')) return 1;
+    return 0;
+}
+
+/* The child's work: every op for one target; returns the number of failed ops. */
+static int check_target(gpuact__gpu *g, const char *target) {
+    int op, failed = 0;
+    snprintf(g->arch, sizeof g->arch, "%s", target);
+    snprintf(g->arch_option, sizeof g->arch_option, "--gpu-architecture=%s", target);
+    for (op = 0; op < GPUACT__OP_COUNT; op++) {
+        const char *opts[4];
+        char *src = gpuact__join(g->sources[op]), *code = NULL;
+        size_t size = 0;
+        int t0, t1, t2, missing = 0, nopts = 0;
+        opts[nopts++] = g->arch_option;
+        opts[nopts++] = "-DGPUACT_ALL_VARIANTS";
+        for (t0 = 0; t0 < 2 && g->rtc_options[t0]; t0++) opts[nopts++] = g->rtc_options[t0];
+        if (!src || gpuact__gpu_compile(g, src, opts, nopts, gpuact__op_names[op], &code, &size) != GPUACT_SUCCESS) {
+            printf("FAIL %s %s:\n%s\n", target, gpuact__op_names[op], gpuact_last_error());
+            failed++;
+            GPUACT_FREE(src);
+            continue;
+        }
+        for (t0 = 0; t0 < 3; t0++)
+            for (t1 = 0; t1 < 3; t1++)
+                for (t2 = 0; t2 < 3; t2++) {
+                    gpuact__launch L;
+                    char name[96];
+                    memset(&L, 0, sizeof L);
+                    L.op = op;
+                    L.t[0] = (gpuact_dtype)t0; L.t[1] = (gpuact_dtype)t1; L.t[2] = (gpuact_dtype)t2;
+                    gpuact__kernel_name(&L, name, sizeof name);
+                    if (!contains(code, size, name)) {
+                        printf("FAIL %s: %s missing from the code object\n", target, name);
+                        missing++;
+                    }
+                }
+        failed += missing != 0;
+        printf("%s %-8s %-8s %zu bytes of code object, 27 kernels\n", missing ? "FAIL" : "ok  ", target,
+               gpuact__op_names[op], size);
+        GPUACT_FREE(code);
+        GPUACT_FREE(src);
+    }
+    return failed;
+}
+
+/* comgr's targets ("amdgcn-amd-amdhsa--gfx90a" ...), in a malloc'd string of
+   lines, or NULL when comgr cannot be asked (then every target is tried). */
+static char *known_targets(char *version, size_t vsize) {
+    static const char *const names[] = {"libamd_comgr.so.3", "libamd_comgr.so.2", "libamd_comgr.so", NULL};
+    int (*count_fn)(size_t *) = NULL, (*name_fn)(size_t, const char **) = NULL;
+    void (*version_fn)(size_t *, size_t *) = NULL;
+    gpuact__symbol syms[] = {{"amd_comgr_get_isa_count", (void *)&count_fn},
+                             {"amd_comgr_get_isa_name", (void *)&name_fn},
+                             {"amd_comgr_get_version", (void *)&version_fn}};
+    char tried[1024], *list;
+    size_t n = 0, i, major = 0, minor = 0, used = 0;
+    void *lib = gpuact__dlopen_first(NULL, names, tried, sizeof tried);
+    if (!lib || gpuact__resolve(lib, syms, 3) || count_fn(&n) != 0 || !(list = (char *)malloc(n * 64 + 1)))
+        return NULL;
+    version_fn(&major, &minor);
+    snprintf(version, vsize, "comgr %zu.%zu", major, minor);
+    list[0] = '\0';
+    for (i = 0; i < n; i++) {
+        const char *isa = NULL;
+        if (name_fn(i, &isa) == 0 && isa && strlen(isa) < 63) used += (size_t)sprintf(list + used, "%s\n", isa);
+    }
+    return list;
+}
+
+static int is_known(const char *list, const char *target) {
+    char want[96];
+    size_t len = strcspn(target, ":"); /* "gfx90a:xnack-" is gfx90a with a feature */
+    snprintf(want, sizeof want, "--%.*s\n", (int)(len < 64 ? len : 64), target);
+    return strstr(list, want) != NULL;
+}
+
+static pid_t pid[64];
+static int status[64];
+
+/* Waits for one child and keeps its status by target. */
+static void reap_one(int targets) {
+    int st = 0, a;
+    pid_t p = wait(&st);
+    for (a = 0; a < targets; a++)
+        if (p > 0 && pid[a] == p) status[a] = st;
+}
+
+int main(int argc, char **argv) {
+    gpuact__gpu g;
+    gpuact__hip_setup s;
+    FILE *out[64];
+    char comgr[64] = "", *known;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int a, targets = argc - 1, running = 0, passed = 0, failed = 0;
+    if (argc < 2 || targets > 64) {
+        fprintf(stderr, "usage: hip_rtc_check TARGET... (at most 64, e.g. gfx90a)\n");
+        return 2;
+    }
+    memset(&g, 0, sizeof g);
+    memset(&s, 0, sizeof s);
+    if (gpuact__hip_load(&g, &s) != GPUACT_SUCCESS) {
+        printf("SKIP hip_rtc_check: hiprtc not loadable:\n%s\n0 passed, 0 failed\n", gpuact_last_error());
+        return 0;
+    }
+    known = known_targets(comgr, sizeof comgr);
+    fflush(stdout);
+    for (a = 0; a < targets; a++) {
+        const char *target = argv[a + 1];
+        pid[a] = 0;
+        out[a] = tmpfile();
+        if (!out[a]) {
+            perror("hip_rtc_check: tmpfile");
+            return 2;
+        }
+        if (known && !strncmp(target, "gfx", 3) && !is_known(known, target)) {
+            fprintf(out[a], "SKIP %s: unknown to this ROCm: %s, which hiprtc compiles through, does not "
+                            "list amdgcn-amd-amdhsa--%.*s\n", target, comgr, (int)strcspn(target, ":"), target);
+            continue;
+        }
+        for (; running >= (cpus > 0 ? cpus : 1); running--) reap_one(targets);
+        pid[a] = fork();
+        if (pid[a] < 0) {
+            perror("hip_rtc_check: fork");
+            return 2;
+        }
+        if (pid[a] == 0) {
+            int f;
+            fflush(stdout);
+            if (dup2(fileno(out[a]), 1) < 0) _exit(GPUACT__OP_COUNT);
+            f = check_target(&g, target);
+            fflush(stdout);
+            _exit(f);
+        }
+        running++;
+    }
+    for (; running > 0; running--) reap_one(targets);
+    for (a = 0; a < targets; a++) { /* in the order given */
+        char line[4096];
+        int ok = 0;
+        rewind(out[a]);
+        while (fgets(line, sizeof line, out[a])) {
+            fputs(line, stdout);
+            ok += !strncmp(line, "ok  ", 4);
+        }
+        fclose(out[a]);
+        if (!pid[a]) continue;
+        if (WIFEXITED(status[a])) {
+            passed += GPUACT__OP_COUNT - WEXITSTATUS(status[a]);
+            failed += WEXITSTATUS(status[a]);
+        } else {
+            printf("FAIL %s: the compiler crashed (signal %d)\n", argv[a + 1],
+                   WIFSIGNALED(status[a]) ? WTERMSIG(status[a]) : 0);
+            passed += ok;
+            failed += GPUACT__OP_COUNT - ok;
+        }
+    }
+    free(known);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
