@@ -22,8 +22,8 @@ CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
 NVRTC_LIB ?= $(firstword $(wildcard $(CUDA_HOME)/lib64/libnvrtc.so.13 $(CUDA_HOME)/lib64/libnvrtc.so.12 \
                                      $(CUDA_HOME)/targets/x86_64-linux/lib/libnvrtc.so.13))
-CUDA_ARCHS = sm_70 sm_75 sm_80 sm_86 sm_89 sm_90
-HIP_ARCHS  = gfx908 gfx90a gfx940 gfx1030 gfx942 gfx1100
+CUDA_ARCHS = sm_90 sm_70 sm_75 sm_80 sm_86 sm_89
+HIP_ARCHS  = gfx90a gfx908 gfx940 gfx1030 gfx942 gfx1100
 
 # Debian packages the tests need: OpenCL headers and loader, PoCL (OpenCL on
 # the CPU), and HIP's hiprtc for the AMD kernel checks.
@@ -47,7 +47,7 @@ HEADERS  = gpuact.h $(wildcard backends/*.h) $(EMBEDDED)
 EXAMPLES = relu_demo relu_family epilogue linear_relu
 TESTS    = test_reference test_validation conformance
 
-.PHONY: all demo test deps embed check-embedded compile-test rtc-check examples bench shared \
+.PHONY: all demo test deps embed check-embedded compile-test rtc-check rtc-check-cuda rtc-check-hip examples bench shared \
         cuda-fatbin install clean
 
 all: check-embedded $(addprefix $(BUILD)/,$(TESTS)) examples bench
@@ -95,7 +95,7 @@ check-embedded: $(BUILD)/embed
 	@echo "check-embedded: generated kernel headers are fresh"
 
 # ---- tests ---------------------------------------------------------------------
-$(BUILD)/%: tests/%.c tests/gpuact_ref.h $(HEADERS) | $(BUILD)
+$(BUILD)/%: tests/%.c tests/gpuact_ref.h tests/kernel_names.h $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
 
 # The header as C99 and as C++, with every combination of backends, with
@@ -116,10 +116,16 @@ compile-test: | $(BUILD)
 
 # Every CUDA kernel variant through NVRTC for each architecture; every HIP
 # variant through hiprtc for each AMD target. SKIP where the compiler is absent.
-rtc-check: $(BUILD)/rtc_check $(BUILD)/hip_rtc_check
-	@if [ -n "$(NVRTC_LIB)" ]; then GPUACT_NVRTC_LIBRARY=$(NVRTC_LIB) $(BUILD)/rtc_check cuda $(CUDA_ARCHS); \
+# The first architecture of each list gets every variant (see tests/kernel_names.h).
+# The two compilers run side by side.
+rtc-check:
+	@$(MAKE) -s --no-print-directory -j2 rtc-check-cuda rtc-check-hip
+rtc-check-cuda: $(BUILD)/rtc_check
+	@if [ -n "$(NVRTC_LIB)" ]; then GPUACT_NVRTC_LIBRARY=$(NVRTC_LIB) $(BUILD)/rtc_check cuda $(CUDA_ARCHS) \
+	  > $(BUILD)/rtc_cuda.txt; r=$$?; cat $(BUILD)/rtc_cuda.txt; exit $$r; \
 	else echo "SKIP rtc_check cuda: no NVRTC under $(CUDA_HOME)"; fi
-	@$(BUILD)/hip_rtc_check $(HIP_ARCHS)
+rtc-check-hip: $(BUILD)/hip_rtc_check
+	@$(BUILD)/hip_rtc_check $(HIP_ARCHS) > $(BUILD)/rtc_hip.txt; r=$$?; cat $(BUILD)/rtc_hip.txt; exit $$r
 
 # Test-only: HIP's entry points mapped onto the CUDA driver API and NVRTC, so
 # the HIP backend runs on an NVIDIA GPU (GPUACT_HIP_LIBRARY=build/libhip_on_cuda.so).

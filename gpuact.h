@@ -435,25 +435,34 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
 
    FORWARD  (t = x, y, bias dtypes): in=x, out=y, aux=bias, mask written.
    BACKWARD (t = dy, dx, src dtypes): in=dy, out=dx, aux=x or y, mask read,
-            part = f32 partial column sums [grid_y][cols] when GPUACT__F_DBIAS.
+            part = f32 partial column sums [grid_y][cols] when spec has DBIAS.
    DBIAS    (t[1] = dbias dtype): in=part (rows = number of partial rows),
             out=dbias: out[c] = sum over r of part[r][c], in order.
 
-   Each work-item handles one vector of `vec` consecutive elements of a row
-   (vec from gpuact__vec_width, the same rule the kernels use), a block has
+   Each kernel is specialised at compile time by a spec number (the
+   activation kind and the mode), so a module holds one straight-line path:
+     forward:  kind + 3 * has_mask + 6 * plain   (plain: no bias, scale 1,
+               same dtype in and out, ceiling exact in it: the result is a
+               selection of x's bits)
+     backward: kind + 3 * from_mask + 6 * dbias + 12 * plain   (plain:
+               scale 1, same dtype: a passing element is dy's bits)
+   Bias and scale stay run-time flags of the general paths.
+
+   A work-item handles ctx->per_item[...] consecutive-or-strided elements of
+   a row (gpuact__items; the kernels apply the same rule), a block has
    GPUACT__BLOCK work-items, and grid_y blocks walk the rows with stride
-   grid_y. A vector of 8 elements owns one mask byte; with 4 elements two
-   neighbouring work-items share one. */
+   grid_y. Mask bytes never straddle work-items' ownership boundaries in a
+   way that needs atomics: a byte is written by exactly one work-item. */
 #define GPUACT__BLOCK 256
 #define GPUACT__MAX_GRID_Y 65535
 enum { GPUACT__OP_FORWARD = 0, GPUACT__OP_BACKWARD, GPUACT__OP_DBIAS, GPUACT__OP_COUNT };
 enum {
-    GPUACT__F_BIAS = 1,   /* forward: add aux[c] */
-    GPUACT__F_MASK = 2,   /* forward: write mask; backward: region from mask */
-    GPUACT__F_SCALE = 4,  /* multiply by scale (never when scale is 1) */
-    GPUACT__F_RAW = 8,    /* same dtype in and out, no arithmetic: a NaN input passed through keeps its bits */
-    GPUACT__F_DBIAS = 16  /* backward: write column partial sums of dx to part */
+    GPUACT__F_BIAS = 1,   /* forward, general path: add aux[c] */
+    GPUACT__F_SCALE = 4,  /* general paths: multiply by scale (never when scale is 1) */
+    GPUACT__F_RAW = 8     /* forward general path, no bias, scale 1, one dtype: a NaN x keeps its bits */
 };
+#define GPUACT__SPECS 24 /* the most specs of any op (the backward's) */
+static GPUACT__UNUSED const int gpuact__op_specs[3] = {12, 24, 1}; /* per op; the kernel checks list them all */
 static const char *const gpuact__op_names[GPUACT__OP_COUNT] = {"forward", "backward", "dbias"};
 
 typedef struct gpuact__launch {
@@ -462,31 +471,40 @@ typedef struct gpuact__launch {
     gpuact_buffer in, out, aux, mask, part;
     uint64_t rows, cols, ld_in, ld_out, ld_aux, mask_ld;
     float scale, slope, ceiling;
-    int kind, flags;
+    int kind, flags, spec;
     uint64_t grid_x, grid_y; /* blocks */
 } gpuact__launch;
 
-/* A variant is one kernel: op and three dtypes. Its name in every backend's
-   kernel sources is gpuact_<op>_<t0>_<t1>_<t2>; the sources are compiled
-   with -DGPUACT_T0=<t0> -DGPUACT_T1=<t1> -DGPUACT_T2=<t2>. */
-#define GPUACT__VARIANTS (GPUACT__OP_COUNT * 27)
+/* A variant is one kernel: op, three dtypes and spec. Its name in every
+   backend's kernel sources is gpuact_<op>_<t0>_<t1>_<t2>_<spec>; the sources
+   are compiled with -DGPUACT_T0=<t0> -DGPUACT_T1=<t1> -DGPUACT_T2=<t2>
+   -DGPUACT_SPEC=<spec>. */
+#define GPUACT__VARIANTS (GPUACT__OP_COUNT * 27 * GPUACT__SPECS)
 static int gpuact__variant(const gpuact__launch *L) {
-    return L->op * 27 + (int)L->t[0] * 9 + (int)L->t[1] * 3 + (int)L->t[2];
+    return ((L->op * 27 + (int)L->t[0] * 9 + (int)L->t[1] * 3 + (int)L->t[2]) * GPUACT__SPECS) + L->spec;
 }
 static void gpuact__kernel_name(const gpuact__launch *L, char *buf, size_t size) {
-    snprintf(buf, size, "gpuact_%s_%s_%s_%s", gpuact__op_names[L->op], gpuact__dtype_name(L->t[0]),
-             gpuact__dtype_name(L->t[1]), gpuact__dtype_name(L->t[2]));
+    snprintf(buf, size, "gpuact_%s_%s_%s_%s_%d", gpuact__op_names[L->op], gpuact__dtype_name(L->t[0]),
+             gpuact__dtype_name(L->t[1]), gpuact__dtype_name(L->t[2]), L->spec);
+}
+/* The -D options that select a variant in the kernel sources. */
+static void gpuact__variant_defines(const gpuact__launch *L, char (*defs)[40]) {
+    int i;
+    for (i = 0; i < 3; i++) snprintf(defs[i], sizeof defs[i], "-DGPUACT_T%d=%s", i, gpuact__dtype_name(L->t[i]));
+    snprintf(defs[3], sizeof defs[3], "-DGPUACT_SPEC=%d", L->spec);
 }
 
 /* The backend vtable. A backend fills ctx->impl in create and gets the
    context back in every call; the core has validated every argument before
    any of these run, so a backend only reports driver failures.
      create      open the vendor library, pick or adopt the device, set
-                 ctx->device_name, ctx->units (compute units), ctx->vec32 and
-                 ctx->vec16 (elements per work-item for 4- and 2-byte data)
-                 and ctx->desc.stream when NULL should mean a stream of its own.
+                 ctx->device_name, ctx->units (compute units), the
+                 elements per work-item (below) and ctx->desc.stream when
+                 NULL should mean a stream of its own.
      launch      run L on stream s (NULL already replaced by the context's);
                  builds and caches the kernel on first use (thread-safe).
+     create also sets ctx->per_item32 / per_item16: elements a work-item
+                 handles when some array is 4-byte / when all are 2-byte.
      copy        device-to-device copy on s (benchmarks measure the limit).
      timer_*     device-side timing on s for benchmarks: begin returns a token,
                  end waits for it and returns milliseconds. */
@@ -514,20 +532,21 @@ struct gpuact_context {
     char device_name[256];
     char cache_dir[1024];          /* "" = no disk cache */
     unsigned units;                /* multiprocessors / compute units */
-    unsigned vec32, vec16;         /* elements per work-item for 4- / 2-byte data */
+    unsigned per_item32, per_item16; /* elements per work-item: some array 4-byte / all 2-byte */
     pthread_mutex_t lock;          /* kernel builds and workspaces */
     gpuact__ws_slot ws[GPUACT__MAX_WORKSPACES];
     int ws_count;
     void *impl;                    /* the backend's own state */
 };
 
-/* Elements per work-item: 16 bytes of the widest array. The kernels apply
-   the same rule to their template types; keep the two in step. */
-static unsigned gpuact__vec_width(const gpuact_context *ctx, const gpuact__launch *L) {
+/* Elements a work-item handles. The kernels apply the same rule to their
+   template types (gpuact_vec x GPUACT_UNROLL in CUDA/HIP, 8 in OpenCL). */
+static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L) {
     int i;
+    if (L->op == GPUACT__OP_DBIAS) return 1;
     for (i = 0; i < 3; i++)
-        if (gpuact_dtype_size(L->t[i]) == 4) return ctx->vec32;
-    return ctx->vec16;
+        if (gpuact_dtype_size(L->t[i]) == 4) return ctx->per_item32;
+    return ctx->per_item16;
 }
 
 /* Directory of the disk cache: desc, else $GPUACT_CACHE_DIR, else
@@ -905,8 +924,7 @@ static float gpuact__round_to_dtype(gpuact_dtype dt, float f) {
 
 /* Grid shape, then the backend. */
 static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L) {
-    unsigned vec = L->op == GPUACT__OP_DBIAS ? 1 : gpuact__vec_width(ctx, L);
-    L->grid_x = gpuact__div_up(gpuact__div_up((size_t)L->cols, vec), GPUACT__BLOCK);
+    L->grid_x = gpuact__div_up(gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)), GPUACT__BLOCK);
     if (!L->grid_y) L->grid_y = L->rows < GPUACT__MAX_GRID_Y ? L->rows : GPUACT__MAX_GRID_Y;
     return ctx->be->launch(ctx, s, L);
 }
@@ -960,9 +978,13 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
     L.rows = d->rows; L.cols = d->cols; L.ld_in = d->ld_x; L.ld_out = d->ld_y; L.mask_ld = d->mask_ld;
     L.scale = d->scale; L.slope = d->act.negative_slope; L.kind = (int)d->act.kind;
     L.ceiling = f->elementwise ? gpuact__round_to_dtype(d->x_dtype, d->act.ceiling) : d->act.ceiling;
-    L.flags = (d->bias.handle ? GPUACT__F_BIAS : 0) | (d->mask.handle ? GPUACT__F_MASK : 0) |
-              (d->scale != 1.0f ? GPUACT__F_SCALE : 0) |
+    L.flags = (d->bias.handle ? GPUACT__F_BIAS : 0) | (d->scale != 1.0f ? GPUACT__F_SCALE : 0) |
               (!d->bias.handle && d->scale == 1.0f && d->x_dtype == d->y_dtype ? GPUACT__F_RAW : 0);
+    /* plain: y is a selection of x's bits (the clip test runs on bits, so
+       the ceiling must be exact in x's dtype: the elementwise ops round it). */
+    L.spec = L.kind + 3 * (d->mask.handle != NULL) +
+             6 * (!d->bias.handle && d->scale == 1.0f && d->x_dtype == d->y_dtype &&
+                  gpuact__round_to_dtype(d->x_dtype, L.ceiling) == L.ceiling);
     return gpuact__dispatch(ctx, s ? s : ctx->desc.stream, &L);
 }
 
@@ -1037,20 +1059,19 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
     L.rows = d->rows; L.cols = d->cols; L.ld_in = d->ld_dy; L.ld_out = d->ld_dx; L.ld_aux = d->ld_y;
     L.mask_ld = d->mask_ld; L.scale = d->scale; L.slope = d->act.negative_slope; L.kind = (int)d->act.kind;
     L.ceiling = b->elementwise ? gpuact__round_to_dtype(d->dy_dtype, d->act.ceiling) : d->act.ceiling;
-    L.flags = (d->mask.handle ? GPUACT__F_MASK : 0) | (d->scale != 1.0f ? GPUACT__F_SCALE : 0) |
-              (d->scale == 1.0f && d->dy_dtype == d->dx_dtype ? GPUACT__F_RAW : 0);
+    L.flags = d->scale != 1.0f ? GPUACT__F_SCALE : 0;
+    L.spec = L.kind + 3 * (d->mask.handle != NULL) + 6 * (d->dbias.handle != NULL) +
+             12 * (d->scale == 1.0f && d->dy_dtype == d->dx_dtype);
     if (d->dbias.handle) {
         /* Deterministic bias gradient: each of `parts` row groups writes its
            column sums to the workspace in a fixed order, then one pass adds
            the parts in order. No atomics, so every run gives the same bits. */
-        size_t vec = gpuact__vec_width(ctx, &L);
-        size_t gx = gpuact__div_up(gpuact__div_up(d->cols, vec), GPUACT__BLOCK);
+        size_t gx = gpuact__div_up(gpuact__div_up(d->cols, gpuact__items(ctx, &L)), GPUACT__BLOCK);
         size_t want = gpuact__div_up((size_t)ctx->units * 8, gx), parts;
         gpuact__launch F;
         parts = want < d->rows ? want : d->rows;
         if (parts > GPUACT__MAX_GRID_Y) parts = GPUACT__MAX_GRID_Y;
         if ((r = gpuact__workspace(ctx, s, parts * d->cols * 4, &L.part))) return r;
-        L.flags |= GPUACT__F_DBIAS;
         L.grid_y = parts;
         if ((r = gpuact__dispatch(ctx, s, &L))) return r;
         memset(&F, 0, sizeof F);

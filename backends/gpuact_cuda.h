@@ -41,6 +41,31 @@ static const char *gpuact__cuda_error_name(int e) {
     return s ? s : "an unknown CUDA error";
 }
 
+/* ctx_push/ctx_pop of the table: push only when the context is not already
+   current (the common case for callers on the primary context), which saves
+   two driver calls on every operation. One bit per nesting level records
+   whether that level pushed. */
+static int (*gpuact__cuCtxGetCurrent)(void **);
+static int (*gpuact__cuCtxPushCurrent)(void *);
+static int (*gpuact__cuCtxPopCurrent)(void **);
+static GPUACT__TLS unsigned gpuact__cuda_pushed, gpuact__cuda_depth;
+
+static int gpuact__cuda_ctx_push(void *ctx) {
+    void *current = NULL;
+    int e = gpuact__cuCtxGetCurrent(&current), push = e || current != ctx;
+    if (gpuact__cuda_depth >= 32) return 201; /* CUDA_ERROR_INVALID_CONTEXT */
+    if (push && (e = gpuact__cuCtxPushCurrent(ctx))) return e;
+    gpuact__cuda_pushed = (gpuact__cuda_pushed & ~(1u << gpuact__cuda_depth)) | ((unsigned)push << gpuact__cuda_depth);
+    gpuact__cuda_depth++;
+    return 0;
+}
+static int gpuact__cuda_ctx_pop(void **ctx) {
+    *ctx = NULL;
+    if (!gpuact__cuda_depth) return 201;
+    gpuact__cuda_depth--;
+    return (gpuact__cuda_pushed >> gpuact__cuda_depth) & 1u ? gpuact__cuCtxPopCurrent(ctx) : 0;
+}
+
 static void gpuact__cuda_release(gpuact__gpu *g) {
     if (g->context && gpuact__cuDevicePrimaryCtxRelease) gpuact__cuDevicePrimaryCtxRelease(g->device);
 }
@@ -60,7 +85,9 @@ static gpuact_result gpuact__cuda_load(gpuact__gpu *g, gpuact__cuda_setup *s) {
         GPUACT__SYM(s->cuCtxGetDevice, "cuCtxGetDevice"),
         GPUACT__SYM(gpuact__cuGetErrorName, "cuGetErrorName"),
         GPUACT__SYM(gpuact__cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
-        GPUACT__SYM(g->api.ctx_push, "cuCtxPushCurrent_v2"), GPUACT__SYM(g->api.ctx_pop, "cuCtxPopCurrent_v2"),
+        GPUACT__SYM(gpuact__cuCtxGetCurrent, "cuCtxGetCurrent"),
+        GPUACT__SYM(gpuact__cuCtxPushCurrent, "cuCtxPushCurrent_v2"),
+        GPUACT__SYM(gpuact__cuCtxPopCurrent, "cuCtxPopCurrent_v2"),
         GPUACT__SYM(g->api.mem_alloc, "cuMemAlloc_v2"), GPUACT__SYM(g->api.mem_free, "cuMemFree_v2"),
         GPUACT__SYM(g->api.memcpy_htod, "cuMemcpyHtoD_v2"), GPUACT__SYM(g->api.memcpy_dtoh, "cuMemcpyDtoH_v2"),
         GPUACT__SYM(g->api.memcpy_dtod_async, "cuMemcpyDtoDAsync_v2"),
@@ -86,6 +113,8 @@ static gpuact_result gpuact__cuda_load(gpuact__gpu *g, gpuact__cuda_setup *s) {
     g->api.name = "cuda";
     g->api.rtc_name = "NVRTC";
     g->api.error_name = gpuact__cuda_error_name;
+    g->api.ctx_push = gpuact__cuda_ctx_push;
+    g->api.ctx_pop = gpuact__cuda_ctx_pop;
 #ifdef GPUACT_NO_RUNTIME_LINKING
     g->libs[0] = dlopen(NULL, RTLD_NOW); /* symbols linked into the program */
     snprintf(tried, sizeof tried, "    (the program itself: link with -lcuda)\n");
@@ -168,6 +197,8 @@ static gpuact_result gpuact__cuda_create(gpuact_context *ctx) {
     snprintf(g->arch, sizeof g->arch, "sm_%d%d", major, minor);
     snprintf(g->arch_option, sizeof g->arch_option, "--gpu-architecture=%s", g->arch);
     if (s.nvrtcVersion && s.nvrtcVersion(&major, &minor) == 0) g->rtc_version = major * 1000 + minor * 10;
+    g->rtc_options[0] = "--fmad=false"; /* IEEE behaviour DESIGN.md promises: no contraction, */
+    g->rtc_options[1] = "--ftz=false";  /* no flush of subnormals */
     g->sources[GPUACT__OP_FORWARD] = gpuact__cuda_forward;
     g->sources[GPUACT__OP_BACKWARD] = gpuact__cuda_backward;
     g->sources[GPUACT__OP_DBIAS] = gpuact__cuda_dbias;
@@ -175,8 +206,8 @@ static gpuact_result gpuact__cuda_create(gpuact_context *ctx) {
     g->fatbin = gpuact__cuda_fatbin;
 #endif
     ctx->units = units > 0 ? (unsigned)units : 1;
-    ctx->vec32 = 4;
-    ctx->vec16 = 8;
+    ctx->per_item32 = 8; /* gpuact_vec x GPUACT_UNROLL in kernels/cuda/common.cuh */
+    ctx->per_item16 = 16;
     return GPUACT_SUCCESS;
 fail:
     gpuact__gpu_destroy(ctx);

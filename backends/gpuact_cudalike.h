@@ -253,7 +253,7 @@ static gpuact_result gpuact__gpu_compile(const gpuact__gpu *g, const char *src, 
 /* The function of variant L: from the precompiled module, the disk cache or
    a fresh build. Called with ctx->lock held and the context current. */
 static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, const gpuact__launch *L, void **fn) {
-    char name[96], defs[3][40];
+    char name[96], defs[4][40];
     const char *opts[8];
     char *src = NULL, *code = NULL;
     size_t size = 0;
@@ -267,16 +267,9 @@ static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, cons
         e = g->api.module_get_function(fn, g->fatbin_module, name);
         return e ? gpuact__gpu_fail(g, e, name) : GPUACT_SUCCESS;
     }
-    for (i = 0; i < 3; i++) snprintf(defs[i], sizeof defs[i], "-DGPUACT_T%d=%s", i, gpuact__dtype_name(L->t[i]));
+    gpuact__variant_defines(L, defs);
     opts[nopts++] = g->arch_option;
-    opts[nopts++] = defs[0];
-    opts[nopts++] = defs[1];
-    opts[nopts++] = defs[2];
-    if (!strcmp(g->api.name, "cuda")) {
-        /* IEEE behaviour DESIGN.md promises: no FTZ, no contraction. */
-        opts[nopts++] = "--fmad=false";
-        opts[nopts++] = "--ftz=false";
-    }
+    for (i = 0; i < 4; i++) opts[nopts++] = defs[i];
     for (i = 0; i < 2 && g->rtc_options[i]; i++) opts[nopts++] = g->rtc_options[i];
     if (!(src = gpuact__join(g->sources[L->op])))
         return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", g->api.name);
@@ -406,14 +399,24 @@ static gpuact_result gpuact__gpu_launch(gpuact_context *ctx, gpuact_stream s, co
 static gpuact_result gpuact__gpu_timer_begin(gpuact_context *ctx, gpuact_stream s, void **token) {
     gpuact__gpu *g = GPUACT__GPU(ctx);
     void **ev = (void **)GPUACT_MALLOC(2 * sizeof(void *));
-    gpuact_result r = gpuact__gpu_enter(g);
-    int e = 0;
-    if (!ev) r = gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "timer: out of host memory");
-    if (r) return r;
+    gpuact_result r;
+    int e;
+    *token = NULL;
+    if (!ev) return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "timer: out of host memory");
+    if ((r = gpuact__gpu_enter(g))) {
+        GPUACT_FREE(ev);
+        return r;
+    }
     ev[0] = ev[1] = NULL;
     e = g->api.event_create(&ev[0], 0);
     if (!e) e = g->api.event_create(&ev[1], 0);
     if (!e) e = g->api.event_record(ev[0], s);
+    if (e) {
+        if (ev[0]) g->api.event_destroy(ev[0]);
+        if (ev[1]) g->api.event_destroy(ev[1]);
+        GPUACT_FREE(ev);
+        ev = NULL;
+    }
     gpuact__gpu_leave(g);
     *token = ev;
     return e ? gpuact__gpu_fail(g, e, "recording an event") : GPUACT_SUCCESS;

@@ -296,8 +296,8 @@ static gpuact_result gpuact__hip_create(gpuact_context *ctx) {
     s.hipDeviceGetAttribute(&units, GPUACT__HIP_ATTR_MULTIPROCESSOR_COUNT, g->device);
     if (s.hiprtcVersion(&major, &minor) == 0) g->rtc_version = major * 1000 + minor * 10;
     ctx->units = units > 0 ? (unsigned)units : 1;
-    ctx->vec32 = 4; /* as gpuact_vec in kernels/cuda/common.cuh */
-    ctx->vec16 = 8;
+    ctx->per_item32 = 8; /* gpuact_vec x GPUACT_UNROLL in kernels/cuda/common.cuh */
+    ctx->per_item16 = 16;
     return GPUACT_SUCCESS;
 fail:
     gpuact__gpu_destroy(ctx);

@@ -314,7 +314,7 @@ static gpuact_result gpuact__opencl_create(gpuact_context *ctx) {
     o->cl.clGetDeviceInfo(o->device, GPUACT__CL_DEVICE_NAME, sizeof ctx->device_name - 1, ctx->device_name, NULL);
     o->cl.clGetDeviceInfo(o->device, GPUACT__CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
     ctx->units = units ? units : 1;
-    ctx->vec32 = ctx->vec16 = 8;
+    ctx->per_item32 = ctx->per_item16 = 8; /* GPUACT_VEC in kernels/opencl/common.cl */
     return GPUACT_SUCCESS;
 fail:
     gpuact__opencl_destroy(ctx);
@@ -364,12 +364,12 @@ static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__lau
                                                                  gpuact__opencl_dbias};
     gpuact__opencl *o = GPUACT__CL(ctx);
     const char *const *lines = sources[L->op];
-    char options[256], name[96];
+    char options[256], name[96], defs[4][40];
     gpuact__cl_uint count = 0;
     gpuact__cl_int e = 0;
     while (lines[count]) count++;
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DGPUACT_T0=%s -DGPUACT_T1=%s -DGPUACT_T2=%s",
-             gpuact__dtype_name(L->t[0]), gpuact__dtype_name(L->t[1]), gpuact__dtype_name(L->t[2]));
+    gpuact__variant_defines(L, defs);
+    snprintf(options, sizeof options, "-cl-std=CL1.2 %s %s %s %s", defs[0], defs[1], defs[2], defs[3]);
     gpuact__kernel_name(L, name, sizeof name);
     slot->program = o->cl.clCreateProgramWithSource(o->context, count, (const char **)lines, NULL, &e);
     if (!slot->program) return gpuact__cl_fail(e, "clCreateProgramWithSource");

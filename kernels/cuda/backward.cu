@@ -1,48 +1,68 @@
 /* Backward: dx = select(passes, dy (* scale), +0), leaky: (dy (* scale)) *
    slope where it does not pass; the region from the mask or from aux (the
-   forward's x or y). With GPUACT_F_DBIAS each row group (blockIdx.y) also
-   writes its column sums of the stored dx to part[blockIdx.y][c], in row
-   order. DY = dy, DX = dx, S = the region's source (DY when from the mask). */
+   forward's x or y). SPEC = KIND + 3 * FROM_MASK + 6 * DBIAS + 12 * PLAIN;
+   PLAIN: scale 1 and DY = DX, so a passing element is dy's own bits. With
+   DBIAS each row group (blockIdx.y) writes its column sums of the stored dx
+   to part[blockIdx.y][c], adding its rows in order.
+   DY = dy, DX = dx, S = the region's source (DY when from the mask). */
 #ifndef GPUACT_DIALECT
 #include "dialect.cuh"
 #endif
 #include "common.cuh"
 
-template <class DY, class DX, class S>
+template <class DY, class DX, class S, int SPEC>
 __device__ __forceinline__ void backward(GPUACT_PARAMS) {
-    enum { VEC = gpuact_vec<DY, DX, S>::value };
-    const gpuact_u64 cv = (gpuact_u64)blockIdx.x * GPUACT_BLOCK + threadIdx.x, c0 = cv * VEC;
-    const bool from_mask = flags & GPUACT_F_MASK, dbias = flags & GPUACT_F_DBIAS, in_row = c0 < cols;
+    enum { VEC = gpuact_vec<DY, DX, S>::value, U = GPUACT_UNROLL, KIND = SPEC % 3, FROM_MASK = SPEC / 3 % 2 };
+    enum { DBIAS = SPEC / 6 % 2, SELECT = SPEC / 12 && gpuact_same<DY, DX>::value };
+    const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (GPUACT_BLOCK * U) + threadIdx.x;
     const bool aligned = gpuact_rows_aligned(in, ld_in * DY::size, rows) &&
                          gpuact_rows_aligned(out, ld_out * DX::size, rows) &&
-                         (from_mask || gpuact_rows_aligned(aux, ld_aux * S::size, rows));
-    const bool vec_ok = aligned && c0 + VEC <= cols;
-    float acc[VEC];
+                         (FROM_MASK || gpuact_rows_aligned(aux, ld_aux * S::size, rows));
+    const bool do_scale = !SELECT && (flags & GPUACT_F_SCALE);
+    const gpuact_u32 cbits = gpuact_fromf<S>(ceiling); /* exact: see gpuact_passes_bits */
+    float acc[U][VEC];
 #pragma unroll
-    for (int k = 0; k < VEC; k++) acc[k] = 0.0f;
-    if (!in_row) return; /* no lane exchange in the backward */
+    for (int u = 0; u < U; u++)
+#pragma unroll
+        for (int k = 0; k < VEC; k++) acc[u][k] = 0.0f;
+    if (v0 * VEC >= cols) return; /* no lane exchange in the backward */
     for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
-        gpuact_u32 dy[VEC], s[VEC], dx[VEC], bits = 0;
-        gpuact_load<DY, VEC>(in + r * ld_in * DY::size, c0, cols, vec_ok, dy);
-        if (from_mask) bits = gpuact_mask_read<VEC>(mask + r * (mask_ld / 8), cv);
-        else gpuact_load<S, VEC>(aux + r * ld_aux * S::size, c0, cols, vec_ok, s);
+        gpuact_u32 dy[U][VEC], s[U][VEC], dx[U][VEC], bits[U];
 #pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            const float g = gpuact_tof<DY>(dy[k]);
-            const float gs = (flags & GPUACT_F_SCALE) ? g * scale : g;
-            const bool pass = from_mask ? (bits >> k) & 1u : gpuact_passes(kind, gpuact_tof<S>(s[k]), ceiling);
-            if (pass) dx[k] = (flags & GPUACT_F_RAW) && g != g ? dy[k] : gpuact_fromf<DX>(gs);
-            else dx[k] = gpuact_fromf<DX>(kind == 1 ? gs * slope : 0.0f);
-            if (dbias) acc[k] += gpuact_tof<DX>(dx[k]);
+        for (int u = 0; u < U; u++) { /* every load first */
+            const gpuact_u64 cv = v0 + u * GPUACT_BLOCK, c0 = cv * VEC;
+            const bool vec_ok = aligned && c0 + VEC <= cols;
+            if (c0 >= cols) continue;
+            gpuact_load<DY, VEC>(in + r * ld_in * DY::size, c0, cols, vec_ok, dy[u]);
+            if (FROM_MASK) bits[u] = gpuact_mask_read<VEC>(mask + r * (mask_ld / 8), cv);
+            else gpuact_load<S, VEC>(aux + r * ld_aux * S::size, c0, cols, vec_ok, s[u]);
         }
-        gpuact_store<DX, VEC>(out + r * ld_out * DX::size, c0, cols, vec_ok, dx);
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const gpuact_u64 c0 = (v0 + u * GPUACT_BLOCK) * VEC;
+            if (c0 >= cols) continue;
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                const bool pass = FROM_MASK ? (bits[u] >> k) & 1u : gpuact_passes_bits<S, KIND>(s[u][k], cbits);
+                const float g = gpuact_tof<DY>(dy[u][k]), gs = do_scale ? g * scale : g;
+                if (pass) dx[u][k] = SELECT ? dy[u][k] : gpuact_fromf<DX>(gs);
+                else dx[u][k] = KIND == 1 ? gpuact_fromf<DX>(gs * slope) : 0u;
+                if (DBIAS) acc[u][k] += gpuact_tof<DX>(dx[u][k]);
+            }
+            gpuact_store<DX, VEC>(out + r * ld_out * DX::size, c0, cols, aligned && c0 + VEC <= cols, dx[u]);
+        }
     }
-    if (dbias) {
+    if (DBIAS) {
         float *p = part + (gpuact_u64)blockIdx.y * cols;
 #pragma unroll
-        for (int k = 0; k < VEC; k++)
-            if (c0 + k < cols) p[c0 + k] = acc[k];
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                const gpuact_u64 c = (v0 + u * GPUACT_BLOCK) * VEC + k;
+                if (c < cols) p[c] = acc[u][k];
+            }
     }
 }
 
+#define GPUACT_SPECS GPUACT_SPECS_24
 GPUACT_INSTANTIATE(backward)

@@ -3,25 +3,32 @@
    gpuact_h2f, gpuact_f2h and GPUACT_FROM_NEXT_LANE).
 
    Every kernel has the parameter list GPUACT_PARAMS (see gpuact.h,
-   ">>backend interface"). A thread owns VEC consecutive elements of a row:
-   16 bytes of the widest array (VEC = 8 when every array is 16-bit, else 4),
-   loaded with one vector access when the rows are 16-byte aligned, element
-   by element otherwise and at a row's ragged end. Indices are 64-bit.
-   Data moves as raw bits so pass-through NaNs keep their payload. */
+   ">>backend interface") and is specialised at compile time by GPUACT_SPEC
+   (activation kind and mode, see gpuact__spec in gpuact.h), so each module
+   holds one straight-line path. A thread owns GPUACT_UNROLL vectors of VEC
+   consecutive elements of a row, BLOCK vectors apart (each warp access stays
+   contiguous; two 16-byte loads in flight per thread is what reaches the
+   copy bandwidth on an H200). A vector is 16 bytes of the widest array
+   (VEC = 8 when every array is 16-bit, else 4), loaded with one access when
+   rows are 16-byte aligned, element by element otherwise and at a row's
+   ragged end. Indices are 64-bit. Data moves as raw bits so pass-through
+   NaNs keep their payload. */
 #ifndef GPUACT_COMMON_CUH
 #define GPUACT_COMMON_CUH
 
 #define GPUACT_BLOCK 256
-#define GPUACT_F_BIAS 1
-#define GPUACT_F_MASK 2
+#define GPUACT_UNROLL 2
+#define GPUACT_F_BIAS 1  /* run-time flags of the general paths */
 #define GPUACT_F_SCALE 4
 #define GPUACT_F_RAW 8
-#define GPUACT_F_DBIAS 16
 
 /* dtype tags: the names are the ones in the kernel names */
 struct f32 { enum { size = 4 }; };
 struct f16 { enum { size = 2 }; };
 struct bf16 { enum { size = 2 }; };
+
+template <class A, class B> struct gpuact_same { enum { value = 0 }; };
+template <class A> struct gpuact_same<A, A> { enum { value = 1 }; };
 
 template <class T> __device__ __forceinline__ float gpuact_tof(gpuact_u32 b);
 template <> __device__ __forceinline__ float gpuact_tof<f32>(gpuact_u32 b) { return __uint_as_float(b); }
@@ -98,16 +105,39 @@ __device__ __forceinline__ bool gpuact_rows_aligned(const void *p, gpuact_u64 ld
 }
 
 /* The activation, DESIGN.md's tables: comparisons chosen so that a NaN
-   takes the pass-through branch by selection (never fmaxf/fminf). */
-__device__ __forceinline__ float gpuact_act(int kind, float z, float slope, float c) {
-    if (kind == 1) return z > 0.0f ? z : z * slope;
-    if (kind == 2) return z <= 0.0f ? 0.0f : (z >= c ? c : z);
+   takes the pass-through branch by selection (never fmaxf/fminf). KIND:
+   0 relu, 1 leaky, 2 clipped. */
+template <int KIND> __device__ __forceinline__ float gpuact_act(float z, float slope, float c) {
+    if (KIND == 1) return z > 0.0f ? z : z * slope;
+    if (KIND == 2) return z <= 0.0f ? 0.0f : (z >= c ? c : z);
     return z <= 0.0f ? 0.0f : z;
 }
-__device__ __forceinline__ bool gpuact_passes(int kind, float v, float c) {
-    if (kind == 1) return v > 0.0f;
-    if (kind == 2) return !(v <= 0.0f || v >= c);
+template <int KIND> __device__ __forceinline__ bool gpuact_passes(float v, float c) {
+    if (KIND == 1) return v > 0.0f;
+    if (KIND == 2) return !(v <= 0.0f || v >= c);
     return !(v <= 0.0f);
+}
+
+/* The same tests on raw bits of type T: a NaN by its exponent and mantissa,
+   order by the signed integer (exact for non-NaN values). The selection
+   paths use these, so no compiler can rewrite `z <= 0 ? 0 : x` into a
+   NaN-canonicalising max (NVIDIA's OpenCL compiler did), and f16 needs no
+   conversion. cbits: the ceiling as T (exact where these are used: the
+   elementwise ops round it to T, the epilogue's backward from y refuses
+   clipped ReLU). */
+template <class T> __device__ __forceinline__ int gpuact_sbits(gpuact_u32 b) {
+    return T::size == 4 ? (int)b : (int)(short)(unsigned short)b;
+}
+template <class T> __device__ __forceinline__ bool gpuact_nan_bits(gpuact_u32 b) {
+    return T::size == 4 ? (b & 0x7fffffffu) > 0x7f800000u
+                        : (b & 0x7fffu) > (gpuact_same<T, f16>::value ? 0x7c00u : 0x7f80u);
+}
+template <class T, int KIND> __device__ __forceinline__ bool gpuact_passes_bits(gpuact_u32 b, gpuact_u32 cbits) {
+    const bool nan = gpuact_nan_bits<T>(b);
+    const int v = gpuact_sbits<T>(b);
+    if (KIND == 1) return v > 0 && !nan;
+    if (KIND == 2) return nan || (v > 0 && v < gpuact_sbits<T>(cbits));
+    return nan || v > 0;
 }
 
 /* Mask bits of a thread's VEC elements. VEC 8: one byte per thread. VEC 4:
@@ -134,22 +164,40 @@ __device__ __forceinline__ gpuact_u32 gpuact_mask_read(const unsigned char *row,
 #define GPUACT_ARGS \
     in, out, aux, mask, part, rows, cols, ld_in, ld_out, ld_aux, mask_ld, scale, slope, ceiling, kind, flags
 
-/* extern "C" kernel gpuact_<op>_<a>_<b>_<c> running op<a, b, c>. The _X form
-   expands macro arguments (GPUACT_T0...) first. */
-#define GPUACT_KERNEL(op, a, b, c)                                                                  \
-    extern "C" __global__ void __launch_bounds__(GPUACT_BLOCK) gpuact_##op##_##a##_##b##_##c(GPUACT_PARAMS) { \
-        op<a, b, c>(GPUACT_ARGS);                                                                  \
+/* extern "C" kernel gpuact_<op>_<a>_<b>_<c>_<spec> running op<a, b, c, spec>.
+   The _X form expands macro arguments (GPUACT_T0...) first. */
+#define GPUACT_KERNEL(op, a, b, c, s)                                                               \
+    extern "C" __global__ void __launch_bounds__(GPUACT_BLOCK)                                      \
+        gpuact_##op##_##a##_##b##_##c##_##s(GPUACT_PARAMS) {                                        \
+        op<a, b, c, s>(GPUACT_ARGS);                                                                \
     }
-#define GPUACT_KERNEL_X(op, a, b, c) GPUACT_KERNEL(op, a, b, c)
-#define GPUACT_ALL_C(op, a, b) GPUACT_KERNEL(op, a, b, f32) GPUACT_KERNEL(op, a, b, f16) GPUACT_KERNEL(op, a, b, bf16)
-#define GPUACT_ALL_BC(op, a) GPUACT_ALL_C(op, a, f32) GPUACT_ALL_C(op, a, f16) GPUACT_ALL_C(op, a, bf16)
-#define GPUACT_ALL(op) GPUACT_ALL_BC(op, f32) GPUACT_ALL_BC(op, f16) GPUACT_ALL_BC(op, bf16)
-/* One variant (run-time builds: -DGPUACT_T0=.. -DGPUACT_T1=.. -DGPUACT_T2=..)
-   or all of them (-DGPUACT_ALL_VARIANTS: the fatbin and the checks). */
-#ifdef GPUACT_ALL_VARIANTS
-#define GPUACT_INSTANTIATE(op) GPUACT_ALL(op)
+#define GPUACT_KERNEL_X(op, a, b, c, s) GPUACT_KERNEL(op, a, b, c, s)
+/* One variant (run-time builds: -DGPUACT_T0=.. -DGPUACT_T1=.. -DGPUACT_T2=..
+   -DGPUACT_SPEC=..), all of them (-DGPUACT_ALL_VARIANTS: the fatbin and the
+   full check), or every dtype triple at one spec (-DGPUACT_ALL_DTYPES
+   -DGPUACT_SPEC=..). An op file defines GPUACT_SPECS, the list of its specs. */
+#define GPUACT_ALL_C(M, op, a, b) M(op, a, b, f32) M(op, a, b, f16) M(op, a, b, bf16)
+#define GPUACT_ALL_BC(M, op, a) GPUACT_ALL_C(M, op, a, f32) GPUACT_ALL_C(M, op, a, f16) GPUACT_ALL_C(M, op, a, bf16)
+#define GPUACT_ALL(M, op) GPUACT_ALL_BC(M, op, f32) GPUACT_ALL_BC(M, op, f16) GPUACT_ALL_BC(M, op, bf16)
+#define GPUACT_AT_SPEC(op, a, b, c) GPUACT_KERNEL_X(op, a, b, c, GPUACT_SPEC)
+#if defined(GPUACT_ALL_VARIANTS)
+#define GPUACT_INSTANTIATE(op) GPUACT_ALL(GPUACT_SPECS, op)
+#elif defined(GPUACT_ALL_DTYPES) /* every dtype triple at spec GPUACT_SPEC: the quicker checks */
+#define GPUACT_INSTANTIATE(op) GPUACT_ALL(GPUACT_AT_SPEC, op)
 #else
-#define GPUACT_INSTANTIATE(op) GPUACT_KERNEL_X(op, GPUACT_T0, GPUACT_T1, GPUACT_T2)
+#define GPUACT_INSTANTIATE(op) GPUACT_KERNEL_X(op, GPUACT_T0, GPUACT_T1, GPUACT_T2, GPUACT_SPEC)
 #endif
+#define GPUACT_SPECS_1(op, a, b, c) GPUACT_KERNEL(op, a, b, c, 0)
+#define GPUACT_SPECS_12(op, a, b, c)                                                                \
+    GPUACT_KERNEL(op, a, b, c, 0) GPUACT_KERNEL(op, a, b, c, 1) GPUACT_KERNEL(op, a, b, c, 2)      \
+    GPUACT_KERNEL(op, a, b, c, 3) GPUACT_KERNEL(op, a, b, c, 4) GPUACT_KERNEL(op, a, b, c, 5)      \
+    GPUACT_KERNEL(op, a, b, c, 6) GPUACT_KERNEL(op, a, b, c, 7) GPUACT_KERNEL(op, a, b, c, 8)      \
+    GPUACT_KERNEL(op, a, b, c, 9) GPUACT_KERNEL(op, a, b, c, 10) GPUACT_KERNEL(op, a, b, c, 11)
+#define GPUACT_SPECS_24(op, a, b, c)                                                                \
+    GPUACT_SPECS_12(op, a, b, c) GPUACT_KERNEL(op, a, b, c, 12) GPUACT_KERNEL(op, a, b, c, 13)     \
+    GPUACT_KERNEL(op, a, b, c, 14) GPUACT_KERNEL(op, a, b, c, 15) GPUACT_KERNEL(op, a, b, c, 16)   \
+    GPUACT_KERNEL(op, a, b, c, 17) GPUACT_KERNEL(op, a, b, c, 18) GPUACT_KERNEL(op, a, b, c, 19)   \
+    GPUACT_KERNEL(op, a, b, c, 20) GPUACT_KERNEL(op, a, b, c, 21) GPUACT_KERNEL(op, a, b, c, 22)   \
+    GPUACT_KERNEL(op, a, b, c, 23)
 
 #endif

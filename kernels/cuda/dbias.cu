@@ -6,7 +6,7 @@
 #endif
 #include "common.cuh"
 
-template <class A, class D, class C>
+template <class A, class D, class C, int SPEC>
 __device__ __forceinline__ void dbias(GPUACT_PARAMS) {
     const gpuact_u64 c = (gpuact_u64)blockIdx.x * GPUACT_BLOCK + threadIdx.x;
     const float *p = reinterpret_cast<const float *>(in);
@@ -19,4 +19,5 @@ __device__ __forceinline__ void dbias(GPUACT_PARAMS) {
     else reinterpret_cast<unsigned short *>(out)[c] = (unsigned short)gpuact_fromf<D>(sum);
 }
 
+#define GPUACT_SPECS GPUACT_SPECS_1
 GPUACT_INSTANTIATE(dbias)

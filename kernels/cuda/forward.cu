@@ -1,39 +1,65 @@
 /* Forward: y[r][c] = act(x[r][c] (+ bias[c])) (* scale), and the mask bits.
-   X = x, Y = y, B = bias (X when there is none). */
+   X = x, Y = y, B = bias (X when there is none). SPEC = KIND + 3 * MASK +
+   6 * PLAIN; PLAIN: no bias, scale 1, X = Y, so the result is a selection
+   of x's own bits (NaN payloads kept) and nothing is converted back. */
 #ifndef GPUACT_DIALECT
 #include "dialect.cuh"
 #endif
 #include "common.cuh"
 
-template <class X, class Y, class B>
+template <class X, class Y, class B, int SPEC>
 __device__ __forceinline__ void forward(GPUACT_PARAMS) {
-    enum { VEC = gpuact_vec<X, Y, B>::value };
-    const gpuact_u64 cv = (gpuact_u64)blockIdx.x * GPUACT_BLOCK + threadIdx.x, c0 = cv * VEC;
-    const bool has_bias = flags & GPUACT_F_BIAS, in_row = c0 < cols;
+    enum { VEC = gpuact_vec<X, Y, B>::value, U = GPUACT_UNROLL, KIND = SPEC % 3, MASK = SPEC / 3 % 2 };
+    enum { SELECT = SPEC / 6 && gpuact_same<X, Y>::value };
+    const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (GPUACT_BLOCK * U) + threadIdx.x;
+    const bool has_bias = !SELECT && (flags & GPUACT_F_BIAS);
     const bool aligned = gpuact_rows_aligned(in, ld_in * X::size, rows) &&
                          gpuact_rows_aligned(out, ld_out * Y::size, rows) &&
                          (!has_bias || (gpuact_u64)aux % 16 == 0);
-    const bool vec_ok = aligned && c0 + VEC <= cols;
-    gpuact_u32 b[VEC];
-    (void)part; (void)ld_aux;
-    if (has_bias && in_row) gpuact_load<B, VEC>(aux, c0, cols, vec_ok, b);
-    for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
-        gpuact_u32 x[VEC], y[VEC], bits = 0;
-        if (in_row) {
-            gpuact_load<X, VEC>(in + r * ld_in * X::size, c0, cols, vec_ok, x);
+    const gpuact_u32 cbits = gpuact_fromf<Y>(ceiling); /* clipped's ceiling as Y */
+    gpuact_u32 b[U][VEC];
+    (void)part; (void)ld_aux; (void)cbits;
 #pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                float z = gpuact_tof<X>(x[k]), v;
-                if (has_bias) z += gpuact_tof<B>(b[k]);
-                v = gpuact_act(kind, z, slope, ceiling);
-                if (flags & GPUACT_F_SCALE) v *= scale;
-                y[k] = (flags & GPUACT_F_RAW) && z != z ? x[k] : gpuact_fromf<Y>(v);
-                bits |= (gpuact_u32)(gpuact_passes(kind, z, ceiling) && c0 + k < cols) << k;
-            }
-            gpuact_store<Y, VEC>(out + r * ld_out * Y::size, c0, cols, vec_ok, y);
+    for (int u = 0; u < U; u++) {
+        const gpuact_u64 c0 = (v0 + u * GPUACT_BLOCK) * VEC;
+        if (has_bias && c0 < cols) gpuact_load<B, VEC>(aux, c0, cols, aligned && c0 + VEC <= cols, b[u]);
+    }
+    for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
+        gpuact_u32 x[U][VEC], y[U][VEC], bits[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) { /* every load first: two vectors in flight */
+            const gpuact_u64 c0 = (v0 + u * GPUACT_BLOCK) * VEC;
+            if (c0 < cols) gpuact_load<X, VEC>(in + r * ld_in * X::size, c0, cols, aligned && c0 + VEC <= cols, x[u]);
         }
-        if (flags & GPUACT_F_MASK) gpuact_mask_write<VEC>(mask + r * (mask_ld / 8), cv, in_row, bits);
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const gpuact_u64 cv = v0 + u * GPUACT_BLOCK, c0 = cv * VEC;
+            bits[u] = 0;
+            if (c0 < cols) {
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    bool pass;
+                    if (SELECT) { /* y is x's bits, +0, the ceiling, or (leaky) x * slope */
+                        pass = gpuact_passes_bits<X, KIND>(x[u][k], cbits);
+                        if (KIND == 1) y[u][k] = pass ? x[u][k] : gpuact_fromf<Y>(gpuact_tof<X>(x[u][k]) * slope);
+                        else y[u][k] = pass ? x[u][k] : (KIND == 2 && gpuact_sbits<X>(x[u][k]) > 0) ? cbits : 0u;
+                    } else {
+                        float z = gpuact_tof<X>(x[u][k]);
+                        if (has_bias) z += gpuact_tof<B>(b[u][k]);
+                        float v = gpuact_act<KIND>(z, slope, ceiling);
+                        if (flags & GPUACT_F_SCALE) v *= scale;
+                        /* no bias, scale 1, X = Y but a ceiling inexact in X: NaN keeps its bits */
+                        y[u][k] = (flags & GPUACT_F_RAW) && gpuact_nan_bits<X>(x[u][k]) ? x[u][k] : gpuact_fromf<Y>(v);
+                        pass = gpuact_passes<KIND>(z, ceiling);
+                    }
+                    if (MASK) bits[u] |= (gpuact_u32)(pass && c0 + k < cols) << k;
+                }
+                gpuact_store<Y, VEC>(out + r * ld_out * Y::size, c0, cols, aligned && c0 + VEC <= cols, y[u]);
+            }
+            if (MASK) gpuact_mask_write<VEC>(mask + r * (mask_ld / 8), cv, c0 < cols, bits[u]);
+        }
     }
 }
 
+#define GPUACT_SPECS GPUACT_SPECS_12
 GPUACT_INSTANTIATE(forward)

@@ -1,17 +1,25 @@
 /* Backward: dx = select(passes, dy (* scale), +0), leaky: (dy (* scale)) *
    slope where it does not pass; the region from the mask or from aux (the
-   forward's x or y). With GPUACT_F_DBIAS every row group (get_group_id(1))
-   also writes its column sums of the stored dx to part[group][c].
+   forward's x or y). SPEC = KIND + 3 * FROM_MASK + 6 * DBIAS + 12 * PLAIN;
+   PLAIN (scale 1, T0 = T1): a passing element is dy's own bits. With DBIAS
+   every row group (get_group_id(1)) also writes its column sums of the
+   stored dx to part[group][c], adding its rows in order.
    T0 = dy, T1 = dx, T2 = the region's source. */
 #include "common.cl"
 
+#define FROM_MASK (GPUACT_SPEC / 3 % 2)
+#define DBIAS (GPUACT_SPEC / 6 % 2)
+#define SELECT (GPUACT_SPEC / 12)
+
 __kernel void GPUACT_NAME(gpuact_backward_)(GPUACT_PARAMS) {
     const ulong c0 = get_global_id(0) * GPUACT_VEC;
-    const int from_mask = flags & GPUACT_F_MASK, dbias = flags & GPUACT_F_DBIAS;
+    int from_mask = FROM_MASK, select = SELECT, dbias = DBIAS; /* not const: clang warns on `constant && x` */
     const int aligned = gpuact_rows_aligned(in_off, ld_in, SZ(GPUACT_T0), rows) &&
                         gpuact_rows_aligned(out_off, ld_out, SZ(GPUACT_T1), rows) &&
                         (from_mask || gpuact_rows_aligned(aux_off, ld_aux, SZ(GPUACT_T2), rows));
     const int vec_ok = aligned && c0 + GPUACT_VEC <= cols;
+    const int do_scale = !select && (flags & GPUACT_F_SCALE);
+    const uint cbits = FROMF(GPUACT_T2)(ceiling); /* exact: see GPUACT_PASSES_BITS */
     uint dy[GPUACT_VEC], s[GPUACT_VEC], dx[GPUACT_VEC];
     float acc[GPUACT_VEC];
     if (c0 >= cols) return;
@@ -26,14 +34,10 @@ __kernel void GPUACT_NAME(gpuact_backward_)(GPUACT_PARAMS) {
         else
             GPUACT_LOAD8(GPUACT_T2, aux + aux_off + r * ld_aux * SZ(GPUACT_T2), c0, cols, vec_ok, s);
         for (int k = 0; k < GPUACT_VEC; k++) {
-            const float g = TOF(GPUACT_T0)(dy[k]);
-            const float gs = (flags & GPUACT_F_SCALE) ? g * scale : g;
-            const int pass = from_mask ? (int)((bits >> k) & 1u)
-                                       : gpuact_passes(kind, TOF(GPUACT_T2)(s[k]), ceiling);
-            if (pass)
-                dx[k] = (flags & GPUACT_F_RAW) && g != g ? dy[k] : FROMF(GPUACT_T1)(gs);
-            else
-                dx[k] = FROMF(GPUACT_T1)(kind == 1 ? gs * slope : 0.0f);
+            const int pass = from_mask ? (int)((bits >> k) & 1u) : GPUACT_PASSES_BITS(GPUACT_T2, s[k], cbits);
+            const float g = TOF(GPUACT_T0)(dy[k]), gs = do_scale ? g * scale : g;
+            if (pass) dx[k] = select ? dy[k] : FROMF(GPUACT_T1)(gs);
+            else dx[k] = GPUACT_KIND == 1 ? FROMF(GPUACT_T1)(gs * slope) : 0u;
             if (dbias && c0 + k < cols) acc[k] += TOF(GPUACT_T1)(dx[k]);
         }
         GPUACT_STORE8(GPUACT_T1, dxr, c0, cols, vec_ok, dx);

@@ -1,8 +1,9 @@
 /* gpuact OpenCL kernels: shared pieces. Each program is built with
    -DGPUACT_T0=<dtype> -DGPUACT_T1=<dtype> -DGPUACT_T2=<dtype> (f32, f16,
-   bf16) and defines one kernel, gpuact_<op>_<T0>_<T1>_<T2>, with the
-   parameter list of GPUACT_PARAMS (the same for every op; see gpuact.h,
-   ">>backend interface").
+   bf16) -DGPUACT_SPEC=<n> and defines one kernel,
+   gpuact_<op>_<T0>_<T1>_<T2>_<SPEC>, with the parameter list of
+   GPUACT_PARAMS (the same for every op; see gpuact.h, ">>backend
+   interface", which also defines the spec numbers).
 
    Data is handled as raw bits (uint) so that pass-through NaNs keep their
    payload; f16 uses vload_half/vstore_half_rte, which need no cl_khr_fp16.
@@ -12,14 +13,14 @@
 
 #define GPUACT_CAT_(a, b) a##b
 #define GPUACT_CAT(a, b) GPUACT_CAT_(a, b)
-#define GPUACT_NAME(op) \
-    GPUACT_CAT(GPUACT_CAT(GPUACT_CAT(GPUACT_CAT(GPUACT_CAT(op, GPUACT_T0), _), GPUACT_T1), _), GPUACT_T2)
+#define GPUACT_NAME(op)                                                                                  \
+    GPUACT_CAT(GPUACT_CAT(GPUACT_CAT(GPUACT_CAT(GPUACT_CAT(GPUACT_CAT(GPUACT_CAT(op, GPUACT_T0), _), GPUACT_T1), \
+                                                         _), GPUACT_T2), _), GPUACT_SPEC)
+#define GPUACT_KIND (GPUACT_SPEC % 3)
 
-#define GPUACT_F_BIAS 1
-#define GPUACT_F_MASK 2
+#define GPUACT_F_BIAS 1 /* run-time flags of the general paths */
 #define GPUACT_F_SCALE 4
 #define GPUACT_F_RAW 8
-#define GPUACT_F_DBIAS 16
 #define GPUACT_VEC 8
 
 #define GPUACT_PARAMS                                                                             \
@@ -73,7 +74,17 @@ uint fromf_bf16(float v) { /* round to nearest even; a NaN stays a (quiet) NaN *
     return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
 }
 
+/* Raw-bit tests (see gpuact_passes_bits): signed order and NaN per format. */
+int sbits_f32(uint b) { return (int)b; }
+int sbits_f16(uint b) { return (int)(short)(ushort)b; }
+int sbits_bf16(uint b) { return (int)(short)(ushort)b; }
+int isnan_f32(uint b) { return (b & 0x7fffffffu) > 0x7f800000u; }
+int isnan_f16(uint b) { return (b & 0x7fffu) > 0x7c00u; }
+int isnan_bf16(uint b) { return (b & 0x7fffu) > 0x7f80u; }
+
 #define SZ(t) GPUACT_CAT(SZ_, t)
+#define SBITS(t) GPUACT_CAT(sbits_, t)
+#define ISNAN(t) GPUACT_CAT(isnan_, t)
 #define LD1(t) GPUACT_CAT(ld1_, t)
 #define ST1(t) GPUACT_CAT(st1_, t)
 #define LD8(t) GPUACT_CAT(ld8_, t)
@@ -108,15 +119,26 @@ int gpuact_rows_aligned(ulong off, ulong ld, ulong size, ulong rows) {
     return off % 16 == 0 && (rows == 1 || (ld * size) % 16 == 0);
 }
 
-/* ---- the activation, DESIGN.md's tables. Comparisons written so that a NaN
-   takes the pass-through branch by selection (never fmax/fmin). */
-float gpuact_act(int kind, float z, float slope, float c) {
-    if (kind == 1) return z > 0.0f ? z : z * slope;
-    if (kind == 2) return z <= 0.0f ? 0.0f : (z >= c ? c : z);
+/* ---- the activation of kind GPUACT_KIND, DESIGN.md's tables. Comparisons
+   written so that a NaN takes the pass-through branch by selection (never
+   fmax/fmin). */
+float gpuact_act(float z, float slope, float c) {
+    if (GPUACT_KIND == 1) return z > 0.0f ? z : z * slope;
+    if (GPUACT_KIND == 2) return z <= 0.0f ? 0.0f : (z >= c ? c : z);
     return z <= 0.0f ? 0.0f : z;
 }
-int gpuact_passes(int kind, float v, float c) {
-    if (kind == 1) return v > 0.0f;
-    if (kind == 2) return !(v <= 0.0f || v >= c);
+int gpuact_passes(float v, float c) {
+    if (GPUACT_KIND == 1) return v > 0.0f;
+    if (GPUACT_KIND == 2) return !(v <= 0.0f || v >= c);
     return !(v <= 0.0f);
 }
+
+/* The same test on raw bits of type t, for the selection paths: no compiler
+   can rewrite `z <= 0 ? 0 : x` on bits into a NaN-canonicalising max (NVIDIA's
+   OpenCL compiler did, on floats). cbits: the ceiling as t (exact where
+   used: elementwise ops round it to t; the epilogue's backward from y
+   refuses clipped ReLU). */
+#define GPUACT_PASSES_BITS(t, b, cbits)                                                          \
+    (GPUACT_KIND == 1 ? (SBITS(t)(b) > 0 && !ISNAN(t)(b))                                        \
+     : GPUACT_KIND == 2 ? (ISNAN(t)(b) || (SBITS(t)(b) > 0 && SBITS(t)(b) < SBITS(t)(cbits)))      \
+                        : (ISNAN(t)(b) || SBITS(t)(b) > 0))

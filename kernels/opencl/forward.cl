@@ -1,14 +1,21 @@
 /* Forward: y[r][c] = act(x[r][c] (+ bias[c])) (* scale), and the mask byte
-   of the work-item's 8 columns. T0 = x, T1 = y, T2 = bias. */
+   of the work-item's 8 columns. T0 = x, T1 = y, T2 = bias. SPEC = KIND +
+   3 * MASK + 6 * PLAIN; PLAIN (no bias, scale 1, T0 = T1): the result is a
+   selection of x's own bits, nothing is converted back. */
 #include "common.cl"
+
+#define MASK (GPUACT_SPEC / 3 % 2)
+#define SELECT (GPUACT_SPEC / 6)
 
 __kernel void GPUACT_NAME(gpuact_forward_)(GPUACT_PARAMS) {
     const ulong c0 = get_global_id(0) * GPUACT_VEC;
-    const int has_bias = flags & GPUACT_F_BIAS, has_mask = flags & GPUACT_F_MASK;
+    int select = SELECT, has_mask = MASK; /* not const: clang warns on `constant && x` */
+    const int has_bias = !select && (flags & GPUACT_F_BIAS);
     const int aligned = gpuact_rows_aligned(in_off, ld_in, SZ(GPUACT_T0), rows) &&
                         gpuact_rows_aligned(out_off, ld_out, SZ(GPUACT_T1), rows) &&
                         (!has_bias || aux_off % 16 == 0);
     const int vec_ok = aligned && c0 + GPUACT_VEC <= cols;
+    const uint cbits = FROMF(GPUACT_T1)(ceiling);
     uint b[GPUACT_VEC], x[GPUACT_VEC], y[GPUACT_VEC];
     if (c0 >= cols) return;
     if (has_bias) GPUACT_LOAD8(GPUACT_T2, aux + aux_off, c0, cols, vec_ok, b);
@@ -18,12 +25,21 @@ __kernel void GPUACT_NAME(gpuact_forward_)(GPUACT_PARAMS) {
         uint bits = 0;
         GPUACT_LOAD8(GPUACT_T0, xr, c0, cols, vec_ok, x);
         for (int k = 0; k < GPUACT_VEC; k++) {
+#if SELECT /* y is x's bits, +0, the ceiling, or (leaky) x * slope */
+            const int pass = GPUACT_PASSES_BITS(GPUACT_T0, x[k], cbits);
+            if (GPUACT_KIND == 1) y[k] = pass ? x[k] : FROMF(GPUACT_T1)(TOF(GPUACT_T0)(x[k]) * slope);
+            else y[k] = pass ? x[k] : (GPUACT_KIND == 2 && SBITS(GPUACT_T0)(x[k]) > 0) ? cbits : 0u;
+#else
             float z = TOF(GPUACT_T0)(x[k]), v;
+            int pass;
             if (has_bias) z += TOF(GPUACT_T2)(b[k]);
-            v = gpuact_act(kind, z, slope, ceiling);
+            v = gpuact_act(z, slope, ceiling);
             if (flags & GPUACT_F_SCALE) v *= scale;
-            y[k] = (flags & GPUACT_F_RAW) && z != z ? x[k] : FROMF(GPUACT_T1)(v);
-            bits |= (uint)(gpuact_passes(kind, z, ceiling) && c0 + k < cols) << k;
+            /* no bias, scale 1, T0 = T1 but a ceiling inexact in T0: NaN keeps its bits */
+            y[k] = (flags & GPUACT_F_RAW) && ISNAN(GPUACT_T0)(x[k]) ? x[k] : FROMF(GPUACT_T1)(v);
+            pass = gpuact_passes(z, ceiling);
+#endif
+            if (has_mask) bits |= (uint)(pass && c0 + k < cols) << k;
         }
         GPUACT_STORE8(GPUACT_T1, yr, c0, cols, vec_ok, y);
         if (has_mask) mask[mask_off + r * (mask_ld / 8) + c0 / 8] = (uchar)bits;

@@ -1,0 +1,596 @@
+/*
+test_validation.c -- every caller mistake is GPUACT_ERROR_INVALID_ARGUMENT,
+with a message, and nothing launched or written.
+
+Each bad call starts from a valid description (checked first to be
+accepted) and changes one thing. Afterwards the stream is synchronized and
+every buffer read back: all must still hold their fill pattern. Runs on
+OpenCL when available, else the first backend that is; with none it prints
+the SKIP reason and "0 passed, 0 failed".
+
+    usage: test_validation [-v]     -v lists every case with the library's message
+*/
+#define GPUACT_IMPLEMENTATION
+#include "../gpuact.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static gpuact_context *ctx;
+static int verbose;
+static unsigned long n_passed, n_failed;
+
+#define BUF_BYTES 4096
+#define N 64            /* elementwise n: 256 bytes of f32 */
+#define ROWS 4          /* epilogue shape */
+#define COLS 16
+
+/* The buffers every call points into, each filled with its own byte. */
+enum { X, Y, DY, DX, MASK, BIAS, DBIAS, N_BUFS };
+static const char *const BUF_NAMES[N_BUFS] = {"x", "y", "dy", "dx", "mask", "bias", "dbias"};
+static gpuact_buffer bufs[N_BUFS];
+static const gpuact_buffer ABSENT = {NULL, 0};
+
+static unsigned char pattern_of(int b) { return (unsigned char)(0x3C + 17 * b); }
+
+static gpuact_buffer buf(int b, size_t offset)
+{
+    gpuact_buffer r = bufs[b];
+    r.offset = offset;
+    return r;
+}
+
+static const char *first_line(const char *s)
+{
+    static char line[300];
+    size_t n = strcspn(s, "\n");
+    if (n >= sizeof line)
+        n = sizeof line - 1;
+    memcpy(line, s, n);
+    line[n] = '\0';
+    return line;
+}
+
+static void report(int ok, const char *what, const char *why)
+{
+    if (ok) {
+        n_passed++;
+        if (verbose)
+            printf("ok   %s%s%s\n", what, *why ? ": " : "", why);
+    } else {
+        n_failed++;
+        printf("FAIL %s: %s\n", what, why);
+    }
+    fflush(stdout);
+}
+
+static int fill_patterns(void)
+{
+    static unsigned char fill[BUF_BYTES];
+    int b;
+    for (b = 0; b < N_BUFS; b++) {
+        memset(fill, pattern_of(b), sizeof fill);
+        if (gpuact_buffer_write(ctx, bufs[b], fill, sizeof fill) != GPUACT_SUCCESS)
+            return 0;
+    }
+    return 1;
+}
+
+/* "" when every buffer still holds its pattern, else what changed. */
+static const char *untouched(void)
+{
+    static unsigned char got[BUF_BYTES];
+    static char why[200];
+    gpuact_result r = gpuact_synchronize(ctx, NULL);
+    int b;
+    size_t i;
+    if (r != GPUACT_SUCCESS) {
+        snprintf(why, sizeof why, "gpuact_synchronize returned %s", gpuact_result_string(r));
+        return why;
+    }
+    for (b = 0; b < N_BUFS; b++) {
+        if ((r = gpuact_buffer_read(ctx, got, bufs[b], sizeof got)) != GPUACT_SUCCESS) {
+            snprintf(why, sizeof why, "gpuact_buffer_read returned %s", gpuact_result_string(r));
+            return why;
+        }
+        for (i = 0; i < sizeof got; i++) {
+            if (got[i] != pattern_of(b)) {
+                snprintf(why, sizeof why, "%s byte %zu was written: 0x%02x, pattern 0x%02x",
+                         BUF_NAMES[b], i, got[i], pattern_of(b));
+                fill_patterns();
+                return why;
+            }
+        }
+    }
+    return "";
+}
+
+/* A caller mistake: INVALID_ARGUMENT, a message, nothing written. */
+static void expect_invalid(const char *what, gpuact_result r)
+{
+    char why[400], msg[300];
+    const char *changed;
+    snprintf(msg, sizeof msg, "%s", first_line(gpuact_last_error()));   /* before the read-back */
+    changed = untouched();
+    if (r != GPUACT_ERROR_INVALID_ARGUMENT)
+        snprintf(why, sizeof why, "returned %s, want GPUACT_ERROR_INVALID_ARGUMENT (%s)",
+                 gpuact_result_string(r), msg);
+    else if (!*msg)
+        snprintf(why, sizeof why, "gpuact_last_error() is empty");
+    else if (*changed)
+        snprintf(why, sizeof why, "%s", changed);
+    else
+        snprintf(why, sizeof why, "%s", msg);
+    report(r == GPUACT_ERROR_INVALID_ARGUMENT && *msg && !*changed, what, why);
+}
+
+/* Valid and empty (n = 0, rows = 0, cols = 0): success, nothing written. */
+static void expect_nothing(const char *what, gpuact_result r)
+{
+    char why[400];
+    const char *changed = untouched();
+    if (r != GPUACT_SUCCESS)
+        snprintf(why, sizeof why, "returned %s (%s)", gpuact_result_string(r), first_line(gpuact_last_error()));
+    else
+        snprintf(why, sizeof why, "%s", changed);
+    report(r == GPUACT_SUCCESS && !*changed, what, why);
+}
+
+/* Valid: success. It may write, so the patterns are restored afterwards. */
+static void expect_accepted(const char *what, gpuact_result r)
+{
+    char why[400] = "";
+    gpuact_result s = r == GPUACT_SUCCESS ? gpuact_synchronize(ctx, NULL) : r;
+    if (r != GPUACT_SUCCESS)
+        snprintf(why, sizeof why, "returned %s (%s)", gpuact_result_string(r), first_line(gpuact_last_error()));
+    else if (s != GPUACT_SUCCESS)
+        snprintf(why, sizeof why, "gpuact_synchronize returned %s", gpuact_result_string(s));
+    report(r == GPUACT_SUCCESS && s == GPUACT_SUCCESS, what, why);
+    fill_patterns();
+}
+
+static void expect_true(const char *what, int ok, const char *why)
+{
+    report(ok, what, ok ? "" : why);
+}
+
+/* >>valid descriptions that each case changes in one place */
+
+static gpuact_activation relu(void)
+{
+    gpuact_activation a;
+    memset(&a, 0, sizeof a);
+    return a;
+}
+
+static gpuact_activation act(gpuact_activation_kind kind, float slope, float ceiling)
+{
+    gpuact_activation a = relu();
+    a.kind = kind;
+    a.negative_slope = slope;
+    a.ceiling = ceiling;
+    return a;
+}
+
+static gpuact_forward_desc fwd(void)
+{
+    gpuact_forward_desc d;
+    memset(&d, 0, sizeof d);
+    d.dtype = GPUACT_F32;
+    d.n = N;
+    d.x = buf(X, 0);
+    d.y = buf(Y, 0);
+    d.mask = buf(MASK, 0);
+    return d;
+}
+
+static gpuact_backward_desc bwd(void)
+{
+    gpuact_backward_desc d;
+    memset(&d, 0, sizeof d);
+    d.dtype = GPUACT_F32;
+    d.n = N;
+    d.dy = buf(DY, 0);
+    d.dx = buf(DX, 0);
+    d.x = buf(X, 0);
+    return d;
+}
+
+static gpuact_epilogue_desc epi(void)
+{
+    gpuact_epilogue_desc d;
+    memset(&d, 0, sizeof d);
+    d.rows = ROWS;
+    d.cols = COLS;
+    d.x = buf(X, 0);
+    d.y = buf(Y, 0);
+    d.bias = buf(BIAS, 0);
+    d.mask = buf(MASK, 0);
+    return d;
+}
+
+static gpuact_epilogue_backward_desc epib(void)
+{
+    gpuact_epilogue_backward_desc d;
+    memset(&d, 0, sizeof d);
+    d.rows = ROWS;
+    d.cols = COLS;
+    d.dy = buf(DY, 0);
+    d.dx = buf(DX, 0);
+    d.mask = buf(MASK, 0);
+    d.dbias = buf(DBIAS, 0);
+    return d;
+}
+
+/* Each op with a description: the call the cases below read through. */
+static gpuact_result F(gpuact_forward_desc d) { return gpuact_forward(ctx, &d, NULL); }
+static gpuact_result B(gpuact_backward_desc d) { return gpuact_backward(ctx, &d, NULL); }
+static gpuact_result E(gpuact_epilogue_desc d) { return gpuact_epilogue_forward(ctx, &d, NULL); }
+static gpuact_result EB(gpuact_epilogue_backward_desc d) { return gpuact_epilogue_backward(ctx, &d, NULL); }
+
+/* >>cases */
+
+static void baselines(void)
+{
+    gpuact_epilogue_backward_desc eb = epib();
+    expect_accepted("baseline relu_forward", gpuact_relu_forward(ctx, GPUACT_F32, N, buf(X, 0), buf(Y, 0), NULL));
+    expect_accepted("baseline relu_backward", gpuact_relu_backward(ctx, GPUACT_F32, N, buf(DY, 0), buf(X, 0), buf(DX, 0), NULL));
+    expect_accepted("baseline forward", F(fwd()));
+    expect_accepted("baseline backward", B(bwd()));
+    expect_accepted("baseline epilogue_forward", E(epi()));
+    expect_accepted("baseline epilogue_backward", EB(eb));
+    eb.mask = ABSENT;
+    eb.y = buf(Y, 0);
+    expect_accepted("baseline epilogue_backward from y", EB(eb));
+}
+
+static void null_arguments(void)
+{
+    gpuact_forward_desc f = fwd();
+    gpuact_backward_desc b = bwd();
+    gpuact_epilogue_desc e = epi();
+    gpuact_epilogue_backward_desc eb = epib();
+    gpuact_buffer out;
+    char host[16];
+    memset(host, 0, sizeof host);
+
+    expect_invalid("relu_forward: NULL context", gpuact_relu_forward(NULL, GPUACT_F32, N, buf(X, 0), buf(Y, 0), NULL));
+    expect_invalid("relu_backward: NULL context", gpuact_relu_backward(NULL, GPUACT_F32, N, buf(DY, 0), buf(X, 0), buf(DX, 0), NULL));
+    expect_invalid("forward: NULL context", gpuact_forward(NULL, &f, NULL));
+    expect_invalid("backward: NULL context", gpuact_backward(NULL, &b, NULL));
+    expect_invalid("epilogue_forward: NULL context", gpuact_epilogue_forward(NULL, &e, NULL));
+    expect_invalid("epilogue_backward: NULL context", gpuact_epilogue_backward(NULL, &eb, NULL));
+    expect_invalid("synchronize: NULL context", gpuact_synchronize(NULL, NULL));
+    expect_invalid("buffer_alloc: NULL context", gpuact_buffer_alloc(NULL, 64, &out));
+    expect_invalid("buffer_alloc: NULL out", gpuact_buffer_alloc(ctx, 64, NULL));
+    expect_invalid("buffer_write: NULL context", gpuact_buffer_write(NULL, buf(X, 0), host, sizeof host));
+    expect_invalid("buffer_read: NULL context", gpuact_buffer_read(NULL, host, buf(X, 0), sizeof host));
+    expect_invalid("forward: NULL desc", gpuact_forward(ctx, NULL, NULL));
+    expect_invalid("backward: NULL desc", gpuact_backward(ctx, NULL, NULL));
+    expect_invalid("epilogue_forward: NULL desc", gpuact_epilogue_forward(ctx, NULL, NULL));
+    expect_invalid("epilogue_backward: NULL desc", gpuact_epilogue_backward(ctx, NULL, NULL));
+}
+
+static void absent_buffers(void)
+{
+    gpuact_forward_desc f;
+    gpuact_backward_desc b;
+    gpuact_epilogue_desc e;
+    gpuact_epilogue_backward_desc eb;
+
+    expect_invalid("relu_forward: x absent", gpuact_relu_forward(ctx, GPUACT_F32, N, ABSENT, buf(Y, 0), NULL));
+    expect_invalid("relu_forward: y absent", gpuact_relu_forward(ctx, GPUACT_F32, N, buf(X, 0), ABSENT, NULL));
+    expect_invalid("relu_backward: dy absent", gpuact_relu_backward(ctx, GPUACT_F32, N, ABSENT, buf(X, 0), buf(DX, 0), NULL));
+    expect_invalid("relu_backward: x absent", gpuact_relu_backward(ctx, GPUACT_F32, N, buf(DY, 0), ABSENT, buf(DX, 0), NULL));
+    expect_invalid("relu_backward: dx absent", gpuact_relu_backward(ctx, GPUACT_F32, N, buf(DY, 0), buf(X, 0), ABSENT, NULL));
+    f = fwd(); f.x = ABSENT; expect_invalid("forward: x absent", F(f));
+    f = fwd(); f.y = ABSENT; expect_invalid("forward: y absent", F(f));
+    b = bwd(); b.dy = ABSENT; expect_invalid("backward: dy absent", B(b));
+    b = bwd(); b.dx = ABSENT; expect_invalid("backward: dx absent", B(b));
+    b = bwd(); b.x = ABSENT; expect_invalid("backward: neither x nor mask", B(b));
+    b = bwd(); b.mask = buf(MASK, 0); expect_invalid("backward: both x and mask", B(b));
+    e = epi(); e.x = ABSENT; expect_invalid("epilogue_forward: x absent", E(e));
+    e = epi(); e.y = ABSENT; expect_invalid("epilogue_forward: y absent", E(e));
+    eb = epib(); eb.dy = ABSENT; expect_invalid("epilogue_backward: dy absent", EB(eb));
+    eb = epib(); eb.dx = ABSENT; expect_invalid("epilogue_backward: dx absent", EB(eb));
+    eb = epib(); eb.mask = ABSENT; expect_invalid("epilogue_backward: neither y nor mask", EB(eb));
+    eb = epib(); eb.y = buf(Y, 0); expect_invalid("epilogue_backward: both y and mask", EB(eb));
+    /* optional ones */
+    f = fwd(); f.mask = ABSENT; expect_accepted("forward: no mask", F(f));
+    e = epi(); e.bias = ABSENT; e.mask = ABSENT; expect_accepted("epilogue_forward: no bias, no mask", E(e));
+    eb = epib(); eb.dbias = ABSENT; expect_accepted("epilogue_backward: no dbias", EB(eb));
+}
+
+static void bad_enums(void)
+{
+    const gpuact_dtype bad_dt = (gpuact_dtype)7;
+    const gpuact_activation_kind bad_kinds[2] = {(gpuact_activation_kind)3, (gpuact_activation_kind)-1};
+    gpuact_forward_desc f;
+    gpuact_backward_desc b;
+    gpuact_epilogue_desc e;
+    gpuact_epilogue_backward_desc eb;
+    int k;
+
+    expect_invalid("relu_forward: dtype 7", gpuact_relu_forward(ctx, bad_dt, N, buf(X, 0), buf(Y, 0), NULL));
+    expect_invalid("relu_backward: dtype 7", gpuact_relu_backward(ctx, bad_dt, N, buf(DY, 0), buf(X, 0), buf(DX, 0), NULL));
+    f = fwd(); f.dtype = bad_dt; expect_invalid("forward: dtype 7", F(f));
+    b = bwd(); b.dtype = bad_dt; expect_invalid("backward: dtype 7", B(b));
+    e = epi(); e.x_dtype = bad_dt; expect_invalid("epilogue_forward: x_dtype 7", E(e));
+    e = epi(); e.y_dtype = bad_dt; expect_invalid("epilogue_forward: y_dtype 7", E(e));
+    e = epi(); e.bias_dtype = bad_dt; expect_invalid("epilogue_forward: bias_dtype 7", E(e));
+    eb = epib(); eb.dy_dtype = bad_dt; expect_invalid("epilogue_backward: dy_dtype 7", EB(eb));
+    eb = epib(); eb.dx_dtype = bad_dt; expect_invalid("epilogue_backward: dx_dtype 7", EB(eb));
+    eb = epib(); eb.dbias_dtype = bad_dt; expect_invalid("epilogue_backward: dbias_dtype 7", EB(eb));
+    eb = epib(); eb.mask = ABSENT; eb.y = buf(Y, 0); eb.y_dtype = bad_dt;
+    expect_invalid("epilogue_backward from y: y_dtype 7", EB(eb));
+    for (k = 0; k < 2; k++) {
+        char what[80];
+        gpuact_activation a = act(bad_kinds[k], 0.0f, 0.0f);
+        snprintf(what, sizeof what, "forward: activation kind %d", (int)bad_kinds[k]);
+        f = fwd(); f.act = a; expect_invalid(what, F(f));
+        snprintf(what, sizeof what, "backward: activation kind %d", (int)bad_kinds[k]);
+        b = bwd(); b.act = a; expect_invalid(what, B(b));
+        snprintf(what, sizeof what, "epilogue_forward: activation kind %d", (int)bad_kinds[k]);
+        e = epi(); e.act = a; expect_invalid(what, E(e));
+        snprintf(what, sizeof what, "epilogue_backward: activation kind %d", (int)bad_kinds[k]);
+        eb = epib(); eb.act = a; expect_invalid(what, EB(eb));
+    }
+}
+
+static void bad_parameters(void)
+{
+    static const struct { const char *what; gpuact_activation_kind kind; float slope, ceiling; int valid; } P[] = {
+        {"leaky slope -0.01", GPUACT_LEAKY_RELU, -0.01f, 0.0f, 0},
+        {"leaky slope -Inf", GPUACT_LEAKY_RELU, -HUGE_VALF, 0.0f, 0},
+        {"leaky slope NaN", GPUACT_LEAKY_RELU, NAN, 0.0f, 0},
+        {"clipped ceiling 0", GPUACT_CLIPPED_RELU, 0.0f, 0.0f, 0},
+        {"clipped ceiling -0", GPUACT_CLIPPED_RELU, 0.0f, -0.0f, 0},
+        {"clipped ceiling -1", GPUACT_CLIPPED_RELU, 0.0f, -1.0f, 0},
+        {"clipped ceiling NaN", GPUACT_CLIPPED_RELU, 0.0f, NAN, 0},
+        {"leaky slope 0", GPUACT_LEAKY_RELU, 0.0f, 0.0f, 1},
+        {"leaky slope 1", GPUACT_LEAKY_RELU, 1.0f, 0.0f, 1},
+        {"clipped ceiling 6", GPUACT_CLIPPED_RELU, 0.0f, 6.0f, 1},
+        {"clipped ceiling smallest subnormal", GPUACT_CLIPPED_RELU, 0.0f, 1e-45f, 1}
+    };
+    size_t i;
+    for (i = 0; i < sizeof P / sizeof P[0]; i++) {
+        gpuact_activation a = act(P[i].kind, P[i].slope, P[i].ceiling);
+        gpuact_forward_desc f = fwd();
+        gpuact_backward_desc b = bwd();
+        gpuact_epilogue_desc e = epi();
+        gpuact_epilogue_backward_desc eb = epib();
+        void (*expect)(const char *, gpuact_result) = P[i].valid ? expect_accepted : expect_invalid;
+        char what[4][96];
+        f.act = b.act = e.act = eb.act = a;
+        snprintf(what[0], sizeof what[0], "forward: %s", P[i].what);
+        snprintf(what[1], sizeof what[1], "backward: %s", P[i].what);
+        snprintf(what[2], sizeof what[2], "epilogue_forward: %s", P[i].what);
+        snprintf(what[3], sizeof what[3], "epilogue_backward: %s", P[i].what);
+        expect(what[0], F(f));
+        expect(what[1], B(b));
+        expect(what[2], E(e));
+        expect(what[3], EB(eb));
+    }
+}
+
+static void bad_sizes_and_offsets(void)
+{
+    const size_t huge = SIZE_MAX / 2 + 1;   /* times 2 or 4 bytes: past SIZE_MAX */
+    gpuact_forward_desc f;
+    gpuact_backward_desc b;
+    gpuact_epilogue_desc e;
+    gpuact_epilogue_backward_desc eb;
+
+    expect_invalid("relu_forward: f32 n = SIZE_MAX/2+1 (bytes overflow)", gpuact_relu_forward(ctx, GPUACT_F32, huge, buf(X, 0), buf(Y, 0), NULL));
+    expect_invalid("relu_backward: f16 n = SIZE_MAX/2+1 (bytes overflow)", gpuact_relu_backward(ctx, GPUACT_F16, huge, buf(DY, 0), buf(X, 0), buf(DX, 0), NULL));
+    f = fwd(); f.n = huge; expect_invalid("forward: f32 n = SIZE_MAX/2+1", F(f));
+    f = fwd(); f.n = huge; f.dtype = GPUACT_BF16; expect_invalid("forward: bf16 n = SIZE_MAX/2+1", F(f));
+    f = fwd(); f.n = SIZE_MAX; f.mask = ABSENT; expect_invalid("forward: f32 n = SIZE_MAX", F(f));
+    b = bwd(); b.n = huge; expect_invalid("backward: f32 n = SIZE_MAX/2+1", B(b));
+    b = bwd(); b.n = huge; b.x = ABSENT; b.mask = buf(MASK, 0); expect_invalid("backward from mask: f32 n = SIZE_MAX/2+1", B(b));
+
+    expect_invalid("relu_forward: f32 x offset 1", gpuact_relu_forward(ctx, GPUACT_F32, N, buf(X, 1), buf(Y, 0), NULL));
+    expect_invalid("relu_forward: f32 y offset 2", gpuact_relu_forward(ctx, GPUACT_F32, N, buf(X, 0), buf(Y, 2), NULL));
+    expect_invalid("relu_backward: f16 dy offset 1", gpuact_relu_backward(ctx, GPUACT_F16, N, buf(DY, 1), buf(X, 0), buf(DX, 0), NULL));
+    expect_invalid("relu_backward: f32 x offset 3", gpuact_relu_backward(ctx, GPUACT_F32, N, buf(DY, 0), buf(X, 3), buf(DX, 0), NULL));
+    expect_invalid("relu_backward: bf16 dx offset 1", gpuact_relu_backward(ctx, GPUACT_BF16, N, buf(DY, 0), buf(X, 0), buf(DX, 1), NULL));
+    f = fwd(); f.x.offset = 2; expect_invalid("forward: f32 x offset 2", F(f));
+    f = fwd(); f.dtype = GPUACT_F16; f.y.offset = 3; expect_invalid("forward: f16 y offset 3", F(f));
+    f = fwd(); f.mask.offset = 3; expect_accepted("forward: mask offset 3 (bytes: fine)", F(f));
+    b = bwd(); b.dy.offset = 2; expect_invalid("backward: f32 dy offset 2", B(b));
+    b = bwd(); b.dx.offset = 1; expect_invalid("backward: f32 dx offset 1", B(b));
+    e = epi(); e.x.offset = 2; expect_invalid("epilogue_forward: f32 x offset 2", E(e));
+    e = epi(); e.y_dtype = GPUACT_F16; e.y.offset = 1; expect_invalid("epilogue_forward: f16 y offset 1", E(e));
+    e = epi(); e.bias.offset = 2; expect_invalid("epilogue_forward: f32 bias offset 2", E(e));
+    eb = epib(); eb.dy.offset = 1; expect_invalid("epilogue_backward: f32 dy offset 1", EB(eb));
+    eb = epib(); eb.dx.offset = 2; expect_invalid("epilogue_backward: f32 dx offset 2", EB(eb));
+    eb = epib(); eb.dbias.offset = 1; expect_invalid("epilogue_backward: f32 dbias offset 1", EB(eb));
+    eb = epib(); eb.mask = ABSENT; eb.y = buf(Y, 2); expect_invalid("epilogue_backward: f32 y offset 2", EB(eb));
+}
+
+static void overlaps(void)
+{
+    const size_t extent = N * 4;
+    gpuact_forward_desc f;
+    gpuact_backward_desc b;
+    gpuact_epilogue_desc e;
+    gpuact_epilogue_backward_desc eb;
+
+    /* elementwise: inside X, partial overlaps and then exact aliasing */
+    f = fwd(); f.x = buf(X, 0); f.y = buf(X, 4); expect_invalid("forward: y overlaps x (+1 element)", F(f));
+    f = fwd(); f.x = buf(X, extent - 4); f.y = buf(X, 0); expect_invalid("forward: x overlaps the end of y", F(f));
+    f = fwd(); f.x = buf(X, 0); f.y = buf(X, extent); expect_accepted("forward: y right after x in one buffer", F(f));
+    f = fwd(); f.x = buf(X, 16); f.y = buf(X, 16); expect_accepted("forward: y = x exactly (in place)", F(f));
+    f = fwd(); f.mask = buf(X, 8); expect_invalid("forward: mask overlaps x", F(f));
+    expect_invalid("relu_forward: y overlaps x", gpuact_relu_forward(ctx, GPUACT_F32, N, buf(X, 0), buf(X, 8), NULL));
+    expect_accepted("relu_forward: y = x exactly", gpuact_relu_forward(ctx, GPUACT_F32, N, buf(X, 0), buf(X, 0), NULL));
+    b = bwd(); b.dy = buf(DY, 0); b.dx = buf(DY, 8); expect_invalid("backward: dx overlaps dy", B(b));
+    b = bwd(); b.dx = buf(X, 4); expect_invalid("backward: dx overlaps x", B(b));
+    b = bwd(); b.x = ABSENT; b.mask = buf(DX, 4); expect_invalid("backward: dx overlaps the mask", B(b));
+    b = bwd(); b.dx = buf(DY, 0); expect_accepted("backward: dx = dy exactly (in place)", B(b));
+    expect_invalid("relu_backward: dx overlaps dy", gpuact_relu_backward(ctx, GPUACT_F32, N, buf(DY, 0), buf(X, 0), buf(DY, 4), NULL));
+
+    /* epilogue: the extent is ((rows - 1) * ld + cols) elements */
+    e = epi(); e.y = buf(X, 4); expect_invalid("epilogue_forward: y overlaps x", E(e));
+    e = epi(); e.y = buf(BIAS, 4); expect_invalid("epilogue_forward: y overlaps bias", E(e));
+    e = epi(); e.mask = buf(X, 4); expect_invalid("epilogue_forward: mask overlaps x", E(e));
+    e = epi(); e.y = buf(X, 0); expect_accepted("epilogue_forward: y = x, same dtype and ld", E(e));
+    e = epi(); e.y = buf(X, 0); e.ld_x = 0; e.ld_y = COLS; expect_accepted("epilogue_forward: y = x, ld 0 and ld cols", E(e));
+    e = epi(); e.y = buf(X, 0); e.y_dtype = GPUACT_F16; expect_invalid("epilogue_forward: y = x with other dtypes", E(e));
+    e = epi(); e.y = buf(X, 0); e.ld_x = COLS + 4; e.ld_y = COLS + 8; expect_invalid("epilogue_forward: y = x with other lds", E(e));
+    eb = epib(); eb.dx = buf(DY, 4); expect_invalid("epilogue_backward: dx overlaps dy", EB(eb));
+    eb = epib(); eb.mask = ABSENT; eb.y = buf(DX, 4); expect_invalid("epilogue_backward: dx overlaps y", EB(eb));
+    eb = epib(); eb.dbias = buf(DY, 4); expect_invalid("epilogue_backward: dbias overlaps dy", EB(eb));
+    eb = epib(); eb.dbias = buf(DX, 4); expect_invalid("epilogue_backward: dbias overlaps dx", EB(eb));
+    eb = epib(); eb.dx = buf(DY, 0); expect_accepted("epilogue_backward: dx = dy, same dtype and ld", EB(eb));
+    eb = epib(); eb.dx = buf(DY, 0); eb.dx_dtype = GPUACT_BF16; expect_invalid("epilogue_backward: dx = dy with other dtypes", EB(eb));
+    eb = epib(); eb.dx = buf(DY, 0); eb.ld_dy = COLS + 2; eb.ld_dx = COLS; expect_invalid("epilogue_backward: dx = dy with other lds", EB(eb));
+}
+
+static void epilogue_shapes(void)
+{
+    gpuact_epilogue_desc e;
+    gpuact_epilogue_backward_desc eb;
+
+    e = epi(); e.ld_x = COLS - 1; expect_invalid("epilogue_forward: ld_x < cols", E(e));
+    e = epi(); e.ld_y = COLS - 1; expect_invalid("epilogue_forward: ld_y < cols", E(e));
+    e = epi(); e.cols = 20; e.mask_ld = 16; e.ld_x = e.ld_y = 20; expect_invalid("epilogue_forward: mask_ld < cols", E(e));
+    e = epi(); e.mask_ld = 20; expect_invalid("epilogue_forward: mask_ld not a multiple of 8", E(e));
+    e = epi(); e.mask_ld = 16; expect_accepted("epilogue_forward: mask_ld = cols", E(e));
+    e = epi(); e.rows = SIZE_MAX / 8; expect_invalid("epilogue_forward: rows * ld overflows", E(e));
+    e = epi(); e.rows = SIZE_MAX / 32; expect_invalid("epilogue_forward: rows * ld * 4 bytes overflows", E(e));
+    e = epi(); e.ld_x = SIZE_MAX / 2; expect_invalid("epilogue_forward: ld_x * rows overflows", E(e));
+    /* 64 rows of 16 f32 fill x exactly; the mask's 63 * (mask_ld / 8) bytes pass SIZE_MAX */
+    e = epi(); e.rows = 64; e.mask_ld = (SIZE_MAX / 4) & ~(size_t)7;
+    expect_invalid("epilogue_forward: mask bytes (rows * mask_ld / 8) overflow", E(e));
+    e = epi(); e.scale = (float)NAN; expect_invalid("epilogue_forward: scale NaN", E(e));
+    e = epi(); e.scale = HUGE_VALF; expect_invalid("epilogue_forward: scale +Inf", E(e));
+    e = epi(); e.scale = -HUGE_VALF; expect_invalid("epilogue_forward: scale -Inf", E(e));
+    e = epi(); e.scale = -0.5f; expect_accepted("epilogue_forward: scale -0.5", E(e));
+
+    eb = epib(); eb.ld_dy = COLS - 1; expect_invalid("epilogue_backward: ld_dy < cols", EB(eb));
+    eb = epib(); eb.ld_dx = COLS - 1; expect_invalid("epilogue_backward: ld_dx < cols", EB(eb));
+    eb = epib(); eb.mask = ABSENT; eb.y = buf(Y, 0); eb.ld_y = COLS - 1; expect_invalid("epilogue_backward: ld_y < cols", EB(eb));
+    eb = epib(); eb.mask_ld = 8; expect_invalid("epilogue_backward: mask_ld < cols", EB(eb));
+    eb = epib(); eb.mask_ld = 36; expect_invalid("epilogue_backward: mask_ld not a multiple of 8", EB(eb));
+    eb = epib(); eb.rows = SIZE_MAX / 8; expect_invalid("epilogue_backward: rows * ld overflows", EB(eb));
+    eb = epib(); eb.rows = 64; eb.mask_ld = (SIZE_MAX / 4) & ~(size_t)7;
+    expect_invalid("epilogue_backward: mask bytes (rows * mask_ld / 8) overflow", EB(eb));
+    eb = epib(); eb.scale = (float)NAN; expect_invalid("epilogue_backward: scale NaN", EB(eb));
+    eb = epib(); eb.scale = -HUGE_VALF; expect_invalid("epilogue_backward: scale -Inf", EB(eb));
+    eb = epib(); eb.act = act(GPUACT_CLIPPED_RELU, 0.0f, 6.0f); eb.mask = ABSENT; eb.y = buf(Y, 0);
+    expect_invalid("epilogue_backward: clipped relu from y", EB(eb));
+    eb = epib(); eb.mask = ABSENT; eb.y = buf(Y, 0); eb.scale = -1.0f;
+    expect_invalid("epilogue_backward: from y with scale < 0", EB(eb));
+    eb = epib(); eb.scale = -1.0f; expect_accepted("epilogue_backward: from mask with scale < 0", EB(eb));
+}
+
+static void empty_work(void)
+{
+    gpuact_forward_desc f = fwd();
+    gpuact_backward_desc b = bwd();
+    gpuact_epilogue_desc e = epi();
+    gpuact_epilogue_backward_desc eb = epib();
+
+    expect_nothing("relu_forward: n = 0", gpuact_relu_forward(ctx, GPUACT_F32, 0, buf(X, 0), buf(Y, 0), NULL));
+    expect_nothing("relu_backward: n = 0", gpuact_relu_backward(ctx, GPUACT_F32, 0, buf(DY, 0), buf(X, 0), buf(DX, 0), NULL));
+    f.n = 0; expect_nothing("forward: n = 0 with mask", F(f));
+    b.n = 0; expect_nothing("backward: n = 0", B(b));
+    e.rows = 0; expect_nothing("epilogue_forward: rows = 0", E(e));
+    e = epi(); e.cols = 0; expect_nothing("epilogue_forward: cols = 0", E(e));
+    eb.rows = 0; expect_nothing("epilogue_backward: rows = 0 with dbias", EB(eb));
+}
+
+static void contexts_and_names(void)
+{
+    static const char *const RESULTS[] = {
+        "GPUACT_SUCCESS", "GPUACT_ERROR_INVALID_ARGUMENT", "GPUACT_ERROR_NOT_SUPPORTED",
+        "GPUACT_ERROR_BACKEND_UNAVAILABLE", "GPUACT_ERROR_OUT_OF_MEMORY",
+        "GPUACT_ERROR_KERNEL_BUILD", "GPUACT_ERROR_DEVICE"
+    };
+    static const char *const BACKENDS[] = {"auto", "cuda", "hip", "opencl"};
+    gpuact_context_desc desc;
+    gpuact_context *other = (gpuact_context *)&desc;   /* anything but NULL: must be reset */
+    const char *s;
+    char what[96], why[200];
+    int i;
+
+    memset(&desc, 0, sizeof desc);
+    desc.backend = gpuact_context_backend(ctx);
+    expect_invalid("context_create: NULL out", gpuact_context_create(&desc, NULL));
+    expect_invalid("context_create: NULL desc, NULL out", gpuact_context_create(NULL, NULL));
+    desc.backend = (gpuact_backend)9;
+    expect_invalid("context_create: backend 9", gpuact_context_create(&desc, &other));
+    expect_true("context_create: backend 9 sets *out to NULL", other == NULL, "*out was left as it was");
+
+    for (i = 0; i < 7; i++) {
+        s = gpuact_result_string((gpuact_result)i);
+        snprintf(what, sizeof what, "result_string(%d)", i);
+        snprintf(why, sizeof why, "\"%s\", want \"%s\"", s ? s : "(null)", RESULTS[i]);
+        expect_true(what, s && strcmp(s, RESULTS[i]) == 0, why);
+    }
+    s = gpuact_result_string((gpuact_result)99);
+    expect_true("result_string(99) is a string", s && *s, "NULL or empty");
+    for (i = 0; i < 4; i++) {
+        s = gpuact_backend_name((gpuact_backend)i);
+        snprintf(what, sizeof what, "backend_name(%d)", i);
+        snprintf(why, sizeof why, "\"%s\", want \"%s\"", s ? s : "(null)", BACKENDS[i]);
+        expect_true(what, s && strcmp(s, BACKENDS[i]) == 0, why);
+    }
+    s = gpuact_backend_name((gpuact_backend)9);
+    snprintf(why, sizeof why, "\"%s\", want \"unknown\"", s ? s : "(null)");
+    expect_true("backend_name(9)", s && strcmp(s, "unknown") == 0, why);
+    expect_true("dtype_size", gpuact_dtype_size(GPUACT_F32) == 4 && gpuact_dtype_size(GPUACT_F16) == 2 &&
+                gpuact_dtype_size(GPUACT_BF16) == 2 && gpuact_dtype_size((gpuact_dtype)7) == 0,
+                "want 4, 2, 2 and 0 for an unknown dtype");
+}
+
+int main(int argc, char **argv)
+{
+    static const gpuact_backend ORDER[] = {GPUACT_BACKEND_OPENCL, GPUACT_BACKEND_CUDA, GPUACT_BACKEND_HIP};
+    gpuact_context_desc desc;
+    size_t i;
+    int b;
+
+    if (argc > 1 && strcmp(argv[1], "-v") == 0)
+        verbose = 1;
+    for (i = 0; i < sizeof ORDER / sizeof ORDER[0] && !ctx; i++) {
+        memset(&desc, 0, sizeof desc);
+        desc.backend = ORDER[i];
+        if (gpuact_context_create(&desc, &ctx) != GPUACT_SUCCESS)
+            printf("SKIP %s: %s\n", gpuact_backend_name(ORDER[i]), first_line(gpuact_last_error()));
+    }
+    if (!ctx) {
+        printf("0 passed, 0 failed\n");
+        return 0;
+    }
+    printf("backend %s: %s\n", gpuact_backend_name(gpuact_context_backend(ctx)), gpuact_context_device_name(ctx));
+    for (b = 0; b < N_BUFS; b++) {
+        if (gpuact_buffer_alloc(ctx, BUF_BYTES, &bufs[b]) != GPUACT_SUCCESS) {
+            printf("FAIL gpuact_buffer_alloc: %s\n0 passed, 1 failed\n", first_line(gpuact_last_error()));
+            return 1;
+        }
+    }
+    if (!fill_patterns()) {
+        printf("FAIL gpuact_buffer_write: %s\n0 passed, 1 failed\n", first_line(gpuact_last_error()));
+        return 1;
+    }
+    baselines();
+    null_arguments();
+    absent_buffers();
+    bad_enums();
+    bad_parameters();
+    bad_sizes_and_offsets();
+    overlaps();
+    epilogue_shapes();
+    empty_work();
+    contexts_and_names();
+    for (b = 0; b < N_BUFS; b++)
+        gpuact_buffer_free(ctx, bufs[b]);
+    gpuact_context_destroy(ctx);
+    printf("%lu passed, %lu failed\n", n_passed, n_failed);
+    return n_failed == 0 ? 0 : 1;
+}
