@@ -3,7 +3,8 @@
 # OpenCL and HIP-through-the-mapping, > 2^31 elements, compute-sanitizer),
 # then measurements (gpuact-bench, first call, torch comparison). Results go
 # to $OUT (default build/h200). Needs .device/ (see ../shared/DEVICE.md) for
-# OpenCL. Usage: bench/run_h200.sh check|measure|all
+# OpenCL. Usage: bench/run_h200.sh check|sanitize|measure|all (each fits a
+# 10-minute device call)
 set -u
 OUT=${OUT:-build/h200}
 mkdir -p "$OUT"
@@ -26,14 +27,17 @@ if [ "$what" = check ] || [ "$what" = all ]; then
   build/examples/epilogue | tail -1
   build/examples/relu_family | tail -2
   [ -x build/examples/cuda_runtime_interop ] && build/examples/cuda_runtime_interop
+  log "conformance, OpenCL on NVIDIA's driver"
+  ( . .device/opencl-env.sh && GPUACT_BACKEND=opencl build/conformance 2>&1 | tee "$OUT/conformance_opencl.txt" | tail -3 )
+fi
+
+if [ "$what" = sanitize ] || [ "$what" = all ]; then
   log "compute-sanitizer memcheck and racecheck (conformance on CUDA without its large case)"
   for tool in memcheck racecheck; do
     GPUACT_CONFORMANCE_LARGE=0 GPUACT_BACKEND=cuda timeout 280 compute-sanitizer --tool $tool \
       --error-exitcode 9 build/conformance >"$OUT/sanitizer_$tool.txt" 2>&1
     echo "$tool: exit $? ; $(grep -E 'ERROR SUMMARY|passed,' "$OUT/sanitizer_$tool.txt" | tr '\n' ' ')"
   done
-  log "conformance, OpenCL on NVIDIA's driver"
-  ( . .device/opencl-env.sh && GPUACT_BACKEND=opencl build/conformance 2>&1 | tee "$OUT/conformance_opencl.txt" | tail -3 )
 fi
 
 if [ "$what" = measure ] || [ "$what" = all ]; then
