@@ -473,14 +473,27 @@ class Numerics:
         self.results.append((name, nbad, total))
         print(f"  {'ok  ' if nbad == 0 else 'FAIL'} {name}" + (f": {nbad} of {total} differ" if nbad else ""))
 
-    def compare(self, name, got, ref, nan_equal, inputs=()):
+    def compare(self, name, got, ref, nan_equal, inputs=(), keeps_payload_of=None):
+        """keeps_payload_of: for ops where torch rounds a passed-through NaN
+        gradient to its canonical NaN but gpuact selects dy's bits (DESIGN.md:
+        'by selection'); there gpuact must equal that tensor's bits exactly and
+        torch must be a NaN. Everything else is compared bit for bit."""
         t = self.torch
         gf, rf = got.reshape(-1), ref.reshape(-1)
         bad = self.bits(gf) != self.bits(rf)
         if nan_equal:
             bad &= ~(t.isnan(gf) & t.isnan(rf))
+        kept = 0
+        if keeps_payload_of is not None:
+            src = keeps_payload_of.reshape(-1)
+            ok = t.isnan(src) & (self.bits(gf) == self.bits(src)) & t.isnan(rf)
+            kept = int((bad & ok).sum().item())
+            bad &= ~ok
         nbad = int(bad.sum().item())
-        self.record(name + (" (NaN==NaN)" if nan_equal else " (bits)"), nbad, gf.numel())
+        suffix = " (NaN==NaN)" if nan_equal else " (bits)"
+        if kept:
+            suffix += f"; {kept} NaN dy kept with their payload, torch gives its canonical NaN (docs/NUMERICS.md)"
+        self.record(name + suffix, nbad, gf.numel())
         if nbad:
             for i in t.nonzero(bad).reshape(-1)[:8].tolist():
                 ins = " ".join(f"{lbl}={self.hexbits(self.bits(v.reshape(-1))[i].item(), v.dtype)}"
@@ -596,12 +609,14 @@ class Numerics:
                               (~((xf <= 0) | (xf >= cr))).view(1, n), mld)
             tb = t.ops.aten.hardtanh_backward(dy, x, 0.0, c32)
             g.backward_op(code, n, dy, dx, x=x, a=a)()
-            self.compare(f"{dn} clipped({c}) backward from x vs hardtanh_backward", dx, tb, False, bin_)
+            self.compare(f"{dn} clipped({c}) backward from x vs hardtanh_backward", dx, tb, False, bin_,
+                         keeps_payload_of=dy)
             g.backward_op(code, n, dy, dx, mask=m, a=a)()
-            self.compare(f"{dn} clipped({c}) backward from mask vs hardtanh_backward(dy, x)", dx, tb, False, bin_)
+            self.compare(f"{dn} clipped({c}) backward from mask vs hardtanh_backward(dy, x)", dx, tb, False, bin_,
+                         keeps_payload_of=dy)
             g.backward_op(code, n, dy, dx, x=ref, a=a)()
             self.compare(f"{dn} clipped({c}) backward from y vs hardtanh_backward(dy, x)", dx, tb, False,
-                         [("dy", dy), ("x", x), ("y", ref)])
+                         [("dy", dy), ("x", x), ("y", ref)], keeps_payload_of=dy)
             if cr != c32:
                 same = bool(t.equal(self.bits(t.ops.aten.hardtanh_backward(dy, ref, 0.0, c32)), self.bits(tb)))
                 print(f"      note: torch's hardtanh_backward from y {'agrees' if same else 'DIFFERS'} with "

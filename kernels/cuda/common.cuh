@@ -140,6 +140,16 @@ template <class T, int KIND> __device__ __forceinline__ bool gpuact_passes_bits(
     return nan || v > 0;
 }
 
+/* ReLU of the two 16-bit values of a word at once: a lane becomes +0 where
+   its sign is set and it is not a NaN (mag + (0x7fff - inf) carries into
+   the lane's top bit exactly when mag > inf; no carry crosses lanes). */
+template <class T> __device__ __forceinline__ gpuact_u32 gpuact_relu_pair(gpuact_u32 w) {
+    const gpuact_u32 inf = gpuact_same<T, f16>::value ? 0x7c00u : 0x7f80u;
+    const gpuact_u32 nan = ((w & 0x7fff7fffu) + (0x7fffu - inf) * 0x00010001u) & 0x80008000u;
+    const gpuact_u32 zero = w & 0x80008000u & ~nan;
+    return w & ~((zero >> 15) * 0xffffu);
+}
+
 /* Mask bits of a thread's VEC elements. VEC 8: one byte per thread. VEC 4:
    a byte holds two threads' nibbles, so every thread of the warp must call
    these (the even thread writes the byte, lane + 1 gives the high nibble). */

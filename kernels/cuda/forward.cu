@@ -24,6 +24,30 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
         const gpuact_u64 c0 = (v0 + u * GPUACT_BLOCK) * VEC;
         if (has_bias && c0 < cols) gpuact_load<B, VEC>(aux, c0, cols, aligned && c0 + VEC <= cols, b[u]);
     }
+    if (SELECT && KIND == 0 && !MASK && X::size == 2 && aligned) {
+        /* 16-bit ReLU, the most common call: two values per word, whole
+           16-byte vectors (the general loop below takes a ragged end). */
+        for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
+            uint4 q[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const gpuact_u64 c0 = (v0 + u * GPUACT_BLOCK) * VEC;
+                if (c0 + VEC <= cols) q[u] = *reinterpret_cast<const uint4 *>(in + (r * ld_in + c0) * X::size);
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const gpuact_u64 c0 = (v0 + u * GPUACT_BLOCK) * VEC;
+                if (c0 + VEC > cols) continue;
+                q[u] = make_uint4(gpuact_relu_pair<X>(q[u].x), gpuact_relu_pair<X>(q[u].y), gpuact_relu_pair<X>(q[u].z),
+                                  gpuact_relu_pair<X>(q[u].w));
+                *reinterpret_cast<uint4 *>(out + (r * ld_out + c0) * Y::size) = q[u];
+            }
+        }
+        /* Done unless a vector of this thread is ragged; then the loop below
+           redoes the thread's vectors, which ReLU's idempotence makes safe
+           in place too. */
+        if ((v0 + (U - 1) * GPUACT_BLOCK + 1) * VEC <= cols || v0 * VEC >= cols) return;
+    }
     for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
         gpuact_u32 x[U][VEC], y[U][VEC], bits[U];
 #pragma unroll

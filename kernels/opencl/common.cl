@@ -82,6 +82,16 @@ int isnan_f32(uint b) { return (b & 0x7fffffffu) > 0x7f800000u; }
 int isnan_f16(uint b) { return (b & 0x7fffu) > 0x7c00u; }
 int isnan_bf16(uint b) { return (b & 0x7fffu) > 0x7f80u; }
 
+/* ReLU of the two 16-bit values of a word (see gpuact_relu_pair in the CUDA
+   kernels): a lane becomes +0 where its sign is set and it is not a NaN. */
+uint relu_pair(uint w, uint inf) {
+    const uint nan = ((w & 0x7fff7fffu) + (0x7fffu - inf) * 0x00010001u) & 0x80008000u;
+    return w & ~(((w & 0x80008000u & ~nan) >> 15) * 0xffffu);
+}
+#define INF16_f16 0x7c00u
+#define INF16_bf16 0x7f80u
+#define INF16_f32 0u
+
 #define SZ(t) GPUACT_CAT(SZ_, t)
 #define SBITS(t) GPUACT_CAT(sbits_, t)
 #define ISNAN(t) GPUACT_CAT(isnan_, t)

@@ -18,6 +18,17 @@ __kernel void GPUACT_NAME(gpuact_forward_)(GPUACT_PARAMS) {
     const uint cbits = FROMF(GPUACT_T1)(ceiling);
     uint b[GPUACT_VEC], x[GPUACT_VEC], y[GPUACT_VEC];
     if (c0 >= cols) return;
+#if SELECT && GPUACT_KIND == 0 && !MASK
+    if (SZ(GPUACT_T0) == 2 && vec_ok) { /* 16-bit ReLU: two values per word, one 16-byte vector */
+        for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
+            uint4 q = *(const __global uint4 *)(in + in_off + (r * ld_in + c0) * 2);
+            const uint inf = GPUACT_CAT(INF16_, GPUACT_T0);
+            q = (uint4)(relu_pair(q.x, inf), relu_pair(q.y, inf), relu_pair(q.z, inf), relu_pair(q.w, inf));
+            *(__global uint4 *)(out + out_off + (r * ld_out + c0) * 2) = q;
+        }
+        return;
+    }
+#endif
     if (has_bias) GPUACT_LOAD8(GPUACT_T2, aux + aux_off, c0, cols, vec_ok, b);
     for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
         const __global uchar *xr = in + in_off + r * ld_in * SZ(GPUACT_T0);
