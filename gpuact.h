@@ -386,6 +386,13 @@ static const char *gpuact__dtype_name(gpuact_dtype dt) {
    dlerror()'s words, for the caller's error message. */
 static GPUACT__UNUSED void *gpuact__dlopen_first(const char *env_var, const char *const *names,
                                   char *tried, size_t tried_size) {
+#ifdef GPUACT_NO_RUNTIME_LINKING
+    /* Linked directly: the symbols are the program's own. */
+    (void)env_var;
+    (void)names;
+    snprintf(tried, tried_size, "    (the program itself, built with GPUACT_NO_RUNTIME_LINKING: link the library)\n");
+    return dlopen(NULL, RTLD_NOW);
+#else
     const char *env = env_var ? getenv(env_var) : NULL;
     size_t used = 0;
     int i = env && env[0] ? -1 : 0;
@@ -402,6 +409,7 @@ static GPUACT__UNUSED void *gpuact__dlopen_first(const char *env_var, const char
                                      i < 0 ? ")" : "", why ? why : "not found");
     }
     return NULL;
+#endif
 }
 
 typedef struct gpuact__symbol { const char *name; void *slot; } gpuact__symbol;

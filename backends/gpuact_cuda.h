@@ -108,19 +108,12 @@ static gpuact_result gpuact__cuda_load(gpuact__gpu *g, gpuact__cuda_setup *s) {
         GPUACT__SYM(g->api.rtc_error_string, "nvrtcGetErrorString"), GPUACT__SYM(s->nvrtcVersion, "nvrtcVersion"),
     };
 #undef GPUACT__SYM
-    (void)cuda_names; /* unused when linked directly */
-    (void)nvrtc_names;
     g->api.name = "cuda";
     g->api.rtc_name = "NVRTC";
     g->api.error_name = gpuact__cuda_error_name;
     g->api.ctx_push = gpuact__cuda_ctx_push;
     g->api.ctx_pop = gpuact__cuda_ctx_pop;
-#ifdef GPUACT_NO_RUNTIME_LINKING
-    g->libs[0] = dlopen(NULL, RTLD_NOW); /* symbols linked into the program */
-    snprintf(tried, sizeof tried, "    (the program itself: link with -lcuda)\n");
-#else
     g->libs[0] = gpuact__dlopen_first("GPUACT_CUDA_LIBRARY", cuda_names, tried, sizeof tried);
-#endif
     if (!g->libs[0])
         return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
                             "cuda: the CUDA driver library could not be loaded. Tried:\n%s"
@@ -130,12 +123,7 @@ static gpuact_result gpuact__cuda_load(gpuact__gpu *g, gpuact__cuda_setup *s) {
                             "cuda: the CUDA driver library lacks %s; the driver is too old (CUDA 11 or newer "
                             "is needed)", missing);
 #ifndef GPUACT_CUDA_PRECOMPILED
-#ifdef GPUACT_NO_RUNTIME_LINKING
-    g->libs[1] = dlopen(NULL, RTLD_NOW);
-    snprintf(tried, sizeof tried, "    (the program itself: link with -lnvrtc)\n");
-#else
     g->libs[1] = gpuact__dlopen_first("GPUACT_NVRTC_LIBRARY", nvrtc_names, tried, sizeof tried);
-#endif
     if (!g->libs[1])
         return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
                             "cuda: NVRTC, which compiles gpuact's kernels, could not be loaded. Tried:\n%s"
@@ -205,9 +193,7 @@ static gpuact_result gpuact__cuda_create(gpuact_context *ctx) {
 #ifdef GPUACT_CUDA_PRECOMPILED
     g->fatbin = gpuact__cuda_fatbin;
 #endif
-    ctx->units = units > 0 ? (unsigned)units : 1;
-    ctx->per_item32 = 8; /* gpuact_vec x GPUACT_UNROLL in kernels/cuda/common.cuh */
-    ctx->per_item16 = 16;
+    gpuact__gpu_set_shape(ctx, units);
     return GPUACT_SUCCESS;
 fail:
     gpuact__gpu_destroy(ctx);

@@ -75,6 +75,14 @@ typedef struct gpuact__gpu {
 
 #define GPUACT__GPU(ctx) ((gpuact__gpu *)(ctx)->impl)
 
+/* The launch shape both dialects share (kernels/cuda/common.cuh): a thread
+   has GPUACT_UNROLL (2) vectors of 16 bytes of the widest array. */
+static void gpuact__gpu_set_shape(gpuact_context *ctx, int units) {
+    ctx->units = units > 0 ? (unsigned)units : 1;
+    ctx->per_item32 = 8;
+    ctx->per_item16 = 16;
+}
+
 static gpuact_result gpuact__gpu_fail(const gpuact__gpu *g, int err, const char *what) {
     gpuact_result r = err == 2 /* cuda/hip: out of memory */ ? GPUACT_ERROR_OUT_OF_MEMORY : GPUACT_ERROR_DEVICE;
     return gpuact__fail(r, "%s: %s failed with %s (%d)", g->api.name, what, g->api.error_name(err), err);

@@ -295,9 +295,7 @@ static gpuact_result gpuact__hip_create(gpuact_context *ctx) {
         snprintf(ctx->device_name, sizeof ctx->device_name, "AMD GPU %s", g->arch);
     s.hipDeviceGetAttribute(&units, GPUACT__HIP_ATTR_MULTIPROCESSOR_COUNT, g->device);
     if (s.hiprtcVersion(&major, &minor) == 0) g->rtc_version = major * 1000 + minor * 10;
-    ctx->units = units > 0 ? (unsigned)units : 1;
-    ctx->per_item32 = 8; /* gpuact_vec x GPUACT_UNROLL in kernels/cuda/common.cuh */
-    ctx->per_item16 = 16;
+    gpuact__gpu_set_shape(ctx, units);
     return GPUACT_SUCCESS;
 fail:
     gpuact__gpu_destroy(ctx);
