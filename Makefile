@@ -166,13 +166,18 @@ $(BUILD)/libgpuact.so: tools/gpuact_shared.c $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -fPIC -shared -I. $< -o $@ $(LIBS)
 shared: $(BUILD)/libgpuact.so
 
+# Every variant (about a thousand kernels) as SASS for each of FATBIN_ARCHS
+# plus PTX of the last one. CUDA 13's nvcc has no sm_70. The header is
+# generated, not committed (.gitignore); the full list takes a while, e.g.
+# `make cuda-fatbin FATBIN_ARCHS=sm_90` for one GPU generation.
+FATBIN_ARCHS ?= sm_75 sm_80 sm_86 sm_89 sm_90
 kernels/cuda/gpuact_cuda_fatbin.h: kernels/cuda/*.cu kernels/cuda/*.cuh $(BUILD)/embed
-	cat kernels/cuda/forward.cu kernels/cuda/backward.cu kernels/cuda/dbias.cu | \
-	  grep -v '#include "' > $(BUILD)/all_kernels.cu.body
-	( cat kernels/cuda/dialect.cuh kernels/cuda/common.cuh $(BUILD)/all_kernels.cu.body ) > $(BUILD)/all_kernels.cu
-	$(NVCC) -fatbin -DGPUACT_ALL_VARIANTS --fmad=false \
-	  $(foreach a,$(filter-out sm_70,$(CUDA_ARCHS)),-gencode arch=compute_$(subst sm_,,$(a)),code=$(a)) \
-	  -gencode arch=compute_90,code=compute_90 $(BUILD)/all_kernels.cu -o $(BUILD)/gpuact.fatbin
+	( cat kernels/cuda/dialect.cuh kernels/cuda/common.cuh; cat kernels/cuda/forward.cu kernels/cuda/backward.cu \
+	  kernels/cuda/dbias.cu | grep -v '#include "' ) > $(BUILD)/all_kernels.cu
+	$(NVCC) -fatbin --threads 0 -DGPUACT_ALL_VARIANTS --fmad=false --ftz=false \
+	  $(foreach a,$(FATBIN_ARCHS),-gencode arch=compute_$(subst sm_,,$(a)),code=$(a)) \
+	  -gencode arch=compute_$(subst sm_,,$(lastword $(FATBIN_ARCHS))),code=compute_$(subst sm_,,$(lastword $(FATBIN_ARCHS))) \
+	  $(BUILD)/all_kernels.cu -o $(BUILD)/gpuact.fatbin
 	$(BUILD)/embed --binary $@ gpuact__cuda_fatbin $(BUILD)/gpuact.fatbin
 cuda-fatbin: kernels/cuda/gpuact_cuda_fatbin.h
 

@@ -133,7 +133,8 @@ static gpuact_result gpuact__cuda_load(gpuact__gpu *g, gpuact__cuda_setup *s) {
         return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
                             "cuda: the NVRTC library lacks %s; NVRTC 11.1 or newer is needed", missing);
 #else
-    (void)rtc;
+    (void)rtc; /* NVRTC is not loaded at all */
+    (void)nvrtc_names;
 #endif
     return GPUACT_SUCCESS;
 }

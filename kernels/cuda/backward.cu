@@ -64,5 +64,6 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     }
 }
 
+#undef GPUACT_SPECS /* the fatbin build concatenates the op files */
 #define GPUACT_SPECS GPUACT_SPECS_24
 GPUACT_INSTANTIATE(backward)

@@ -19,5 +19,6 @@ __device__ __forceinline__ void dbias(GPUACT_PARAMS) {
     else reinterpret_cast<unsigned short *>(out)[c] = (unsigned short)gpuact_fromf<D>(sum);
 }
 
+#undef GPUACT_SPECS /* the fatbin build concatenates the op files */
 #define GPUACT_SPECS GPUACT_SPECS_1
 GPUACT_INSTANTIATE(dbias)

@@ -85,5 +85,6 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     }
 }
 
+#undef GPUACT_SPECS /* the fatbin build concatenates the op files */
 #define GPUACT_SPECS GPUACT_SPECS_12
 GPUACT_INSTANTIATE(forward)

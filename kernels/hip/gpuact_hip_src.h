@@ -384,6 +384,7 @@ static const char *const gpuact__hip_forward[] = {
     "    }\n",
     "}\n",
     "\n",
+    "#undef GPUACT_SPECS /* the fatbin build concatenates the op files */\n",
     "#define GPUACT_SPECS GPUACT_SPECS_12\n",
     "GPUACT_INSTANTIATE(forward)\n",
     0};
@@ -750,6 +751,7 @@ static const char *const gpuact__hip_backward[] = {
     "    }\n",
     "}\n",
     "\n",
+    "#undef GPUACT_SPECS /* the fatbin build concatenates the op files */\n",
     "#define GPUACT_SPECS GPUACT_SPECS_24\n",
     "GPUACT_INSTANTIATE(backward)\n",
     0};
@@ -1071,6 +1073,7 @@ static const char *const gpuact__hip_dbias[] = {
     "    else reinterpret_cast<unsigned short *>(out)[c] = (unsigned short)gpuact_fromf<D>(sum);\n",
     "}\n",
     "\n",
+    "#undef GPUACT_SPECS /* the fatbin build concatenates the op files */\n",
     "#define GPUACT_SPECS GPUACT_SPECS_1\n",
     "GPUACT_INSTANTIATE(dbias)\n",
     0};
