@@ -138,22 +138,25 @@ test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) rtc-check
 	$(BUILD)/conformance
 
 # ---- demo and examples -----------------------------------------------------------
-$(BUILD)/examples/%: examples/%.c examples/example_util.h $(HEADERS)
-	@mkdir -p $(BUILD)/examples
+# Examples with one backend only go to their own folder, so `make demo`
+# never runs a binary built for another backend.
+EXDIR = $(BUILD)/examples$(if $(BACKEND),-$(BACKEND))
+$(EXDIR)/%: examples/%.c examples/example_util.h $(HEADERS)
+	@mkdir -p $(EXDIR)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $(ONLY) -I. $< -o $@ $(LIBS)
 
 # The CUDA runtime example needs the toolkit's headers and libcudart (C11:
 # the CUDA headers use anonymous unions).
 CUDA_RUNTIME_OK := $(and $(filter cuda,$(or $(BACKEND),cuda)),$(wildcard $(CUDA_HOME)/include/cuda_runtime.h))
-$(BUILD)/examples/cuda_runtime_interop: examples/cuda_runtime_interop.c $(HEADERS)
-	@mkdir -p $(BUILD)/examples
+$(EXDIR)/cuda_runtime_interop: examples/cuda_runtime_interop.c $(HEADERS)
+	@mkdir -p $(EXDIR)
 	$(CC) -std=c11 $(CFLAGS) -Wall -Wextra -Werror -DGPUACT_NO_HIP -DGPUACT_NO_OPENCL -I. -I$(CUDA_HOME)/include \
 	  $< -o $@ -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart $(LIBS)
 
-examples: $(addprefix $(BUILD)/examples/,$(EXAMPLES)) $(if $(CUDA_RUNTIME_OK),$(BUILD)/examples/cuda_runtime_interop)
+examples: $(addprefix $(EXDIR)/,$(EXAMPLES)) $(if $(CUDA_RUNTIME_OK),$(EXDIR)/cuda_runtime_interop)
 
-demo: deps $(BUILD)/examples/relu_demo
-	$(BUILD)/examples/relu_demo
+demo: deps $(EXDIR)/relu_demo
+	$(EXDIR)/relu_demo
 
 # ---- benchmark, shared library, fatbin -----------------------------------------
 $(BUILD)/gpuact-bench: bench/gpuact_bench.c $(HEADERS) | $(BUILD)
