@@ -194,7 +194,7 @@ static gpuact_result gpuact__cuda_create(gpuact_context *ctx) {
 #ifdef GPUACT_CUDA_PRECOMPILED
     g->fatbin = gpuact__cuda_fatbin;
 #endif
-    gpuact__gpu_set_shape(ctx, units);
+    gpuact__gpu_set_shape(ctx, g, units);
     return GPUACT_SUCCESS;
 fail:
     gpuact__gpu_destroy(ctx);

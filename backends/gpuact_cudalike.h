@@ -64,7 +64,7 @@ typedef struct gpuact__gpu {
     int device;                        /* ordinal */
     char arch[64];                     /* "sm_90" / "gfx90a" */
     char arch_option[96];              /* the compiler's architecture option */
-    const char *rtc_options[2];        /* the backend's further compiler options (NULL: none) */
+    const char *rtc_options[3];        /* further compiler options (NULL: none); [2] is the unroll */
     int driver_version, rtc_version;   /* both go into the cache key */
     const char *const *sources[GPUACT__OP_COUNT];
     const void *fatbin;                /* precompiled module with every variant, or NULL */
@@ -76,11 +76,19 @@ typedef struct gpuact__gpu {
 #define GPUACT__GPU(ctx) ((gpuact__gpu *)(ctx)->impl)
 
 /* The launch shape both dialects share (kernels/cuda/common.cuh): a thread
-   has GPUACT_UNROLL (2) vectors of 16 bytes of the widest array. */
-static void gpuact__gpu_set_shape(gpuact_context *ctx, int units) {
+   has GPUACT__UNROLL vectors of 16 bytes of the widest array; the kernels
+   get the same number as -DGPUACT_UNROLL. (A build-time knob for tuning
+   experiments; 2 is what docs/PERFORMANCE.md measured.) */
+#ifndef GPUACT__UNROLL
+#define GPUACT__UNROLL 2
+#endif
+#define GPUACT__STR_(x) #x
+#define GPUACT__STR(x) GPUACT__STR_(x)
+static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units) {
     ctx->units = units > 0 ? (unsigned)units : 1;
-    ctx->per_item32 = 8;
-    ctx->per_item16 = 16;
+    ctx->per_item32 = 4 * GPUACT__UNROLL;
+    ctx->per_item16 = 8 * GPUACT__UNROLL;
+    g->rtc_options[2] = "-DGPUACT_UNROLL=" GPUACT__STR(GPUACT__UNROLL);
 }
 
 static gpuact_result gpuact__gpu_fail(const gpuact__gpu *g, int err, const char *what) {
@@ -278,7 +286,8 @@ static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, cons
     gpuact__variant_defines(L, defs);
     opts[nopts++] = g->arch_option;
     for (i = 0; i < 4; i++) opts[nopts++] = defs[i];
-    for (i = 0; i < 2 && g->rtc_options[i]; i++) opts[nopts++] = g->rtc_options[i];
+    for (i = 0; i < 3; i++)
+        if (g->rtc_options[i]) opts[nopts++] = g->rtc_options[i];
     if (!(src = gpuact__join(g->sources[L->op])))
         return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", g->api.name);
     key = gpuact__hash(GPUACT__HASH_SEED, src, strlen(src));

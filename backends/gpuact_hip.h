@@ -295,7 +295,7 @@ static gpuact_result gpuact__hip_create(gpuact_context *ctx) {
         snprintf(ctx->device_name, sizeof ctx->device_name, "AMD GPU %s", g->arch);
     s.hipDeviceGetAttribute(&units, GPUACT__HIP_ATTR_MULTIPROCESSOR_COUNT, g->device);
     if (s.hiprtcVersion(&major, &minor) == 0) g->rtc_version = major * 1000 + minor * 10;
-    gpuact__gpu_set_shape(ctx, units);
+    gpuact__gpu_set_shape(ctx, g, units);
     return GPUACT_SUCCESS;
 fail:
     gpuact__gpu_destroy(ctx);

@@ -17,7 +17,9 @@
 #define GPUACT_COMMON_CUH
 
 #define GPUACT_BLOCK 256
+#ifndef GPUACT_UNROLL /* the host passes it (GPUACT__UNROLL in gpuact_cudalike.h) */
 #define GPUACT_UNROLL 2
+#endif
 #define GPUACT_F_BIAS 1  /* run-time flags of the general paths */
 #define GPUACT_F_SCALE 4
 #define GPUACT_F_RAW 8
