@@ -75,6 +75,16 @@ typedef struct gpuact__gpu {
 
 #define GPUACT__GPU(ctx) ((gpuact__gpu *)(ctx)->impl)
 
+/* A built kernel is published once and then read without the lock on every
+   launch: an acquire/release pair makes that a defined handoff. */
+#if defined(__GNUC__) || defined(__clang__)
+#define GPUACT__LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define GPUACT__STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#else /* other compilers: a plain aligned pointer access */
+#define GPUACT__LOAD_ACQUIRE(p) (*(p))
+#define GPUACT__STORE_RELEASE(p, v) (*(p) = (v))
+#endif
+
 /* The launch shape both dialects share (kernels/cuda/common.cuh): a thread
    has GPUACT__UNROLL vectors of 16 bytes of the widest array; the kernels
    get the same number as -DGPUACT_UNROLL. (A build-time knob for tuning
@@ -398,11 +408,11 @@ static gpuact_result gpuact__gpu_launch(gpuact_context *ctx, gpuact_stream s, co
     params[11] = (void *)&L->scale; params[12] = (void *)&L->slope; params[13] = (void *)&L->ceiling;
     params[14] = (void *)&L->kind; params[15] = (void *)&L->flags;
     if ((r = gpuact__gpu_enter(g))) return r;
-    fn = g->functions[v];
+    fn = GPUACT__LOAD_ACQUIRE(&g->functions[v]);
     if (!fn) { /* first use: build under the lock, publish once done */
         pthread_mutex_lock(&ctx->lock);
         if (!(fn = g->functions[v]) && (r = gpuact__gpu_build(ctx, g, L, &fn)) == GPUACT_SUCCESS)
-            g->functions[v] = fn;
+            GPUACT__STORE_RELEASE(&g->functions[v], fn);
         pthread_mutex_unlock(&ctx->lock);
     }
     if (r == GPUACT_SUCCESS) {
