@@ -541,7 +541,8 @@ struct gpuact_context {
     char cache_dir[1024];          /* "" = no disk cache */
     unsigned units;                /* multiprocessors / compute units */
     unsigned per_item32, per_item16; /* elements per work-item: some array 4-byte / all 2-byte */
-    pthread_mutex_t lock;          /* kernel builds and workspaces */
+    pthread_mutex_t lock;          /* kernel builds (OpenCL: also argument setting and enqueue) */
+    pthread_mutex_t ws_lock;       /* workspaces, held from a backward's launch to its dbias finish */
     gpuact__ws_slot ws[GPUACT__MAX_WORKSPACES];
     int ws_count;
     void *impl;                    /* the backend's own state */
@@ -622,8 +623,14 @@ static gpuact_result gpuact__try_backend(gpuact_backend id, const gpuact_context
         GPUACT_FREE(ctx);
         return gpuact__fail(GPUACT_ERROR_DEVICE, "gpuact_context_create: pthread_mutex_init failed");
     }
+    if (pthread_mutex_init(&ctx->ws_lock, NULL) != 0) {
+        pthread_mutex_destroy(&ctx->lock);
+        GPUACT_FREE(ctx);
+        return gpuact__fail(GPUACT_ERROR_DEVICE, "gpuact_context_create: pthread_mutex_init failed");
+    }
     r = be->create(ctx);
     if (r != GPUACT_SUCCESS) {
+        pthread_mutex_destroy(&ctx->ws_lock);
         pthread_mutex_destroy(&ctx->lock);
         GPUACT_FREE(ctx);
         return r;
@@ -688,6 +695,7 @@ GPUACT_DEF void gpuact_context_destroy(gpuact_context *ctx) {
     if (!ctx) return;
     for (i = 0; i < ctx->ws_count; i++) ctx->be->free(ctx, ctx->ws[i].buf);
     ctx->be->destroy(ctx);
+    pthread_mutex_destroy(&ctx->ws_lock);
     pthread_mutex_destroy(&ctx->lock);
     GPUACT_FREE(ctx);
 }
@@ -742,12 +750,15 @@ GPUACT_DEF gpuact_result gpuact_synchronize(gpuact_context *ctx, gpuact_stream s
 }
 
 /* The per-stream workspace of the bias gradient: grown rarely, never shrunk.
-   Growing waits for the stream, so a buffer in use is never freed. */
+   Growing waits for the stream, so a buffer in use is never freed. Returns
+   with ctx->ws_lock held on success: the caller enqueues the backward and
+   its dbias finish, then unlocks, so threads sharing a stream cannot slip a
+   backward between the two. */
 static gpuact_result gpuact__workspace(gpuact_context *ctx, gpuact_stream s, size_t bytes, gpuact_buffer *out) {
     gpuact_result r = GPUACT_SUCCESS;
     gpuact__ws_slot *w = NULL;
     int i;
-    pthread_mutex_lock(&ctx->lock);
+    pthread_mutex_lock(&ctx->ws_lock);
     for (i = 0; i < ctx->ws_count; i++)
         if (ctx->ws[i].stream == s) w = &ctx->ws[i];
     if (!w && ctx->ws_count == GPUACT__MAX_WORKSPACES) {
@@ -771,7 +782,7 @@ static gpuact_result gpuact__workspace(gpuact_context *ctx, gpuact_stream s, siz
     }
     w->stream = s;
     *out = w->buf;
-    pthread_mutex_unlock(&ctx->lock);
+    if (r != GPUACT_SUCCESS) pthread_mutex_unlock(&ctx->ws_lock);
     return r;
 }
 
@@ -1081,12 +1092,13 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
         if (parts > GPUACT__MAX_GRID_Y) parts = GPUACT__MAX_GRID_Y;
         if ((r = gpuact__workspace(ctx, s, parts * d->cols * 4, &L.part))) return r;
         L.grid_y = parts;
-        if ((r = gpuact__dispatch(ctx, s, &L))) return r;
         memset(&F, 0, sizeof F);
         F.op = GPUACT__OP_DBIAS;
         F.t[0] = GPUACT_F32; F.t[1] = d->dbias_dtype; F.t[2] = GPUACT_F32;
         F.in = L.part; F.out = d->dbias; F.rows = parts; F.cols = d->cols; F.grid_y = 1;
-        return gpuact__dispatch(ctx, s, &F);
+        if ((r = gpuact__dispatch(ctx, s, &L)) == GPUACT_SUCCESS) r = gpuact__dispatch(ctx, s, &F);
+        pthread_mutex_unlock(&ctx->ws_lock);
+        return r;
     }
     return gpuact__dispatch(ctx, s, &L);
 }
