@@ -64,7 +64,7 @@ typedef struct gpuact__gpu {
     int device;                        /* ordinal */
     char arch[64];                     /* "sm_90" / "gfx90a" */
     char arch_option[96];              /* the compiler's architecture option */
-    const char *rtc_options[3];        /* further compiler options (NULL: none); [2] is the unroll */
+    const char *rtc_options[3];        /* further compiler options (NULL: none); [2]: the unroll */
     int driver_version, rtc_version;   /* both go into the cache key */
     const char *const *sources[GPUACT__OP_COUNT];
     const void *fatbin;                /* precompiled module with every variant, or NULL */
@@ -280,7 +280,7 @@ static gpuact_result gpuact__gpu_compile(const gpuact__gpu *g, const char *src, 
    a fresh build. Called with ctx->lock held and the context current. */
 static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, const gpuact__launch *L, void **fn) {
     char name[96], defs[4][40];
-    const char *opts[8];
+    const char *opts[10];
     char *src = NULL, *code = NULL;
     size_t size = 0;
     uint64_t key;

@@ -14,6 +14,7 @@ template <class DY, class DX, class S, int SPEC>
 __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<DY, DX, S>::value, U = GPUACT_UNROLL, KIND = SPEC % 3, FROM_MASK = SPEC / 3 % 2 };
     enum { DBIAS = SPEC / 6 % 2, SELECT = SPEC / 12 && gpuact_same<DY, DX>::value };
+    enum { CS = FROM_MASK && !DBIAS }; /* evict-first dy and dx: see gpuact_ld16 */
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (GPUACT_BLOCK * U) + threadIdx.x;
     const bool aligned = gpuact_rows_aligned(in, ld_in * DY::size, rows) &&
                          gpuact_rows_aligned(out, ld_out * DX::size, rows) &&
@@ -33,7 +34,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
             const gpuact_u64 cv = v0 + u * GPUACT_BLOCK, c0 = cv * VEC;
             const bool vec_ok = aligned && c0 + VEC <= cols;
             if (c0 >= cols) continue;
-            gpuact_load<DY, VEC>(in + r * ld_in * DY::size, c0, cols, vec_ok, dy[u]);
+            gpuact_load<DY, VEC, CS>(in + r * ld_in * DY::size, c0, cols, vec_ok, dy[u]);
             if (FROM_MASK) bits[u] = gpuact_mask_read<VEC>(mask + r * (mask_ld / 8), cv);
             else gpuact_load<S, VEC>(aux + r * ld_aux * S::size, c0, cols, vec_ok, s[u]);
         }
@@ -49,7 +50,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
                 else dx[u][k] = KIND == 1 ? gpuact_fromf<DX>(gs * slope) : 0u;
                 if (DBIAS) acc[u][k] += gpuact_tof<DX>(dx[u][k]);
             }
-            gpuact_store<DX, VEC>(out + r * ld_out * DX::size, c0, cols, aligned && c0 + VEC <= cols, dx[u]);
+            gpuact_store<DX, VEC, CS>(out + r * ld_out * DX::size, c0, cols, aligned && c0 + VEC <= cols, dx[u]);
         }
     }
     if (DBIAS) {

@@ -53,15 +53,43 @@ template <class A, class B, class C> struct gpuact_vec {
     enum { value = (A::size == 2 && B::size == 2 && C::size == 2) ? 8 : 4 };
 };
 
+/* 16-byte global accesses; CS marks them evict-first (.cs, CUDA only).
+   Measured on the H200 (docs/PERFORMANCE.md): .cs makes the forward 5%
+   slower and the dbias backward 10% slower, but the backward from the mask
+   (its only other input is 1/32 of the bytes) 3% faster, so only that
+   kernel asks for it. */
+template <bool CS> __device__ __forceinline__ uint4 gpuact_ld16(const unsigned char *p) {
+#if defined(GPUACT_DIALECT_CUDA)
+    if (CS) {
+        uint4 v;
+        asm volatile("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+        return v;
+    }
+#endif
+    return *reinterpret_cast<const uint4 *>(p);
+}
+template <bool CS> __device__ __forceinline__ void gpuact_st16(unsigned char *p, uint4 v) {
+#if defined(GPUACT_DIALECT_CUDA)
+    if (CS) {
+        asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z),
+                     "r"(v.w)
+                     : "memory");
+        return;
+    }
+#endif
+    *reinterpret_cast<uint4 *>(p) = v;
+}
+
 /* VEC elements of a row starting at column c0, as raw bits. vec_ok: the
    whole group is inside the row and 16-byte aligned (one 8/16-byte access). */
-template <class T, int VEC>
+template <class T, int VEC, bool CS = false>
 __device__ __forceinline__ void gpuact_load(const unsigned char *row, gpuact_u64 c0, gpuact_u64 cols, bool vec_ok,
                                             gpuact_u32 (&v)[VEC]) {
     if (vec_ok) {
         gpuact_u32 w[4];
         if (VEC * T::size == 16) {
-            uint4 q = *reinterpret_cast<const uint4 *>(row + c0 * T::size);
+            uint4 q = gpuact_ld16<CS>(row + c0 * T::size);
             w[0] = q.x; w[1] = q.y; w[2] = q.z; w[3] = q.w;
         } else {
             uint2 q = *reinterpret_cast<const uint2 *>(row + c0 * T::size);
@@ -79,7 +107,7 @@ __device__ __forceinline__ void gpuact_load(const unsigned char *row, gpuact_u64
     }
 }
 
-template <class T, int VEC>
+template <class T, int VEC, bool CS = false>
 __device__ __forceinline__ void gpuact_store(unsigned char *row, gpuact_u64 c0, gpuact_u64 cols, bool vec_ok,
                                              const gpuact_u32 (&v)[VEC]) {
     if (vec_ok) {
@@ -88,7 +116,7 @@ __device__ __forceinline__ void gpuact_store(unsigned char *row, gpuact_u64 c0, 
         for (int k = 0; k < 4; k++)
             w[k] = T::size == 4 ? v[k < VEC ? k : 0] : (v[(2 * k) % VEC] | (v[(2 * k + 1) % VEC] << 16));
         if (VEC * T::size == 16)
-            *reinterpret_cast<uint4 *>(row + c0 * T::size) = make_uint4(w[0], w[1], w[2], w[3]);
+            gpuact_st16<CS>(row + c0 * T::size, make_uint4(w[0], w[1], w[2], w[3]));
         else
             *reinterpret_cast<uint2 *>(row + c0 * T::size) = make_uint2(w[0], w[1]);
     } else {

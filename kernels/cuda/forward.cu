@@ -32,7 +32,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 const gpuact_u64 c0 = (v0 + u * GPUACT_BLOCK) * VEC;
-                if (c0 + VEC <= cols) q[u] = *reinterpret_cast<const uint4 *>(in + (r * ld_in + c0) * X::size);
+                if (c0 + VEC <= cols) q[u] = gpuact_ld16<false>(in + (r * ld_in + c0) * X::size);
             }
 #pragma unroll
             for (int u = 0; u < U; u++) {
@@ -40,7 +40,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
                 if (c0 + VEC > cols) continue;
                 q[u] = make_uint4(gpuact_relu_pair<X>(q[u].x), gpuact_relu_pair<X>(q[u].y), gpuact_relu_pair<X>(q[u].z),
                                   gpuact_relu_pair<X>(q[u].w));
-                *reinterpret_cast<uint4 *>(out + (r * ld_out + c0) * Y::size) = q[u];
+                gpuact_st16<false>(out + (r * ld_out + c0) * Y::size, q[u]);
             }
         }
         /* Done unless a vector of this thread is ragged; then the loop below
