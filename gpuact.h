@@ -456,11 +456,12 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
                scale 1, same dtype: a passing element is dy's bits)
    Bias and scale stay run-time flags of the general paths.
 
-   A work-item handles ctx->per_item[...] consecutive-or-strided elements of
-   a row (gpuact__items; the kernels apply the same rule), a block has
-   GPUACT__BLOCK work-items, and grid_y blocks walk the rows with stride
-   grid_y. Mask bytes never straddle work-items' ownership boundaries in a
-   way that needs atomics: a byte is written by exactly one work-item. */
+   A work-item handles gpuact__items elements of a row (CUDA/HIP: two
+   16-byte vectors a block apart; OpenCL: 8 consecutive elements; the
+   kernels apply the same rule), a block has GPUACT__BLOCK work-items, and
+   grid_y blocks walk the rows with stride grid_y. Each mask byte is written
+   by exactly one work-item (CUDA/HIP pair neighbouring lanes' nibbles with
+   a shuffle), so no atomics are needed. */
 #define GPUACT__BLOCK 256
 #define GPUACT__MAX_GRID_Y 65535
 enum { GPUACT__OP_FORWARD = 0, GPUACT__OP_BACKWARD, GPUACT__OP_DBIAS, GPUACT__OP_COUNT };
