@@ -464,6 +464,9 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
    a shuffle), so no atomics are needed. */
 #define GPUACT__BLOCK 256
 #define GPUACT__MAX_GRID_Y 65535
+#ifndef GPUACT__DBIAS_GROUPS_PER_UNIT /* bias-gradient row groups per compute unit (tuning) */
+#define GPUACT__DBIAS_GROUPS_PER_UNIT 8
+#endif
 enum { GPUACT__OP_FORWARD = 0, GPUACT__OP_BACKWARD, GPUACT__OP_DBIAS, GPUACT__OP_COUNT };
 enum {
     GPUACT__F_BIAS = 1,   /* forward, general path: add aux[c] */
@@ -1087,7 +1090,7 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
            column sums to the workspace in a fixed order, then one pass adds
            the parts in order. No atomics, so every run gives the same bits. */
         size_t gx = gpuact__div_up(gpuact__div_up(d->cols, gpuact__items(ctx, &L)), GPUACT__BLOCK);
-        size_t want = gpuact__div_up((size_t)ctx->units * 8, gx), parts;
+        size_t want = gpuact__div_up((size_t)ctx->units * GPUACT__DBIAS_GROUPS_PER_UNIT, gx), parts;
         gpuact__launch F;
         parts = want < d->rows ? want : d->rows;
         if (parts > GPUACT__MAX_GRID_Y) parts = GPUACT__MAX_GRID_Y;
