@@ -31,6 +31,11 @@ typedef struct gpuact__cuda_setup {
     int (*nvrtcVersion)(int *, int *);
 } gpuact__cuda_setup;
 
+/* NVRTC options every build gets (tests/rtc_check.c compiles with the same):
+   the IEEE behaviour DESIGN.md promises, no contraction, no flush of
+   subnormals. */
+static const char *const gpuact__cuda_rtc_options[2] = {"--fmad=false", "--ftz=false"};
+
 /* Process-wide: the same libcuda for every context. */
 static int (*gpuact__cuGetErrorName)(int, const char **);
 static int (*gpuact__cuDevicePrimaryCtxRelease)(int);
@@ -186,8 +191,8 @@ static gpuact_result gpuact__cuda_create(gpuact_context *ctx) {
     snprintf(g->arch, sizeof g->arch, "sm_%d%d", major, minor);
     snprintf(g->arch_option, sizeof g->arch_option, "--gpu-architecture=%s", g->arch);
     if (s.nvrtcVersion && s.nvrtcVersion(&major, &minor) == 0) g->rtc_version = major * 1000 + minor * 10;
-    g->rtc_options[0] = "--fmad=false"; /* IEEE behaviour DESIGN.md promises: no contraction, */
-    g->rtc_options[1] = "--ftz=false";  /* no flush of subnormals */
+    g->rtc_options[0] = gpuact__cuda_rtc_options[0];
+    g->rtc_options[1] = gpuact__cuda_rtc_options[1];
     g->sources[GPUACT__OP_FORWARD] = gpuact__cuda_forward;
     g->sources[GPUACT__OP_BACKWARD] = gpuact__cuda_backward;
     g->sources[GPUACT__OP_DBIAS] = gpuact__cuda_dbias;

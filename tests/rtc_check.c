@@ -72,8 +72,8 @@ int main(int argc, char **argv) {
                 snprintf(g.arch_option, sizeof g.arch_option, "--gpu-architecture=%s", argv[a]);
                 opts[0] = g.arch_option;
                 nopts += job_options(op, full, job, opts + 1, spec_def);
-                opts[nopts++] = "--fmad=false";
-                opts[nopts++] = "--ftz=false";
+                opts[nopts++] = gpuact__cuda_rtc_options[0]; /* the backend's own options */
+                opts[nopts++] = gpuact__cuda_rtc_options[1];
                 if (gpuact__gpu_compile(&g, src, opts, nopts, gpuact__op_names[op], &code, &size) != GPUACT_SUCCESS) {
                     printf("FAIL %s %s:\n%s\n", argv[a], gpuact__op_names[op], gpuact_last_error());
                     failed++;
