@@ -7,7 +7,7 @@
 #   make bench       build/gpuact-bench
 #   make shared      build/libgpuact.so (for bench/torch_compare.py)
 #   make cuda-fatbin precompiled CUDA kernels (GPUACT_CUDA_PRECOMPILED)
-#   make embed       regenerate kernels/*/gpuact_*_src.h from the sources
+#   make embed       regenerate kernels/gpuact_kernels_src.h from the sources
 #   make install PREFIX=/usr/local
 
 CC      ?= cc
@@ -40,9 +40,9 @@ else
   ONLY =
 endif
 
-KERNEL_SOURCES = $(wildcard kernels/cuda/*.cu kernels/cuda/*.cuh kernels/hip/*.hip kernels/hip/*.h \
+KERNEL_SOURCES = $(wildcard kernels/*.h kernels/cuda/*.cu kernels/cuda/*.cuh kernels/hip/*.hip kernels/hip/*.h \
                             kernels/opencl/*.cl)
-EMBEDDED = kernels/opencl/gpuact_opencl_src.h kernels/cuda/gpuact_cuda_src.h kernels/hip/gpuact_hip_src.h
+EMBEDDED = kernels/gpuact_kernels_src.h
 HEADERS  = gpuact.h $(wildcard backends/*.h) $(EMBEDDED)
 EXAMPLES = relu_demo relu_family epilogue linear_relu
 TESTS    = test_reference test_validation test_threads conformance
@@ -73,13 +73,12 @@ deps:
 $(BUILD)/embed: tools/embed.c | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@
 
+# One header with every kernel source file once, and each backend's programs
+# as lists of those files (tools/embed.c).
 define embed_all
-	$(BUILD)/embed $(1)/kernels/opencl/gpuact_opencl_src.h gpuact__opencl \
-	  kernels/opencl/forward.cl kernels/opencl/backward.cl kernels/opencl/dbias.cl
-	$(BUILD)/embed $(1)/kernels/cuda/gpuact_cuda_src.h gpuact__cuda \
-	  kernels/cuda/forward.cu kernels/cuda/backward.cu kernels/cuda/dbias.cu
-	$(BUILD)/embed $(1)/kernels/hip/gpuact_hip_src.h gpuact__hip \
-	  kernels/hip/forward.hip kernels/hip/backward.hip kernels/hip/dbias.hip
+	$(BUILD)/embed $(1)/kernels/gpuact_kernels_src.h \
+	  $(foreach op,forward backward dbias,cuda_$(op)=kernels/cuda/$(op).cu hip_$(op)=kernels/hip/$(op).hip \
+	                                       opencl_$(op)=kernels/opencl/$(op).cl)
 endef
 
 embed: $(BUILD)/embed
@@ -87,8 +86,7 @@ embed: $(BUILD)/embed
 
 # Fails when a committed header differs from what the sources generate.
 check-embedded: $(BUILD)/embed
-	@rm -rf $(BUILD)/fresh && mkdir -p $(BUILD)/fresh/kernels/opencl $(BUILD)/fresh/kernels/cuda \
-	  $(BUILD)/fresh/kernels/hip
+	@rm -rf $(BUILD)/fresh && mkdir -p $(BUILD)/fresh/kernels
 	@$(call embed_all,$(BUILD)/fresh)
 	@for h in $(EMBEDDED); do cmp -s $$h $(BUILD)/fresh/$$h || \
 	  { echo "check-embedded: $$h is stale; run 'make embed' and commit it"; exit 1; }; done
@@ -175,10 +173,10 @@ shared: $(BUILD)/libgpuact.so
 # generated, not committed (.gitignore); the full list takes a while, e.g.
 # `make cuda-fatbin FATBIN_ARCHS=sm_90` for one GPU generation.
 FATBIN_ARCHS ?= sm_75 sm_80 sm_86 sm_89 sm_90
-kernels/cuda/gpuact_cuda_fatbin.h: kernels/cuda/*.cu kernels/cuda/*.cuh $(BUILD)/embed
-	( cat kernels/cuda/dialect.cuh kernels/cuda/common.cuh; cat kernels/cuda/forward.cu kernels/cuda/backward.cu \
-	  kernels/cuda/dbias.cu | grep -v '#include "' ) > $(BUILD)/all_kernels.cu
-	$(NVCC) -fatbin --threads 0 -DGPUACT_ALL_VARIANTS --fmad=false --ftz=false \
+kernels/cuda/gpuact_cuda_fatbin.h: $(KERNEL_SOURCES) $(BUILD)/rtc_check $(BUILD)/embed
+	( for op in forward backward dbias; do echo "#include \"$$op.cu\""; done; $(BUILD)/rtc_check list ) \
+	  > $(BUILD)/all_kernels.cu
+	$(NVCC) -fatbin --threads 0 -Ikernels/cuda --fmad=false --ftz=false \
 	  $(foreach a,$(FATBIN_ARCHS),-gencode arch=compute_$(subst sm_,,$(a)),code=$(a)) \
 	  -gencode arch=compute_$(subst sm_,,$(lastword $(FATBIN_ARCHS))),code=compute_$(subst sm_,,$(lastword $(FATBIN_ARCHS))) \
 	  $(BUILD)/all_kernels.cu -o $(BUILD)/gpuact.fatbin

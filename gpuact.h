@@ -312,6 +312,8 @@ GPUACT_DEF gpuact_result gpuact_epilogue_backward(gpuact_context *ctx, const gpu
 #define GPUACT__UNUSED
 #endif
 
+#include "kernels/contract.h" /* what the host and the kernels share */
+
 /* ---- >>errors ---------------------------------------------------------- */
 
 static GPUACT__TLS char gpuact__error_text[16384];
@@ -364,19 +366,9 @@ GPUACT_DEF const char *gpuact_backend_name(gpuact_backend b) {
 }
 
 GPUACT_DEF size_t gpuact_dtype_size(gpuact_dtype dt) {
-    switch (dt) {
-    case GPUACT_F32: return 4;
-    case GPUACT_F16: case GPUACT_BF16: return 2;
-    }
-    return 0;
-}
-static const char *gpuact__dtype_name(gpuact_dtype dt) {
-    switch (dt) {
-    case GPUACT_F32: return "f32";
-    case GPUACT_F16: return "f16";
-    case GPUACT_BF16: return "bf16";
-    }
-    return "unknown";
+#define GPUACT__DT_SIZE_(name, bytes) bytes,
+    static const size_t sizes[] = {GPUACT_DTYPES(GPUACT__DT_SIZE_) 0};
+    return sizes[(unsigned)dt < GPUACT_DT_COUNT ? (int)dt : GPUACT_DT_COUNT];
 }
 
 /* ---- >>loader: dlopen with every name tried recorded ------------------- */
@@ -433,77 +425,141 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
 
 /* ---- >>backend interface ----------------------------------------------- */
 
-/* Every kernel of every backend has the same parameter list, so one launch
-   description serves all of them (OpenCL passes each buffer as cl_mem plus a
-   byte offset, CUDA/HIP as a pointer):
-
-     in, out, aux, mask, part : buffers
-     rows, cols, ld_in, ld_out, ld_aux, mask_ld : 64-bit unsigned
-     scale, slope, ceiling : float;  kind, flags : int
+/* What the host and the kernels share (dtypes, activation kinds, variant
+   fields, flags, block size, the kernel parameter list) is written once, in
+   kernels/contract.h. Every kernel of every backend has that parameter
+   list, so one launch description serves all of them:
 
    FORWARD  (t = x, y, bias dtypes): in=x, out=y, aux=bias, mask written.
    BACKWARD (t = dy, dx, src dtypes): in=dy, out=dx, aux=x or y, mask read,
-            part = f32 partial column sums [grid_y][cols] when spec has DBIAS.
+            part = f32 partial column sums [grid_y][cols] with dbias.
    DBIAS    (t[1] = dbias dtype): in=part (rows = number of partial rows),
             out=dbias: out[c] = sum over r of part[r][c], in order.
 
-   Each kernel is specialised at compile time by a spec number (the
-   activation kind and the mode), so a module holds one straight-line path:
-     forward:  kind + 3 * has_mask + 6 * plain   (plain: no bias, scale 1,
-               same dtype in and out, ceiling exact in it: the result is a
-               selection of x's bits)
-     backward: kind + 3 * from_mask + 6 * dbias + 12 * plain   (plain:
-               scale 1, same dtype: a passing element is dy's bits)
-   Bias and scale stay run-time flags of the general paths.
+   A variant (one kernel) is the op, three dtypes and the named fields of
+   GPUACT_FIELDS; gpuact__variant_index, gpuact__variant_name and
+   gpuact__variant_defines turn it into a slot, a kernel name that a
+   profiler trace can be read by, and the compiler options that select it.
 
-   A work-item handles gpuact__items elements of a row (CUDA/HIP: two
-   16-byte vectors a block apart; OpenCL: 8 consecutive elements; the
-   kernels apply the same rule), a block has GPUACT__BLOCK work-items, and
-   grid_y blocks walk the rows with stride grid_y. Each mask byte is written
-   by exactly one work-item (CUDA/HIP pair neighbouring lanes' nibbles with
-   a shuffle), so no atomics are needed. */
-#define GPUACT__BLOCK 256
+   A work-item handles gpuact__items elements of a row (CUDA/HIP:
+   GPUACT_UNROLL vectors of GPUACT_VEC elements a block apart; OpenCL:
+   GPUACT_CL_VEC consecutive elements), a block has GPUACT_BLOCK work-items,
+   and grid_y blocks walk the rows with stride grid_y. Each mask byte is
+   written by exactly one work-item (CUDA/HIP pair neighbouring lanes'
+   nibbles with a shuffle), so no atomics are needed. */
 #define GPUACT__MAX_GRID_Y 65535
 #ifndef GPUACT__DBIAS_GROUPS_PER_UNIT /* bias-gradient row groups per compute unit (tuning) */
 #define GPUACT__DBIAS_GROUPS_PER_UNIT 8
 #endif
-enum { GPUACT__OP_FORWARD = 0, GPUACT__OP_BACKWARD, GPUACT__OP_DBIAS, GPUACT__OP_COUNT };
-enum {
-    GPUACT__F_BIAS = 1,   /* forward, general path: add aux[c] */
-    GPUACT__F_SCALE = 4,  /* general paths: multiply by scale (never when scale is 1) */
-    GPUACT__F_RAW = 8     /* forward general path, no bias, scale 1, one dtype: a NaN x keeps its bits */
-};
-#define GPUACT__SPECS 24 /* the most specs of any op (the backward's) */
-static GPUACT__UNUSED const int gpuact__op_specs[3] = {12, 24, 1}; /* per op; the kernel checks list them all */
-static const char *const gpuact__op_names[GPUACT__OP_COUNT] = {"forward", "backward", "dbias"};
+
+#define GPUACT__FIELD_DECL_(name, NAME, count) int name;
+typedef struct gpuact__variant {
+    int op;                    /* GPUACT_OP_* */
+    gpuact_dtype t[3];
+    GPUACT_FIELDS(GPUACT__FIELD_DECL_)
+} gpuact__variant;
 
 typedef struct gpuact__launch {
-    int op;
-    gpuact_dtype t[3];
+    gpuact__variant v;
     gpuact_buffer in, out, aux, mask, part;
     uint64_t rows, cols, ld_in, ld_out, ld_aux, mask_ld;
     float scale, slope, ceiling;
-    int kind, flags, spec;
-    uint64_t grid_x, grid_y; /* blocks */
+    int flags;                 /* GPUACT_F_* */
+    uint64_t grid_x, grid_y;   /* blocks */
 } gpuact__launch;
 
-/* A variant is one kernel: op, three dtypes and spec. Its name in every
-   backend's kernel sources is gpuact_<op>_<t0>_<t1>_<t2>_<spec>; the sources
-   are compiled with -DGPUACT_T0=<t0> -DGPUACT_T1=<t1> -DGPUACT_T2=<t2>
-   -DGPUACT_SPEC=<spec>. */
-#define GPUACT__VARIANTS (GPUACT__OP_COUNT * 27 * GPUACT__SPECS)
-static int gpuact__variant(const gpuact__launch *L) {
-    return ((L->op * 27 + (int)L->t[0] * 9 + (int)L->t[1] * 3 + (int)L->t[2]) * GPUACT__SPECS) + L->spec;
-}
-static void gpuact__kernel_name(const gpuact__launch *L, char *buf, size_t size) {
-    snprintf(buf, size, "gpuact_%s_%s_%s_%s_%d", gpuact__op_names[L->op], gpuact__dtype_name(L->t[0]),
-             gpuact__dtype_name(L->t[1]), gpuact__dtype_name(L->t[2]), L->spec);
-}
-/* The -D options that select a variant in the kernel sources. */
-static void gpuact__variant_defines(const gpuact__launch *L, char (*defs)[40]) {
+/* Slots of the mixed-radix variant index: ops x dtypes^3 x every field. */
+#define GPUACT__FIELD_MUL_(name, NAME, count) * (count)
+#define GPUACT__VARIANTS \
+    (GPUACT_OP_COUNT * GPUACT_DT_COUNT * GPUACT_DT_COUNT * GPUACT_DT_COUNT GPUACT_FIELDS(GPUACT__FIELD_MUL_))
+
+/* Whether the API can ask for V; only those are kernels. Forward: from x
+   (select: one dtype in and out, no bias); backward: from the mask, the
+   region's dtype is dy's; select: dy's dtype out; dbias: f32 parts in. */
+static int gpuact__variant_reachable(const gpuact__variant *V) {
     int i;
-    for (i = 0; i < 3; i++) snprintf(defs[i], sizeof defs[i], "-DGPUACT_T%d=%s", i, gpuact__dtype_name(L->t[i]));
-    snprintf(defs[3], sizeof defs[3], "-DGPUACT_SPEC=%d", L->spec);
+#define GPUACT__FIELD_OK_(name, NAME, count) if (V->name < 0 || V->name >= (count)) return 0;
+    GPUACT_FIELDS(GPUACT__FIELD_OK_)
+    if (V->op < 0 || V->op >= GPUACT_OP_COUNT) return 0;
+    for (i = 0; i < 3; i++)
+        if ((int)V->t[i] < 0 || (int)V->t[i] >= GPUACT_DT_COUNT) return 0;
+    switch (V->op) {
+    case GPUACT_OP_forward:
+        return !V->dbias && (!V->select || (V->t[0] == V->t[1] && V->t[1] == V->t[2]));
+    case GPUACT_OP_backward:
+        return (!V->mask || V->t[2] == V->t[0]) && (!V->select || V->t[0] == V->t[1]);
+    default:
+        return V->t[0] == GPUACT_F32 && V->t[2] == GPUACT_F32 && !V->kind && !V->mask && !V->dbias && !V->select;
+    }
+}
+
+/* The slot of a reachable variant, in [0, GPUACT__VARIANTS). */
+static int gpuact__variant_index(const gpuact__variant *V) {
+    int i = V->op * GPUACT_DT_COUNT * GPUACT_DT_COUNT * GPUACT_DT_COUNT +
+            ((int)V->t[0] * GPUACT_DT_COUNT + (int)V->t[1]) * GPUACT_DT_COUNT + (int)V->t[2];
+#define GPUACT__FIELD_IDX_(name, NAME, count) i = i * (count) + V->name;
+    GPUACT_FIELDS(GPUACT__FIELD_IDX_)
+    return i;
+}
+/* The inverse of gpuact__variant_index (for walking every slot). */
+static GPUACT__UNUSED void gpuact__variant_at(int i, gpuact__variant *V) {
+    int k;
+#define GPUACT__FIELD_COUNT_(name, NAME, count) count,
+    static const int counts[] = {GPUACT_FIELDS(GPUACT__FIELD_COUNT_) 0};
+    int *fields[8], n = 0;
+#define GPUACT__FIELD_PTR_(name, NAME, count) fields[n++] = &V->name;
+    GPUACT_FIELDS(GPUACT__FIELD_PTR_)
+    for (k = n - 1; k >= 0; k--) {
+        *fields[k] = i % counts[k];
+        i /= counts[k];
+    }
+    for (k = 2; k >= 0; k--) {
+        V->t[k] = (gpuact_dtype)(i % GPUACT_DT_COUNT);
+        i /= GPUACT_DT_COUNT;
+    }
+    V->op = i;
+}
+
+#define GPUACT__DT_NAME_(name, bytes) #name,
+static const char *const gpuact__dtype_names[] = {GPUACT_DTYPES(GPUACT__DT_NAME_) "unknown"};
+#define GPUACT__KIND_NAME_(name, slope, ceiling, from_y) #name,
+static const char *const gpuact__kind_names[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_NAME_) "unknown"};
+#define GPUACT__OP_NAME_(name, short_name) #name,
+static GPUACT__UNUSED const char *const gpuact__op_names[] = {GPUACT_OPS(GPUACT__OP_NAME_) "unknown"};
+#define GPUACT__OP_SHORT_(name, short_name) #short_name,
+static const char *const gpuact__op_short[] = {GPUACT_OPS(GPUACT__OP_SHORT_) "unknown"};
+static const char *gpuact__dtype_name(gpuact_dtype dt) {
+    return gpuact__dtype_names[(unsigned)dt < GPUACT_DT_COUNT ? (int)dt : GPUACT_DT_COUNT];
+}
+
+/* The kernel's name: gpuact_<op>_<kind>[_mask|_frommask][_dbias][_plain]_
+   <t0>_<t1>_<t2>, e.g. gpuact_fwd_relu_mask_f32_f32_f32 or
+   gpuact_bwd_leaky_frommask_dbias_bf16_bf16_bf16; the dbias pass is
+   gpuact_dbias_f32_<dbias dtype>_f32. */
+static void gpuact__variant_name(const gpuact__variant *V, char *buf, size_t size) {
+    if (V->op == GPUACT_OP_dbias)
+        snprintf(buf, size, "gpuact_dbias_%s_%s_%s", gpuact__dtype_names[V->t[0]], gpuact__dtype_names[V->t[1]],
+                 gpuact__dtype_names[V->t[2]]);
+    else
+        snprintf(buf, size, "gpuact_%s_%s%s%s%s_%s_%s_%s", gpuact__op_short[V->op], gpuact__kind_names[V->kind],
+                 !V->mask ? "" : V->op == GPUACT_OP_forward ? "_mask" : "_frommask", V->dbias ? "_dbias" : "",
+                 V->select ? "_plain" : "", gpuact__dtype_names[V->t[0]], gpuact__dtype_names[V->t[1]],
+                 gpuact__dtype_names[V->t[2]]);
+}
+/* The compiler options that select V in the kernel sources: its name, its
+   dtypes and each field as GPUACT_<FIELD>=<value>. */
+#define GPUACT__DEFINES 8
+#define GPUACT__NAME_MAX 64
+#define GPUACT__DEFINE_MAX (GPUACT__NAME_MAX + 16)
+static void gpuact__variant_defines(const gpuact__variant *V, char (*defs)[GPUACT__DEFINE_MAX]) {
+    int i, n = 4;
+    char name[GPUACT__NAME_MAX];
+    gpuact__variant_name(V, name, sizeof name);
+    snprintf(defs[0], sizeof defs[0], "-DGPUACT_NAME=%s", name);
+    for (i = 0; i < 3; i++)
+        snprintf(defs[1 + i], sizeof defs[1 + i], "-DGPUACT_T%d=%s", i, gpuact__dtype_names[V->t[i]]);
+#define GPUACT__FIELD_DEF_(name, NAME, count) snprintf(defs[n++], sizeof defs[0], "-DGPUACT_" #NAME "=%d", V->name);
+    GPUACT_FIELDS(GPUACT__FIELD_DEF_)
 }
 
 /* The backend vtable. A backend fills ctx->impl in create and gets the
@@ -556,9 +612,9 @@ struct gpuact_context {
    template types (gpuact_vec x GPUACT_UNROLL in CUDA/HIP, 8 in OpenCL). */
 static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L) {
     int i;
-    if (L->op == GPUACT__OP_DBIAS) return 1;
+    if (L->v.op == GPUACT_OP_dbias) return 1;
     for (i = 0; i < 3; i++)
-        if (gpuact_dtype_size(L->t[i]) == 4) return ctx->per_item32;
+        if (gpuact_dtype_size(L->v.t[i]) == 4) return ctx->per_item32;
     return ctx->per_item16;
 }
 
@@ -574,6 +630,28 @@ static void gpuact__resolve_cache_dir(gpuact_context *ctx, const char *asked) {
 }
 
 /* ---- >>backends ---------------------------------------------------------- */
+#include "kernels/gpuact_kernels_src.h" /* every kernel source file, once; each program as a list of them */
+
+/* Joins a program (a NULL-terminated list of files, each a NULL-terminated
+   array of lines, as the generated header keeps them within ISO C's
+   string-length limit) into one malloc'd string. */
+static GPUACT__UNUSED char *gpuact__join(const char *const *const *files) {
+    size_t n = 0, i, f;
+    char *s, *p;
+    for (f = 0; files[f]; f++)
+        for (i = 0; files[f][i]; i++) n += strlen(files[f][i]);
+    s = (char *)GPUACT_MALLOC(n + 1);
+    if (!s) return NULL;
+    p = s;
+    for (f = 0; files[f]; f++)
+        for (i = 0; files[f][i]; i++) {
+            size_t k = strlen(files[f][i]);
+            memcpy(p, files[f][i], k);
+            p += k;
+        }
+    *p = '\0';
+    return s;
+}
 #if !defined(GPUACT_NO_CUDA) || !defined(GPUACT_NO_HIP)
 #include "backends/gpuact_cudalike.h"
 #endif
@@ -947,7 +1025,12 @@ static float gpuact__round_to_dtype(gpuact_dtype dt, float f) {
 
 /* Grid shape, then the backend. */
 static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L) {
-    L->grid_x = gpuact__div_up(gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)), GPUACT__BLOCK);
+    if (!gpuact__variant_reachable(&L->v)) {
+        char name[GPUACT__NAME_MAX];
+        gpuact__variant_name(&L->v, name, sizeof name);
+        return gpuact__fail(GPUACT_ERROR_NOT_SUPPORTED, "gpuact internal error: %s is not a kernel variant", name);
+    }
+    L->grid_x = gpuact__div_up(gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)), GPUACT_BLOCK);
     if (!L->grid_y) L->grid_y = L->rows < GPUACT__MAX_GRID_Y ? L->rows : GPUACT__MAX_GRID_Y;
     return ctx->be->launch(ctx, s, L);
 }
@@ -993,21 +1076,21 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
     if ((r = gpuact__check_regions(fn, reg, 4)) || !has_data) return r;
 
     memset(&L, 0, sizeof L);
-    L.op = GPUACT__OP_FORWARD;
-    L.t[0] = d->x_dtype;
-    L.t[1] = d->y_dtype;
-    L.t[2] = d->bias.handle ? d->bias_dtype : d->x_dtype;
+    L.v.op = GPUACT_OP_forward;
+    L.v.t[0] = d->x_dtype;
+    L.v.t[1] = d->y_dtype;
+    L.v.t[2] = d->bias.handle ? d->bias_dtype : d->x_dtype;
     L.in = d->x; L.out = d->y; L.aux = d->bias; L.mask = d->mask;
     L.rows = d->rows; L.cols = d->cols; L.ld_in = d->ld_x; L.ld_out = d->ld_y; L.mask_ld = d->mask_ld;
-    L.scale = d->scale; L.slope = d->act.negative_slope; L.kind = (int)d->act.kind;
+    L.scale = d->scale; L.slope = d->act.negative_slope; L.v.kind = (int)d->act.kind;
     L.ceiling = f->elementwise ? gpuact__round_to_dtype(d->x_dtype, d->act.ceiling) : d->act.ceiling;
-    L.flags = (d->bias.handle ? GPUACT__F_BIAS : 0) | (d->scale != 1.0f ? GPUACT__F_SCALE : 0) |
-              (!d->bias.handle && d->scale == 1.0f && d->x_dtype == d->y_dtype ? GPUACT__F_RAW : 0);
+    L.flags = (d->bias.handle ? GPUACT_F_BIAS : 0) | (d->scale != 1.0f ? GPUACT_F_SCALE : 0) |
+              (!d->bias.handle && d->scale == 1.0f && d->x_dtype == d->y_dtype ? GPUACT_F_RAW : 0);
     /* plain: y is a selection of x's bits (the clip test runs on bits, so
        the ceiling must be exact in x's dtype: the elementwise ops round it). */
-    L.spec = L.kind + 3 * (d->mask.handle != NULL) +
-             6 * (!d->bias.handle && d->scale == 1.0f && d->x_dtype == d->y_dtype &&
-                  gpuact__round_to_dtype(d->x_dtype, L.ceiling) == L.ceiling);
+    L.v.mask = d->mask.handle != NULL;
+    L.v.select = !d->bias.handle && d->scale == 1.0f && d->x_dtype == d->y_dtype &&
+                 gpuact__round_to_dtype(d->x_dtype, L.ceiling) == L.ceiling;
     return gpuact__dispatch(ctx, s ? s : ctx->desc.stream, &L);
 }
 
@@ -1074,22 +1157,23 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
 
     if (!s) s = ctx->desc.stream;
     memset(&L, 0, sizeof L);
-    L.op = GPUACT__OP_BACKWARD;
-    L.t[0] = d->dy_dtype;
-    L.t[1] = d->dx_dtype;
-    L.t[2] = d->y.handle ? d->y_dtype : d->dy_dtype;
+    L.v.op = GPUACT_OP_backward;
+    L.v.t[0] = d->dy_dtype;
+    L.v.t[1] = d->dx_dtype;
+    L.v.t[2] = d->y.handle ? d->y_dtype : d->dy_dtype;
     L.in = d->dy; L.out = d->dx; L.aux = d->y; L.mask = d->mask;
     L.rows = d->rows; L.cols = d->cols; L.ld_in = d->ld_dy; L.ld_out = d->ld_dx; L.ld_aux = d->ld_y;
-    L.mask_ld = d->mask_ld; L.scale = d->scale; L.slope = d->act.negative_slope; L.kind = (int)d->act.kind;
+    L.mask_ld = d->mask_ld; L.scale = d->scale; L.slope = d->act.negative_slope; L.v.kind = (int)d->act.kind;
     L.ceiling = b->elementwise ? gpuact__round_to_dtype(d->dy_dtype, d->act.ceiling) : d->act.ceiling;
-    L.flags = d->scale != 1.0f ? GPUACT__F_SCALE : 0;
-    L.spec = L.kind + 3 * (d->mask.handle != NULL) + 6 * (d->dbias.handle != NULL) +
-             12 * (d->scale == 1.0f && d->dy_dtype == d->dx_dtype);
+    L.flags = d->scale != 1.0f ? GPUACT_F_SCALE : 0;
+    L.v.mask = d->mask.handle != NULL;
+    L.v.dbias = d->dbias.handle != NULL;
+    L.v.select = d->scale == 1.0f && d->dy_dtype == d->dx_dtype;
     if (d->dbias.handle) {
         /* Deterministic bias gradient: each of `parts` row groups writes its
            column sums to the workspace in a fixed order, then one pass adds
            the parts in order. No atomics, so every run gives the same bits. */
-        size_t gx = gpuact__div_up(gpuact__div_up(d->cols, gpuact__items(ctx, &L)), GPUACT__BLOCK);
+        size_t gx = gpuact__div_up(gpuact__div_up(d->cols, gpuact__items(ctx, &L)), GPUACT_BLOCK);
         size_t want = gpuact__div_up((size_t)ctx->units * GPUACT__DBIAS_GROUPS_PER_UNIT, gx), parts;
         gpuact__launch F;
         parts = want < d->rows ? want : d->rows;
@@ -1097,8 +1181,8 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
         if ((r = gpuact__workspace(ctx, s, parts * d->cols * 4, &L.part))) return r;
         L.grid_y = parts;
         memset(&F, 0, sizeof F);
-        F.op = GPUACT__OP_DBIAS;
-        F.t[0] = GPUACT_F32; F.t[1] = d->dbias_dtype; F.t[2] = GPUACT_F32;
+        F.v.op = GPUACT_OP_dbias;
+        F.v.t[0] = GPUACT_F32; F.v.t[1] = d->dbias_dtype; F.v.t[2] = GPUACT_F32;
         F.in = L.part; F.out = d->dbias; F.rows = parts; F.cols = d->cols; F.grid_y = 1;
         if ((r = gpuact__dispatch(ctx, s, &L)) == GPUACT_SUCCESS) r = gpuact__dispatch(ctx, s, &F);
         pthread_mutex_unlock(&ctx->ws_lock);

@@ -13,7 +13,6 @@
             (--gpu-architecture=sm_XY), no FMA contraction, no FTZ; cached in
             memory and on disk (gpuact_cudalike.h). */
 
-#include "../kernels/cuda/gpuact_cuda_src.h"
 #ifdef GPUACT_CUDA_PRECOMPILED
 #include "../kernels/cuda/gpuact_cuda_fatbin.h"
 #endif
@@ -32,7 +31,7 @@ typedef struct gpuact__cuda_setup {
 } gpuact__cuda_setup;
 
 /* NVRTC options every build gets (tests/rtc_check.c compiles with the same):
-   the IEEE behaviour DESIGN.md promises, no contraction, no flush of
+   the IEEE behaviour docs/NUMERICS.md promises, no contraction, no flush of
    subnormals. */
 static const char *const gpuact__cuda_rtc_options[2] = {"--fmad=false", "--ftz=false"};
 
@@ -193,9 +192,9 @@ static gpuact_result gpuact__cuda_create(gpuact_context *ctx) {
     if (s.nvrtcVersion && s.nvrtcVersion(&major, &minor) == 0) g->rtc_version = major * 1000 + minor * 10;
     g->rtc_options[0] = gpuact__cuda_rtc_options[0];
     g->rtc_options[1] = gpuact__cuda_rtc_options[1];
-    g->sources[GPUACT__OP_FORWARD] = gpuact__cuda_forward;
-    g->sources[GPUACT__OP_BACKWARD] = gpuact__cuda_backward;
-    g->sources[GPUACT__OP_DBIAS] = gpuact__cuda_dbias;
+    g->sources[GPUACT_OP_forward] = gpuact__cuda_forward;
+    g->sources[GPUACT_OP_backward] = gpuact__cuda_backward;
+    g->sources[GPUACT_OP_dbias] = gpuact__cuda_dbias;
 #ifdef GPUACT_CUDA_PRECOMPILED
     g->fatbin = gpuact__cuda_fatbin;
 #endif

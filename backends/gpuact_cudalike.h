@@ -66,7 +66,7 @@ typedef struct gpuact__gpu {
     char arch_option[96];              /* the compiler's architecture option */
     const char *rtc_options[3];        /* further compiler options (NULL: none); [2]: the unroll */
     int driver_version, rtc_version;   /* both go into the cache key */
-    const char *const *sources[GPUACT__OP_COUNT];
+    const char *const *const *sources[GPUACT_OP_COUNT]; /* each op's program (gpuact__join) */
     const void *fatbin;                /* precompiled module with every variant, or NULL */
     void *fatbin_module;
     void *modules[GPUACT__VARIANTS];
@@ -85,7 +85,7 @@ typedef struct gpuact__gpu {
 #define GPUACT__STORE_RELEASE(p, v) (*(p) = (v))
 #endif
 
-/* The launch shape both dialects share (kernels/cuda/common.cuh): a thread
+/* The launch shape both dialects share (kernels/contract.h): a thread
    has GPUACT__UNROLL vectors of 16 bytes of the widest array; the kernels
    get the same number as -DGPUACT_UNROLL. (A build-time knob for tuning
    experiments; 2 is what docs/PERFORMANCE.md measured.) */
@@ -221,24 +221,6 @@ static void gpuact__cache_store(const gpuact_context *ctx, const gpuact__gpu *g,
 
 /* ---- >>kernel builds --------------------------------------------------------- */
 
-/* Joins a NULL-terminated array of source lines (the generated kernel headers
-   keep sources as lines, which stays within ISO C's string-length limit). */
-static char *gpuact__join(const char *const *lines) {
-    size_t n = 0, i;
-    char *s, *p;
-    for (i = 0; lines[i]; i++) n += strlen(lines[i]);
-    s = (char *)GPUACT_MALLOC(n + 1);
-    if (!s) return NULL;
-    for (p = s, i = 0; lines[i]; i++) {
-        size_t k = strlen(lines[i]);
-        memcpy(p, lines[i], k);
-        p += k;
-    }
-    *p = '\0';
-    return s;
-}
-
-
 /* Compiles one variant with the run-time compiler; *code is malloc'd. */
 static gpuact_result gpuact__gpu_compile(const gpuact__gpu *g, const char *src, const char *const *opts, int nopts,
                                          const char *what, char **code, size_t *size) {
@@ -279,26 +261,26 @@ static gpuact_result gpuact__gpu_compile(const gpuact__gpu *g, const char *src, 
 /* The function of variant L: from the precompiled module, the disk cache or
    a fresh build. Called with ctx->lock held and the context current. */
 static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, const gpuact__launch *L, void **fn) {
-    char name[96], defs[4][40];
-    const char *opts[10];
+    char name[GPUACT__NAME_MAX], defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX];
+    const char *opts[GPUACT__DEFINES + 4];
     char *src = NULL, *code = NULL;
     size_t size = 0;
     uint64_t key;
-    int e, i, nopts = 0, v = gpuact__variant(L);
+    int e, i, nopts = 0, v = gpuact__variant_index(&L->v);
     gpuact_result r = GPUACT_SUCCESS;
-    gpuact__kernel_name(L, name, sizeof name);
+    gpuact__variant_name(&L->v, name, sizeof name);
     if (g->fatbin) {
         if (!g->fatbin_module && (e = g->api.module_load_data(&g->fatbin_module, g->fatbin)))
             return gpuact__gpu_fail(g, e, "loading the precompiled kernels (GPUACT_CUDA_PRECOMPILED)");
         e = g->api.module_get_function(fn, g->fatbin_module, name);
         return e ? gpuact__gpu_fail(g, e, name) : GPUACT_SUCCESS;
     }
-    gpuact__variant_defines(L, defs);
+    gpuact__variant_defines(&L->v, defs);
     opts[nopts++] = g->arch_option;
-    for (i = 0; i < 4; i++) opts[nopts++] = defs[i];
+    for (i = 0; i < GPUACT__DEFINES; i++) opts[nopts++] = defs[i];
     for (i = 0; i < 3; i++)
         if (g->rtc_options[i]) opts[nopts++] = g->rtc_options[i];
-    if (!(src = gpuact__join(g->sources[L->op])))
+    if (!(src = gpuact__join(g->sources[L->v.op])))
         return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", g->api.name);
     key = gpuact__hash(GPUACT__HASH_SEED, src, strlen(src));
     for (i = 0; i < nopts; i++) key = gpuact__hash(key, opts[i], strlen(opts[i]) + 1);
@@ -393,20 +375,16 @@ static gpuact_result gpuact__gpu_copy(gpuact_context *ctx, gpuact_stream s, gpua
 
 static gpuact_result gpuact__gpu_launch(gpuact_context *ctx, gpuact_stream s, const gpuact__launch *L) {
     gpuact__gpu *g = GPUACT__GPU(ctx);
-    const int v = gpuact__variant(L);
-    void *fn, *ptr[5], *params[16];
-    const gpuact_buffer *bufs[5];
+    const int v = gpuact__variant_index(&L->v);
+    void *fn, *ptr[8], *params[24];
     gpuact_result r;
-    int i, e;
-    bufs[0] = &L->in; bufs[1] = &L->out; bufs[2] = &L->aux; bufs[3] = &L->mask; bufs[4] = &L->part;
-    for (i = 0; i < 5; i++) {
-        ptr[i] = bufs[i]->handle ? (char *)bufs[i]->handle + bufs[i]->offset : NULL;
-        params[i] = &ptr[i];
-    }
-    params[5] = (void *)&L->rows; params[6] = (void *)&L->cols; params[7] = (void *)&L->ld_in;
-    params[8] = (void *)&L->ld_out; params[9] = (void *)&L->ld_aux; params[10] = (void *)&L->mask_ld;
-    params[11] = (void *)&L->scale; params[12] = (void *)&L->slope; params[13] = (void *)&L->ceiling;
-    params[14] = (void *)&L->kind; params[15] = (void *)&L->flags;
+    int np = 0, nb = 0, e;
+    /* the kernel's parameters in the order of kernels/contract.h */
+#define GPUACT__GPU_BUF_(name)                                                                  \
+    ptr[nb] = L->name.handle ? (char *)L->name.handle + L->name.offset : NULL;                 \
+    params[np++] = &ptr[nb++];
+#define GPUACT__GPU_SCALAR_(name) params[np++] = (void *)&L->name;
+    GPUACT_KERNEL_PARAMS(GPUACT__GPU_BUF_, GPUACT__GPU_SCALAR_, GPUACT__GPU_SCALAR_, GPUACT__GPU_SCALAR_, )
     if ((r = gpuact__gpu_enter(g))) return r;
     fn = GPUACT__LOAD_ACQUIRE(&g->functions[v]);
     if (!fn) { /* first use: build under the lock, publish once done */
@@ -416,7 +394,7 @@ static gpuact_result gpuact__gpu_launch(gpuact_context *ctx, gpuact_stream s, co
         pthread_mutex_unlock(&ctx->lock);
     }
     if (r == GPUACT_SUCCESS) {
-        e = g->api.launch(fn, (unsigned)L->grid_x, (unsigned)L->grid_y, 1, GPUACT__BLOCK, 1, 1, 0, s, params, NULL);
+        e = g->api.launch(fn, (unsigned)L->grid_x, (unsigned)L->grid_y, 1, GPUACT_BLOCK, 1, 1, 0, s, params, NULL);
         if (e) r = gpuact__gpu_fail(g, e, "launching a kernel");
     }
     gpuact__gpu_leave(g);

@@ -26,7 +26,6 @@
             (gpuact_cudalike.h). The kernel sources are CUDA's, in the HIP
             dialect of kernels/hip/dialect.h. */
 
-#include "../kernels/hip/gpuact_hip_src.h"
 
 /* The leading fields of hipDeviceProp_t as HIP 4.2 to 5.x declare it. ROCm
    6 and later keep this layout as hipDeviceProp_tR0000 behind the exported
@@ -127,9 +126,9 @@ static void gpuact__hip_describe(gpuact__gpu *g) {
     g->api.rtc_name = "hiprtc";
     g->api.error_name = gpuact__hip_error_name;
     g->rtc_options[0] = "-ffp-contract=off"; /* hiprtc fuses a * b + c into an FMA by default */
-    g->sources[GPUACT__OP_FORWARD] = gpuact__hip_forward;
-    g->sources[GPUACT__OP_BACKWARD] = gpuact__hip_backward;
-    g->sources[GPUACT__OP_DBIAS] = gpuact__hip_dbias;
+    g->sources[GPUACT_OP_forward] = gpuact__hip_forward;
+    g->sources[GPUACT_OP_backward] = gpuact__hip_backward;
+    g->sources[GPUACT_OP_dbias] = gpuact__hip_dbias;
 }
 
 /* Opens the HIP runtime (s->runtime) and hiprtc and resolves every entry

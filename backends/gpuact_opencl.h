@@ -15,7 +15,6 @@
    Threads: clSetKernelArg is not thread-safe on one cl_kernel, so argument
             setting and enqueue happen under the context's lock. */
 
-#include "../kernels/opencl/gpuact_opencl_src.h"
 
 #ifdef GPUACT_NO_RUNTIME_LINKING
 #ifndef CL_TARGET_OPENCL_VERSION
@@ -314,7 +313,7 @@ static gpuact_result gpuact__opencl_create(gpuact_context *ctx) {
     o->cl.clGetDeviceInfo(o->device, GPUACT__CL_DEVICE_NAME, sizeof ctx->device_name - 1, ctx->device_name, NULL);
     o->cl.clGetDeviceInfo(o->device, GPUACT__CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
     ctx->units = units ? units : 1;
-    ctx->per_item32 = ctx->per_item16 = 8; /* GPUACT_VEC in kernels/opencl/common.cl */
+    ctx->per_item32 = ctx->per_item16 = GPUACT_CL_VEC;
     return GPUACT_SUCCESS;
 fail:
     gpuact__opencl_destroy(ctx);
@@ -360,18 +359,23 @@ static gpuact_result gpuact__opencl_copy(gpuact_context *ctx, gpuact_stream s, g
 
 /* Builds the program of one variant; called with ctx->lock held. */
 static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__launch *L, gpuact__cl_kernel_slot *slot) {
-    static const char *const *const sources[GPUACT__OP_COUNT] = {gpuact__opencl_forward, gpuact__opencl_backward,
-                                                                 gpuact__opencl_dbias};
+    static const char *const *const *const programs[GPUACT_OP_COUNT] = {gpuact__opencl_forward, gpuact__opencl_backward,
+                                                                       gpuact__opencl_dbias};
     gpuact__opencl *o = GPUACT__CL(ctx);
-    const char *const *lines = sources[L->op];
-    char options[256], name[96], defs[4][40];
-    gpuact__cl_uint count = 0;
+    char options[64 + GPUACT__DEFINES * GPUACT__DEFINE_MAX], name[GPUACT__NAME_MAX], defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX];
+    char *src;
+    size_t used;
     gpuact__cl_int e = 0;
-    while (lines[count]) count++;
-    gpuact__variant_defines(L, defs);
-    snprintf(options, sizeof options, "-cl-std=CL1.2 %s %s %s %s", defs[0], defs[1], defs[2], defs[3]);
-    gpuact__kernel_name(L, name, sizeof name);
-    slot->program = o->cl.clCreateProgramWithSource(o->context, count, (const char **)lines, NULL, &e);
+    int i;
+    gpuact__variant_defines(&L->v, defs);
+    used = (size_t)snprintf(options, sizeof options, "-cl-std=CL1.2");
+    for (i = 0; i < GPUACT__DEFINES; i++)
+        used += (size_t)snprintf(options + used, sizeof options - used, " %s", defs[i]);
+    gpuact__variant_name(&L->v, name, sizeof name);
+    if (!(src = gpuact__join(programs[L->v.op])))
+        return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+    slot->program = o->cl.clCreateProgramWithSource(o->context, 1, (const char **)&src, NULL, &e);
+    GPUACT_FREE(src);
     if (!slot->program) return gpuact__cl_fail(e, "clCreateProgramWithSource");
     e = o->cl.clBuildProgram(slot->program, 1, &o->device, options, NULL, NULL);
     if (e != 0) {
@@ -394,40 +398,50 @@ static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__lau
     return GPUACT_SUCCESS;
 }
 
-static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s, const gpuact__launch *L) {
-    gpuact__opencl *o = GPUACT__CL(ctx);
-    gpuact__cl_kernel_slot *slot = &o->k[gpuact__variant(L)];
-    const gpuact_buffer *bufs[5];
-    gpuact__cl_ulong u[6];
-    size_t global[2], local[2] = {GPUACT__BLOCK, 1};
+/* Sets the kernel's arguments in the order of kernels/contract.h (each
+   buffer as cl_mem and byte offset); on failure names the argument. */
+static gpuact_result gpuact__opencl_set_args(gpuact__opencl *o, gpuact__cl_kernel k, const gpuact__launch *L) {
     gpuact__cl_uint a = 0;
     gpuact__cl_int e = 0;
+    const char *failed = NULL;
+#define GPUACT__CL_ARG_(name, size, ptr) \
+    if (!failed && (e = o->cl.clSetKernelArg(k, a++, size, ptr)) != 0) failed = name;
+#define GPUACT__CL_BUF_(name)                                                     \
+    {                                                                             \
+        gpuact__cl_mem m = (gpuact__cl_mem)L->name.handle;                        \
+        gpuact__cl_ulong off = L->name.offset;                                    \
+        GPUACT__CL_ARG_(#name, sizeof m, &m)                                      \
+        GPUACT__CL_ARG_(#name "'s offset", sizeof off, &off)                      \
+    }
+#define GPUACT__CL_U64_(name)                                                     \
+    {                                                                             \
+        gpuact__cl_ulong u = L->name;                                             \
+        GPUACT__CL_ARG_(#name, sizeof u, &u)                                      \
+    }
+#define GPUACT__CL_F32_(name) GPUACT__CL_ARG_(#name, sizeof(float), &L->name)
+#define GPUACT__CL_I32_(name)                                                     \
+    {                                                                             \
+        gpuact__cl_int i = L->name;                                               \
+        GPUACT__CL_ARG_(#name, sizeof i, &i)                                      \
+    }
+    GPUACT_KERNEL_PARAMS(GPUACT__CL_BUF_, GPUACT__CL_U64_, GPUACT__CL_F32_, GPUACT__CL_I32_, )
+    if (!failed) return GPUACT_SUCCESS;
+    gpuact__cl_fail(e, "clSetKernelArg");
+    gpuact__append(" (argument %u, %s)", a - 1, failed);
+    return GPUACT_ERROR_DEVICE;
+}
+
+static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s, const gpuact__launch *L) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    gpuact__cl_kernel_slot *slot = &o->k[gpuact__variant_index(&L->v)];
+    size_t global[2], local[2] = {GPUACT_BLOCK, 1};
+    gpuact__cl_int e = 0;
     gpuact_result r = GPUACT_SUCCESS;
-    int i;
-    bufs[0] = &L->in; bufs[1] = &L->out; bufs[2] = &L->aux; bufs[3] = &L->mask; bufs[4] = &L->part;
-    u[0] = L->rows; u[1] = L->cols; u[2] = L->ld_in; u[3] = L->ld_out; u[4] = L->ld_aux; u[5] = L->mask_ld;
-    global[0] = (size_t)L->grid_x * GPUACT__BLOCK;
+    global[0] = (size_t)L->grid_x * GPUACT_BLOCK;
     global[1] = (size_t)L->grid_y;
     pthread_mutex_lock(&ctx->lock);
     if (!slot->kernel) r = gpuact__opencl_build(ctx, L, slot);
-    for (i = 0; r == GPUACT_SUCCESS && i < 5; i++) {
-        gpuact__cl_mem m = (gpuact__cl_mem)bufs[i]->handle;
-        gpuact__cl_ulong off = bufs[i]->offset;
-        e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof m, &m);
-        e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof off, &off);
-    }
-    for (i = 0; r == GPUACT_SUCCESS && i < 6; i++) e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof u[i], &u[i]);
-    if (r == GPUACT_SUCCESS) {
-        gpuact__cl_int ints[2];
-        ints[0] = L->kind;
-        ints[1] = L->flags;
-        e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof(float), &L->scale);
-        e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof(float), &L->slope);
-        e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof(float), &L->ceiling);
-        e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof ints[0], &ints[0]);
-        e |= o->cl.clSetKernelArg(slot->kernel, a++, sizeof ints[1], &ints[1]);
-        if (e) r = gpuact__cl_fail(e, "clSetKernelArg");
-    }
+    if (r == GPUACT_SUCCESS) r = gpuact__opencl_set_args(o, slot->kernel, L);
     if (r == GPUACT_SUCCESS) {
         e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, slot->kernel, 2, NULL, global, local, 0, NULL, NULL);
         if (e) r = gpuact__cl_fail(e, "clEnqueueNDRangeKernel");

@@ -14,7 +14,7 @@ handles (offset 0) and torch.cuda.current_stream().cuda_stream is the stream.
     F.hardtanh(x, 0, c) / F.relu6, aten threshold_backward,
     leaky_relu_backward and hardtanh_backward; the epilogue relu(x + b) * s
     (and leaky, clipped) and its backward against torch computing the same in
-    f32 with one final rounding, as DESIGN.md specifies; dbias against an f64
+    f32 with one final rounding, as docs/NUMERICS.md specifies; dbias against an f64
     sum (relative 1e-5 of the column's sum of magnitudes) and run to run.
     NaN == NaN (any payload) where torch does arithmetic on the value (the
     leaky slope product, x + b, scale); bit-exact everywhere else.
@@ -475,7 +475,7 @@ class Numerics:
 
     def compare(self, name, got, ref, nan_equal, inputs=(), keeps_payload_of=None):
         """keeps_payload_of: for ops where torch rounds a passed-through NaN
-        gradient to its canonical NaN but gpuact selects dy's bits (DESIGN.md:
+        gradient to its canonical NaN but gpuact selects dy's bits (docs/NUMERICS.md:
         'by selection'); there gpuact must equal that tensor's bits exactly and
         torch must be a NaN. Everything else is compared bit for bit."""
         t = self.torch
@@ -607,7 +607,7 @@ class Numerics:
             xf = x.float()
             self.compare_mask(f"{dn} clipped({c}) forward (ceiling rounded to {cr!r})", m,
                               (~((xf <= 0) | (xf >= cr))).view(1, n), mld)
-            # DESIGN.md: the elementwise ops clip and test at the ceiling rounded
+            # docs/NUMERICS.md: the elementwise ops clip and test at the ceiling rounded
             # to the dtype (so the backward from y equals the one from x); torch
             # tests at the unrounded value. Compare with torch at the rounded
             # ceiling, and say how many elements the rounding itself moves.
@@ -652,7 +652,7 @@ class Numerics:
         g.epilogue_op(rows, cols, xs, ys, self.code[xdt], self.code[ydt], bias=b,
                       bias_dtype=self.code[bdt] if bdt is not None else None, a=a, scale=s32, mask=m,
                       mask_ld=mld, ld_x=ld_x, ld_y=ld_y)()
-        # torch in f32, one rounding at the end (DESIGN.md "Epilogue")
+        # torch in f32, one rounding at the end (docs/NUMERICS.md "Epilogue")
         z = x.float() + b.float() if b is not None else x.float()
         if kind == RELU:
             av = t.relu(z)

@@ -1,7 +1,7 @@
 /*
 conformance.c -- the shared conformance suite: every op x dtype x activation
 on every backend compiled in and available, bit for bit against the CPU
-reference in gpuact_ref.h (DESIGN.md, "Conformance").
+reference in gpuact_ref.h (docs/NUMERICS.md).
 
 Every run poisons its outputs and surrounds every buffer with canary bytes
 inside the same allocation. Afterwards it reads the whole allocation back:

@@ -1,7 +1,7 @@
 /*
 gpuact_ref.h -- the scalar CPU reference of gpuact's numerics.
 
-Every op of DESIGN.md's "Numerics" and "Mask format" sections, element by
+Every op of docs/NUMERICS.md (forward, backward, epilogue, mask format), element by
 element in plain C99, so the conformance suite can compare a backend's output
 bit for bit. Header-only and all-static: include it in each test that needs
 it. It includes only the declarations of "../gpuact.h".

@@ -1,6 +1,7 @@
 /* hip_rtc_check: compiles the embedded HIP kernels with hiprtc, the way the
    HIP backend does at run time: every variant for the first target, every
-   dtype combination at the most involved specs for the others (see
+   dtype combination at the most involved field settings for the
+   others (see
    kernel_names.h), and checks every kernel name is in the code object.
    Needs only ROCm's hiprtc (no GPU): `make rtc-check` runs it.
 
@@ -28,15 +29,15 @@ static int check_target(gpuact__gpu *g, const char *target, int full) {
     int op, failed = 0;
     snprintf(g->arch, sizeof g->arch, "%s", target);
     snprintf(g->arch_option, sizeof g->arch_option, "--gpu-architecture=%s", target);
-    for (op = 0; op < GPUACT__OP_COUNT; op++) {
+    for (op = 0; op < GPUACT_OP_COUNT; op++) {
         int job;
         for (job = 0; job < jobs_of(op, full); job++) {
             const char *opts[6];
-            char *src = gpuact__join(g->sources[op]), *code = NULL, spec_def[40];
+            char *code = NULL;
             size_t size = 0;
             int i, missing, nopts = 1, total = 0;
+            char *src = job_source(g->sources[op], op, full, job, &total);
             opts[0] = g->arch_option;
-            nopts += job_options(op, full, job, opts + 1, spec_def);
             for (i = 0; i < 2 && g->rtc_options[i]; i++) opts[nopts++] = g->rtc_options[i];
             if (!src || gpuact__gpu_compile(g, src, opts, nopts, gpuact__op_names[op], &code, &size) != GPUACT_SUCCESS) {
                 printf("FAIL %s %s:\n%s\n", target, gpuact__op_names[op], gpuact_last_error());
@@ -44,10 +45,10 @@ static int check_target(gpuact__gpu *g, const char *target, int full) {
                 GPUACT_FREE(src);
                 continue;
             }
-            missing = missing_kernels(op, full, job, code, size, target, &total);
+            missing = missing_kernels(op, full, job, code, size, target);
             failed += missing != 0;
-            printf("%s %-8s %-8s %s %8zu bytes of code object, %d kernels\n", missing ? "FAIL" : "ok  ", target,
-                   gpuact__op_names[op], full ? "all specs" : spec_def + 2, size, total);
+            printf("%s %-8s %-8s %-14s %8zu bytes of code object, %d kernels\n", missing ? "FAIL" : "ok  ", target,
+                   gpuact__op_names[op], job_label(op, full, job), size, total);
             GPUACT_FREE(code);
             GPUACT_FREE(src);
         }
@@ -138,7 +139,7 @@ int main(int argc, char **argv) {
         if (pid[a] == 0) {
             int f;
             fflush(stdout);
-            if (dup2(fileno(out[a]), 1) < 0) _exit(GPUACT__OP_COUNT);
+            if (dup2(fileno(out[a]), 1) < 0) _exit(GPUACT_OP_COUNT);
             f = check_target(&g, target, a == 0); /* the first target: every variant */
             fflush(stdout);
             _exit(f);
@@ -161,7 +162,7 @@ int main(int argc, char **argv) {
             failed += WEXITSTATUS(status[a]);
         } else {
             int op, jobs = 0;
-            for (op = 0; op < GPUACT__OP_COUNT; op++) jobs += jobs_of(op, a == 0);
+            for (op = 0; op < GPUACT_OP_COUNT; op++) jobs += jobs_of(op, a == 0);
             printf("FAIL %s: the compiler crashed (signal %d)\n", argv[a + 1],
                    WIFSIGNALED(status[a]) ? WTERMSIG(status[a]) : 0);
             failed += jobs - ok;

@@ -1,26 +1,65 @@
-/* Shared by rtc_check.c and hip_rtc_check.c.
+/* Shared by rtc_check.c and hip_rtc_check.c: which kernels a check compiles
+   and how it finds them.
 
-   The first target of a check compiles the full product of every op (every
-   dtype triple x every spec: about a thousand kernels); the others compile
-   every dtype triple at two specs per op, the most involved ones (leaky with
-   mask and bias/scale paths; clipped, plain, from the mask with dbias), so
-   the check stays within minutes. Then every kernel that should be there is
-   looked up by its name. */
-static const int quick_specs[3][2] = {{4, 11}, {10, 23}, {0, 0}};
+   A job is one op's program (as the backend composes it) followed by one
+   GPUACT_KERNEL line for each variant of the job, named as the backend
+   names it. The first target of a check compiles every reachable variant
+   (gpuact__variant_reachable: the ones the API can launch, 471); the others
+   compile every dtype triple at two settings of the fields per op, the
+   most involved ones (leaky writing/reading the mask with dbias and the
+   general paths; clipped on the selection path), so the check stays within
+   minutes. Then every kernel is looked up by its name in the code. */
+static int jobs_of(int op, int full) { return full || op == GPUACT_OP_dbias ? 1 : 2; }
 
-/* The options that select a job: job 0 of a full target is the product;
-   jobs 0 and 1 of a quick target are the two specs. defs holds 40 chars. */
-static int job_options(int op, int full, int job, const char **opts, char *spec_def) {
-    if (full) {
-        opts[0] = "-DGPUACT_ALL_VARIANTS";
-        return 1;
-    }
-    snprintf(spec_def, 40, "-DGPUACT_SPEC=%d", quick_specs[op][job]);
-    opts[0] = "-DGPUACT_ALL_DTYPES";
-    opts[1] = spec_def;
-    return 2;
+static const char *job_label(int op, int full, int job) {
+    return full || op == GPUACT_OP_dbias ? "every variant" : job == 0 ? "leaky, general" : "clipped, plain";
 }
-static int jobs_of(int op, int full) { return full || op == 2 ? 1 : 2; }
+
+static int in_job(const gpuact__variant *V, int full, int job) {
+    if (!gpuact__variant_reachable(V)) return 0;
+    if (full || V->op == GPUACT_OP_dbias) return 1;
+    if (job == 0)
+        return V->kind == GPUACT_KIND_leaky && V->mask && !V->select && V->dbias == (V->op == GPUACT_OP_backward);
+    return V->kind == GPUACT_KIND_clipped && V->select && V->mask == (V->op == GPUACT_OP_backward) &&
+           V->dbias == (V->op == GPUACT_OP_backward);
+}
+
+/* The GPUACT_KERNEL line that instantiates V (kernels/cuda/common.cuh). */
+static int kernel_line(const gpuact__variant *V, char *buf, size_t size) {
+    char name[GPUACT__NAME_MAX];
+    gpuact__variant_name(V, name, sizeof name);
+    return snprintf(buf, size, "GPUACT_KERNEL(%s, %s, %s, %s, %s, %d, %d, %d, %d)\n", gpuact__op_names[V->op], name,
+                    gpuact__dtype_name(V->t[0]), gpuact__dtype_name(V->t[1]), gpuact__dtype_name(V->t[2]), V->kind,
+                    V->mask, V->dbias, V->select);
+}
+
+/* The job's source (malloc'd) and in *count its number of kernels. */
+static char *job_source(const char *const *const *program, int op, int full, int job, int *count) {
+    char *base = gpuact__join(program), *src, *p;
+    size_t line = 200, n;
+    int i;
+    *count = 0;
+    if (!base) return NULL;
+    n = strlen(base);
+    src = (char *)malloc(n + (size_t)GPUACT__VARIANTS * line + 1);
+    if (!src) {
+        free(base);
+        return NULL;
+    }
+    memcpy(src, base, n);
+    free(base);
+    p = src + n;
+    for (i = 0; i < GPUACT__VARIANTS; i++) {
+        gpuact__variant V;
+        gpuact__variant_at(i, &V);
+        if (V.op != op || !in_job(&V, full, job)) continue;
+        p += kernel_line(&V, p, line);
+        ++*count;
+    }
+    *p = '\0';
+    return src;
+}
+
 static int kernel_present(const char *code, size_t size, const char *name) {
     size_t n = strlen(name), i;
     for (i = 0; i + n <= size; i++)
@@ -28,29 +67,33 @@ static int kernel_present(const char *code, size_t size, const char *name) {
     return 0;
 }
 
-/* Prints each missing kernel of the job; returns how many are missing, and
-   in *total how many were looked for. */
-static int missing_kernels(int op, int full, int job, const char *code, size_t size, const char *target,
-                           int *total) {
-    int t0, t1, t2, spec, missing = 0;
-    *total = 0;
-    for (t0 = 0; t0 < 3; t0++)
-        for (t1 = 0; t1 < 3; t1++)
-            for (t2 = 0; t2 < 3; t2++)
-                for (spec = 0; spec < gpuact__op_specs[op]; spec++) {
-                    gpuact__launch L;
-                    if (!full && spec != quick_specs[op][job]) continue;
-                    char name[96];
-                    memset(&L, 0, sizeof L);
-                    L.op = op;
-                    L.t[0] = (gpuact_dtype)t0; L.t[1] = (gpuact_dtype)t1; L.t[2] = (gpuact_dtype)t2;
-                    L.spec = spec;
-                    gpuact__kernel_name(&L, name, sizeof name);
-                    ++*total;
-                    if (!kernel_present(code, size, name)) {
-                        printf("FAIL %s: %s missing from the compiled code\n", target, name);
-                        missing++;
-                    }
-                }
+/* Prints each missing kernel of the job; returns how many are missing. */
+static int missing_kernels(int op, int full, int job, const char *code, size_t size, const char *target) {
+    int i, missing = 0;
+    for (i = 0; i < GPUACT__VARIANTS; i++) {
+        gpuact__variant V;
+        char name[GPUACT__NAME_MAX];
+        gpuact__variant_at(i, &V);
+        if (V.op != op || !in_job(&V, full, job)) continue;
+        gpuact__variant_name(&V, name, sizeof name);
+        if (!kernel_present(code, size, name)) {
+            printf("FAIL %s: %s missing from the compiled code\n", target, name);
+            missing++;
+        }
+    }
     return missing;
+}
+
+/* Prints a GPUACT_KERNEL line for every reachable variant of every op (the
+   list the fatbin build appends to the op sources). */
+static GPUACT__UNUSED void print_all_variants(void) {
+    int i;
+    for (i = 0; i < GPUACT__VARIANTS; i++) {
+        gpuact__variant V;
+        char line[200];
+        gpuact__variant_at(i, &V);
+        if (!gpuact__variant_reachable(&V)) continue;
+        kernel_line(&V, line, sizeof line);
+        fputs(line, stdout);
+    }
 }

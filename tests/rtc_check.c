@@ -1,11 +1,13 @@
 /* rtc_check: compiles the embedded CUDA kernels with NVRTC, the way the
    CUDA backend does at run time: every variant for the first architecture,
-   every dtype combination at the most involved specs for the others (see
+   every dtype combination at the most involved field settings for the
+   others (see
    kernel_names.h), and checks every kernel name is in the result. Needs
    only libnvrtc (no GPU, no driver): `make test` runs it where the CUDA
    toolkit is installed.
 
-     rtc_check cuda sm_90 sm_75 sm_80 ...                                  */
+     rtc_check cuda sm_90 sm_75 sm_80 ...
+     rtc_check list      the instantiation lines of every variant (make cuda-fatbin) */
 #define GPUACT_NO_OPENCL
 #define GPUACT_NO_HIP
 #define GPUACT_IMPLEMENTATION
@@ -14,8 +16,8 @@
 #include "kernel_names.h"
 
 int main(int argc, char **argv) {
-    static const char *const *const sources[GPUACT__OP_COUNT] = {gpuact__cuda_forward, gpuact__cuda_backward,
-                                                                 gpuact__cuda_dbias};
+    static const char *const *const *const sources[GPUACT_OP_COUNT] = {gpuact__cuda_forward, gpuact__cuda_backward,
+                                                                       gpuact__cuda_dbias};
     gpuact__gpu g;
     gpuact__cuda_setup s;
     static const char *const nvrtc_names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
@@ -23,6 +25,10 @@ int main(int argc, char **argv) {
     int a, op, failed = 0, passed = 0, supported[64], nsupported = 0;
     memset(&g, 0, sizeof g);
     memset(&s, 0, sizeof s);
+    if (argc == 2 && !strcmp(argv[1], "list")) {
+        print_all_variants();
+        return 0;
+    }
     if (argc < 3 || strcmp(argv[1], "cuda") != 0) {
         fprintf(stderr, "usage: rtc_check cuda FULL_ARCH [ARCH...]\n");
         return 2;
@@ -60,31 +66,31 @@ int main(int argc, char **argv) {
                    supported[nsupported - 1]);
             continue;
         }
-        for (op = 0; op < GPUACT__OP_COUNT; op++) {
+        for (op = 0; op < GPUACT_OP_COUNT; op++) {
             const int full = a == 2; /* the first target: every variant; the others: kernel_names.h */
             int job;
             for (job = 0; job < jobs_of(op, full); job++) {
                 const char *opts[6];
-                char *src = gpuact__join(sources[op]), *code = NULL, spec_def[40];
+                char *code = NULL;
                 size_t size = 0;
                 int missing, total = 0, nopts = 1;
+                char *src = job_source(sources[op], op, full, job, &total);
                 snprintf(g.arch, sizeof g.arch, "%s", argv[a]);
                 snprintf(g.arch_option, sizeof g.arch_option, "--gpu-architecture=%s", argv[a]);
                 opts[0] = g.arch_option;
-                nopts += job_options(op, full, job, opts + 1, spec_def);
                 opts[nopts++] = gpuact__cuda_rtc_options[0]; /* the backend's own options */
                 opts[nopts++] = gpuact__cuda_rtc_options[1];
-                if (gpuact__gpu_compile(&g, src, opts, nopts, gpuact__op_names[op], &code, &size) != GPUACT_SUCCESS) {
+                if (!src || gpuact__gpu_compile(&g, src, opts, nopts, gpuact__op_names[op], &code, &size) != GPUACT_SUCCESS) {
                     printf("FAIL %s %s:\n%s\n", argv[a], gpuact__op_names[op], gpuact_last_error());
                     failed++;
                     GPUACT_FREE(src);
                     continue;
                 }
-                missing = missing_kernels(op, full, job, code, size, argv[a], &total);
+                missing = missing_kernels(op, full, job, code, size, argv[a]);
                 if (missing) failed++;
                 else passed++;
-                printf("%s %-8s %-8s %s %8zu bytes of SASS, %d kernels\n", missing ? "FAIL" : "ok  ", argv[a],
-                       gpuact__op_names[op], full ? "all specs" : spec_def + 2, size, total);
+                printf("%s %-8s %-8s %-14s %8zu bytes of SASS, %d kernels\n", missing ? "FAIL" : "ok  ", argv[a],
+                       gpuact__op_names[op], job_label(op, full, job), size, total);
                 fflush(stdout);
                 GPUACT_FREE(code);
                 GPUACT_FREE(src);

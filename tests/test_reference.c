@@ -2,7 +2,7 @@
 test_reference.c -- unit tests of the CPU reference (tests/gpuact_ref.h).
 
 The conformance suite trusts the reference, so the reference is checked here
-against bit patterns worked out by hand from DESIGN.md's tables, never
+against bit patterns worked out by hand from docs/NUMERICS.md's tables, never
 against values computed by the code under test. Each failing check prints
 its name with the expected and the actual bits; the last line is
 "N passed, N failed" and the exit status is 0 only if nothing failed.

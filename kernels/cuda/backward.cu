@@ -1,19 +1,16 @@
 /* Backward: dx = select(passes, dy (* scale), +0), leaky: (dy (* scale)) *
-   slope where it does not pass; the region from the mask or from aux (the
-   forward's x or y). SPEC = KIND + 3 * FROM_MASK + 6 * DBIAS + 12 * PLAIN;
-   PLAIN: scale 1 and DY = DX, so a passing element is dy's own bits. With
-   DBIAS each row group (blockIdx.y) writes its column sums of the stored dx
-   to part[blockIdx.y][c], adding its rows in order.
-   DY = dy, DX = dx, S = the region's source (DY when from the mask). */
-#ifndef GPUACT_DIALECT
-#include "dialect.cuh"
-#endif
+   slope where it does not pass; the region from the mask (FROM_MASK) or
+   from aux (the forward's x or y). SELECT_: scale 1 and DY = DX, so a
+   passing element is dy's own bits. With DBIAS each row group (blockIdx.y)
+   writes its column sums of the stored dx to part[blockIdx.y][c], adding
+   its rows in order. DY = dy, DX = dx, S = the region's source (DY when
+   from the mask). */
 #include "common.cuh"
 
-template <class DY, class DX, class S, int SPEC>
+template <class DY, class DX, class S, int KIND, int FROM_MASK, int DBIAS, int SELECT_>
 __device__ __forceinline__ void backward(GPUACT_PARAMS) {
-    enum { VEC = gpuact_vec<DY, DX, S>::value, U = GPUACT_UNROLL, KIND = SPEC % 3, FROM_MASK = SPEC / 3 % 2 };
-    enum { DBIAS = SPEC / 6 % 2, SELECT = SPEC / 12 && gpuact_same<DY, DX>::value };
+    enum { VEC = gpuact_vec<DY, DX, S>::value, U = GPUACT_UNROLL };
+    enum { SELECT = SELECT_ && gpuact_same<DY, DX>::value };
     enum { CS = FROM_MASK && !DBIAS }; /* evict-first dy and dx: see gpuact_ld16 */
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (GPUACT_BLOCK * U) + threadIdx.x;
     const bool aligned = gpuact_rows_aligned(in, ld_in * DY::size, rows) &&
@@ -47,14 +44,14 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
                 const bool pass = FROM_MASK ? (bits[u] >> k) & 1u : gpuact_passes_bits<S, KIND>(s[u][k], cbits);
                 const float g = gpuact_tof<DY>(dy[u][k]), gs = do_scale ? g * scale : g;
                 if (pass) dx[u][k] = SELECT ? dy[u][k] : gpuact_fromf<DX>(gs);
-                else dx[u][k] = KIND == 1 ? gpuact_fromf<DX>(gs * slope) : 0u;
+                else dx[u][k] = KIND == GPUACT_KIND_leaky ? gpuact_fromf<DX>(gpuact_blocked_grad(KIND, gs, slope)) : 0u;
                 if (DBIAS) acc[u][k] += gpuact_tof<DX>(dx[u][k]);
             }
             gpuact_store<DX, VEC, CS>(out + r * ld_out * DX::size, c0, cols, aligned && c0 + VEC <= cols, dx[u]);
         }
     }
     if (DBIAS) {
-        float *p = part + (gpuact_u64)blockIdx.y * cols;
+        float *p = reinterpret_cast<float *>(part) + (gpuact_u64)blockIdx.y * cols;
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
@@ -65,6 +62,4 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     }
 }
 
-#undef GPUACT_SPECS /* the fatbin build concatenates the op files */
-#define GPUACT_SPECS GPUACT_SPECS_24
 GPUACT_INSTANTIATE(backward)

@@ -1,8 +1,12 @@
-/* The CUDA dialect of the gpuact kernels (kernels/hip/dialect.h is HIP's).
+/* The CUDA dialect of the gpuact kernels (kernels/hip/dialect.h is HIP's;
+   when it came first, GPUACT_DIALECT is set and this file is empty).
    Compiled by NVRTC at run time, or by nvcc for the fatbin and the checks. */
+#ifndef GPUACT_DIALECT
+#define GPUACT_DIALECT 1
 #define GPUACT_DIALECT_CUDA 1
 typedef unsigned long long gpuact_u64;
 typedef unsigned int gpuact_u32;
+#define GPUACT_FN __device__ __forceinline__
 
 /* f16 <-> f32 with the hardware conversions: exact widening; narrowing
    rounds to nearest even, keeps subnormals (no .ftz). */
@@ -19,3 +23,4 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 }
 /* Value of the neighbour lane (lane + 1) in a warp of 32. */
 #define GPUACT_FROM_NEXT_LANE(v) __shfl_down_sync(0xffffffffu, (v), 1)
+#endif

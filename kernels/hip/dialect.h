@@ -7,13 +7,14 @@
    __uint_as_float, __shfl_down and friends as builtins: no header is
    included. Anything else compiling these sources (NVRTC, through the
    test-only HIP-on-CUDA mapping in tests/hip_on_cuda.c) gets the CUDA
-   dialect. */
-#ifndef GPUACT_DIALECT
+   dialect: ../cuda/dialect.cuh, which follows this file in every HIP
+   program and is empty when this one defined GPUACT_DIALECT. */
+#if !defined(GPUACT_DIALECT) && (defined(__HIPCC_RTC__) || defined(__HIP__))
 #define GPUACT_DIALECT 1
-#if defined(__HIPCC_RTC__) || defined(__HIP__)
 #define GPUACT_DIALECT_HIP 1
 typedef unsigned long long gpuact_u64;
 typedef unsigned int gpuact_u32;
+#define GPUACT_FN __device__ __forceinline__
 
 /* f16 <-> f32 through _Float16, which AMD GPUs convert in hardware
    (v_cvt_f32_f16 / v_cvt_f16_f32): widening is exact; narrowing rounds to
@@ -32,7 +33,4 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
    an even lane's lane + 1 is in the same wavefront and is the thread with
    the next vector: right for both widths. */
 #define GPUACT_FROM_NEXT_LANE(v) __shfl_down((v), 1)
-#else
-#include "../cuda/dialect.cuh"
-#endif
 #endif

@@ -1,29 +1,25 @@
 /* Backward: dx = select(passes, dy (* scale), +0), leaky: (dy (* scale)) *
    slope where it does not pass; the region from the mask or from aux (the
-   forward's x or y). SPEC = KIND + 3 * FROM_MASK + 6 * DBIAS + 12 * PLAIN;
-   PLAIN (scale 1, T0 = T1): a passing element is dy's own bits. With DBIAS
+   forward's x or y; GPUACT_MASK: from the mask). GPUACT_SELECT (scale 1,
+   T0 = T1): a passing element is dy's own bits. With GPUACT_DBIAS
    every row group (get_group_id(1)) also writes its column sums of the
    stored dx to part[group][c], adding its rows in order.
    T0 = dy, T1 = dx, T2 = the region's source. */
 #include "common.cl"
 
-#define FROM_MASK (GPUACT_SPEC / 3 % 2)
-#define DBIAS (GPUACT_SPEC / 6 % 2)
-#define SELECT (GPUACT_SPEC / 12)
-
-__kernel void GPUACT_NAME(gpuact_backward_)(GPUACT_PARAMS) {
-    const ulong c0 = get_global_id(0) * GPUACT_VEC;
-    int from_mask = FROM_MASK, select = SELECT, dbias = DBIAS; /* not const: clang warns on `constant && x` */
+__kernel void GPUACT_NAME(GPUACT_PARAMS) {
+    const ulong c0 = get_global_id(0) * GPUACT_CL_VEC;
+    int from_mask = GPUACT_MASK, select = GPUACT_SELECT, dbias = GPUACT_DBIAS; /* not const: clang warns on `constant && x` */
     const int aligned = gpuact_rows_aligned(in_off, ld_in, SZ(GPUACT_T0), rows) &&
                         gpuact_rows_aligned(out_off, ld_out, SZ(GPUACT_T1), rows) &&
                         (from_mask || gpuact_rows_aligned(aux_off, ld_aux, SZ(GPUACT_T2), rows));
-    const int vec_ok = aligned && c0 + GPUACT_VEC <= cols;
+    const int vec_ok = aligned && c0 + GPUACT_CL_VEC <= cols;
     const int do_scale = !select && (flags & GPUACT_F_SCALE);
     const uint cbits = FROMF(GPUACT_T2)(ceiling); /* exact: see GPUACT_PASSES_BITS */
-    uint dy[GPUACT_VEC], s[GPUACT_VEC], dx[GPUACT_VEC];
-    float acc[GPUACT_VEC];
+    uint dy[GPUACT_CL_VEC], s[GPUACT_CL_VEC], dx[GPUACT_CL_VEC];
+    float acc[GPUACT_CL_VEC];
     if (c0 >= cols) return;
-    for (int k = 0; k < GPUACT_VEC; k++) acc[k] = 0.0f;
+    for (int k = 0; k < GPUACT_CL_VEC; k++) acc[k] = 0.0f;
     for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
         const __global uchar *dyr = in + in_off + r * ld_in * SZ(GPUACT_T0);
         __global uchar *dxr = out + out_off + r * ld_out * SZ(GPUACT_T1);
@@ -33,18 +29,18 @@ __kernel void GPUACT_NAME(gpuact_backward_)(GPUACT_PARAMS) {
             bits = mask[mask_off + r * (mask_ld / 8) + c0 / 8];
         else
             GPUACT_LOAD8(GPUACT_T2, aux + aux_off + r * ld_aux * SZ(GPUACT_T2), c0, cols, vec_ok, s);
-        for (int k = 0; k < GPUACT_VEC; k++) {
+        for (int k = 0; k < GPUACT_CL_VEC; k++) {
             const int pass = from_mask ? (int)((bits >> k) & 1u) : GPUACT_PASSES_BITS(GPUACT_T2, s[k], cbits);
             const float g = TOF(GPUACT_T0)(dy[k]), gs = do_scale ? g * scale : g;
             if (pass) dx[k] = select ? dy[k] : FROMF(GPUACT_T1)(gs);
-            else dx[k] = GPUACT_KIND == 1 ? FROMF(GPUACT_T1)(gs * slope) : 0u;
+            else dx[k] = GPUACT_KIND == GPUACT_KIND_leaky ? FROMF(GPUACT_T1)(gpuact_blocked_grad(GPUACT_KIND, gs, slope)) : 0u;
             if (dbias && c0 + k < cols) acc[k] += TOF(GPUACT_T1)(dx[k]);
         }
         GPUACT_STORE8(GPUACT_T1, dxr, c0, cols, vec_ok, dx);
     }
     if (dbias) {
         __global float *p = (__global float *)(part + part_off) + get_group_id(1) * cols;
-        for (int k = 0; k < GPUACT_VEC; k++)
+        for (int k = 0; k < GPUACT_CL_VEC; k++)
             if (c0 + k < cols) p[c0 + k] = acc[k];
     }
 }

@@ -1,33 +1,28 @@
-/* gpuact OpenCL kernels: shared pieces. Each program is built with
-   -DGPUACT_T0=<dtype> -DGPUACT_T1=<dtype> -DGPUACT_T2=<dtype> (f32, f16,
-   bf16) -DGPUACT_SPEC=<n> and defines one kernel,
-   gpuact_<op>_<T0>_<T1>_<T2>_<SPEC>, with the parameter list of
-   GPUACT_PARAMS (the same for every op; see gpuact.h, ">>backend
-   interface", which also defines the spec numbers).
+/* gpuact OpenCL kernels: shared pieces. Each program is one op file
+   composed with dialect.cl, ../contract.h, ../act.h and this file, built
+   with the options of gpuact__variant_defines (gpuact.h): -DGPUACT_NAME=
+   the kernel's name, -DGPUACT_T0/T1/T2=<dtype> (f32, f16, bf16) and the
+   fields -DGPUACT_KIND/MASK/DBIAS/SELECT=<n>. Its one kernel has the
+   parameter list of GPUACT_KERNEL_PARAMS (../contract.h).
 
    Data is handled as raw bits (uint) so that pass-through NaNs keep their
    payload; f16 uses vload_half/vstore_half_rte, which need no cl_khr_fp16.
-   A work-item owns 8 consecutive elements of a row: two 16-byte loads for
-   f32, one for 16-bit types, and exactly one mask byte. */
-#pragma OPENCL FP_CONTRACT OFF
+   A work-item owns GPUACT_CL_VEC = 8 consecutive elements of a row: two
+   16-byte loads for f32, one for 16-bit types, and exactly one mask byte. */
+#include "dialect.cl"
+#include "../contract.h"
+#include "../act.h"
 
 #define GPUACT_CAT_(a, b) a##b
 #define GPUACT_CAT(a, b) GPUACT_CAT_(a, b)
-#define GPUACT_NAME(op)                                                                                  \
-    GPUACT_CAT(GPUACT_CAT(GPUACT_CAT(GPUACT_CAT(GPUACT_CAT(GPUACT_CAT(GPUACT_CAT(op, GPUACT_T0), _), GPUACT_T1), \
-                                                         _), GPUACT_T2), _), GPUACT_SPEC)
-#define GPUACT_KIND (GPUACT_SPEC % 3)
 
-#define GPUACT_F_BIAS 1 /* run-time flags of the general paths */
-#define GPUACT_F_SCALE 4
-#define GPUACT_F_RAW 8
-#define GPUACT_VEC 8
-
-#define GPUACT_PARAMS                                                                             \
-    __global uchar *in, ulong in_off, __global uchar *out, ulong out_off, __global uchar *aux,     \
-        ulong aux_off, __global uchar *mask, ulong mask_off, __global uchar *part, ulong part_off, \
-        ulong rows, ulong cols, ulong ld_in, ulong ld_out, ulong ld_aux, ulong mask_ld, float scale, \
-        float slope, float ceiling, int kind, int flags
+#define GPUACT_P_BUF_(name) __global uchar *name, ulong name##_off
+#define GPUACT_P_U64_(name) ulong name
+#define GPUACT_P_F32_(name) float name
+#define GPUACT_P_I32_(name) int name
+#define GPUACT_COMMA ,
+#define GPUACT_PARAMS \
+    GPUACT_KERNEL_PARAMS(GPUACT_P_BUF_, GPUACT_P_U64_, GPUACT_P_F32_, GPUACT_P_I32_, GPUACT_COMMA)
 
 /* ---- element formats: size, raw load/store (scalar and 8-wide), bits <-> float */
 #define SZ_f32 4
@@ -82,12 +77,6 @@ int isnan_f32(uint b) { return (b & 0x7fffffffu) > 0x7f800000u; }
 int isnan_f16(uint b) { return (b & 0x7fffu) > 0x7c00u; }
 int isnan_bf16(uint b) { return (b & 0x7fffu) > 0x7f80u; }
 
-/* ReLU of the two 16-bit values of a word (see gpuact_relu_pair in the CUDA
-   kernels): a lane becomes +0 where its sign is set and it is not a NaN. */
-uint relu_pair(uint w, uint inf) {
-    const uint nan = ((w & 0x7fff7fffu) + (0x7fffu - inf) * 0x00010001u) & 0x80008000u;
-    return w & ~(((w & 0x80008000u & ~nan) >> 15) * 0xffffu);
-}
 #define INF16_f16 0x7c00u
 #define INF16_bf16 0x7f80u
 #define INF16_f32 0u
@@ -109,7 +98,7 @@ uint relu_pair(uint w, uint inf) {
         if (vec_ok) {                                                                 \
             vstore8(LD8(t)(row, c0), 0, dst);                                         \
         } else {                                                                      \
-            for (int k_ = 0; k_ < GPUACT_VEC; k_++)                                   \
+            for (int k_ = 0; k_ < GPUACT_CL_VEC; k_++)                                   \
                 dst[k_] = (c0) + k_ < (cols) ? LD1(t)(row, (c0) + k_) : 0u;           \
         }                                                                             \
     } while (0)
@@ -118,7 +107,7 @@ uint relu_pair(uint w, uint inf) {
         if (vec_ok) {                                                                 \
             ST8(t)(row, c0, vload8(0, src));                                          \
         } else {                                                                      \
-            for (int k_ = 0; k_ < GPUACT_VEC; k_++)                                   \
+            for (int k_ = 0; k_ < GPUACT_CL_VEC; k_++)                                   \
                 if ((c0) + k_ < (cols)) ST1(t)(row, (c0) + k_, src[k_]);              \
         }                                                                             \
     } while (0)
@@ -129,26 +118,8 @@ int gpuact_rows_aligned(ulong off, ulong ld, ulong size, ulong rows) {
     return off % 16 == 0 && (rows == 1 || (ld * size) % 16 == 0);
 }
 
-/* ---- the activation of kind GPUACT_KIND, DESIGN.md's tables. Comparisons
-   written so that a NaN takes the pass-through branch by selection (never
-   fmax/fmin). */
-float gpuact_act(float z, float slope, float c) {
-    if (GPUACT_KIND == 1) return z > 0.0f ? z : z * slope;
-    if (GPUACT_KIND == 2) return z <= 0.0f ? 0.0f : (z >= c ? c : z);
-    return z <= 0.0f ? 0.0f : z;
-}
-int gpuact_passes(float v, float c) {
-    if (GPUACT_KIND == 1) return v > 0.0f;
-    if (GPUACT_KIND == 2) return !(v <= 0.0f || v >= c);
-    return !(v <= 0.0f);
-}
-
-/* The same test on raw bits of type t, for the selection paths: no compiler
-   can rewrite `z <= 0 ? 0 : x` on bits into a NaN-canonicalising max (NVIDIA's
-   OpenCL compiler did, on floats). cbits: the ceiling as t (exact where
-   used: elementwise ops round it to t; the epilogue's backward from y
-   refuses clipped ReLU). */
-#define GPUACT_PASSES_BITS(t, b, cbits)                                                          \
-    (GPUACT_KIND == 1 ? (SBITS(t)(b) > 0 && !ISNAN(t)(b))                                        \
-     : GPUACT_KIND == 2 ? (ISNAN(t)(b) || (SBITS(t)(b) > 0 && SBITS(t)(b) < SBITS(t)(cbits)))      \
-                        : (ISNAN(t)(b) || SBITS(t)(b) > 0))
+/* gpuact_passes_ord (../act.h) on raw bits of type t, for the selection
+   paths: no compiler can rewrite `z <= 0 ? 0 : x` on bits into a
+   NaN-canonicalising max (NVIDIA's OpenCL compiler did, on floats). cbits:
+   the ceiling as t. */
+#define GPUACT_PASSES_BITS(t, b, cbits) gpuact_passes_ord(GPUACT_KIND, SBITS(t)(b), ISNAN(t)(b), SBITS(t)(cbits))

@@ -3,7 +3,7 @@
    (f32), out = dbias (T1). */
 #include "common.cl"
 
-__kernel void GPUACT_NAME(gpuact_dbias_)(GPUACT_PARAMS) {
+__kernel void GPUACT_NAME(GPUACT_PARAMS) {
     const ulong c = get_global_id(0);
     const __global float *p = (const __global float *)(in + in_off);
     float sum = 0.0f;

@@ -1,54 +1,51 @@
 /* Forward: y[r][c] = act(x[r][c] (+ bias[c])) (* scale), and the mask byte
-   of the work-item's 8 columns. T0 = x, T1 = y, T2 = bias. SPEC = KIND +
-   3 * MASK + 6 * PLAIN; PLAIN (no bias, scale 1, T0 = T1): the result is a
-   selection of x's own bits, nothing is converted back. */
+   of the work-item's 8 columns when GPUACT_MASK. T0 = x, T1 = y, T2 = bias.
+   GPUACT_SELECT (no bias, scale 1, T0 = T1): the result is a selection of
+   x's own bits, nothing is converted back. */
 #include "common.cl"
 
-#define MASK (GPUACT_SPEC / 3 % 2)
-#define SELECT (GPUACT_SPEC / 6)
-
-__kernel void GPUACT_NAME(gpuact_forward_)(GPUACT_PARAMS) {
-    const ulong c0 = get_global_id(0) * GPUACT_VEC;
-    int select = SELECT, has_mask = MASK; /* not const: clang warns on `constant && x` */
+__kernel void GPUACT_NAME(GPUACT_PARAMS) {
+    const ulong c0 = get_global_id(0) * GPUACT_CL_VEC;
+    int select = GPUACT_SELECT, has_mask = GPUACT_MASK, kind = GPUACT_KIND, is16 = SZ(GPUACT_T0) == 2;
+    /* ^ not const: clang warns on `constant && x` */
     const int has_bias = !select && (flags & GPUACT_F_BIAS);
     const int aligned = gpuact_rows_aligned(in_off, ld_in, SZ(GPUACT_T0), rows) &&
                         gpuact_rows_aligned(out_off, ld_out, SZ(GPUACT_T1), rows) &&
                         (!has_bias || aux_off % 16 == 0);
-    const int vec_ok = aligned && c0 + GPUACT_VEC <= cols;
+    const int vec_ok = aligned && c0 + GPUACT_CL_VEC <= cols;
     const uint cbits = FROMF(GPUACT_T1)(ceiling);
-    uint b[GPUACT_VEC], x[GPUACT_VEC], y[GPUACT_VEC];
+    uint b[GPUACT_CL_VEC], x[GPUACT_CL_VEC], y[GPUACT_CL_VEC];
     if (c0 >= cols) return;
-#if SELECT && GPUACT_KIND == 0 && !MASK
-    if (SZ(GPUACT_T0) == 2 && vec_ok) { /* 16-bit ReLU: two values per word, one 16-byte vector */
+    if (select && kind == GPUACT_KIND_relu && !has_mask && is16 && vec_ok) { /* 16-bit ReLU: two values per word, one 16-byte vector */
         for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
             uint4 q = *(const __global uint4 *)(in + in_off + (r * ld_in + c0) * 2);
             const uint inf = GPUACT_CAT(INF16_, GPUACT_T0);
-            q = (uint4)(relu_pair(q.x, inf), relu_pair(q.y, inf), relu_pair(q.z, inf), relu_pair(q.w, inf));
+            q = (uint4)(gpuact_relu_pair(q.x, inf), gpuact_relu_pair(q.y, inf), gpuact_relu_pair(q.z, inf),
+                          gpuact_relu_pair(q.w, inf));
             *(__global uint4 *)(out + out_off + (r * ld_out + c0) * 2) = q;
         }
         return;
     }
-#endif
     if (has_bias) GPUACT_LOAD8(GPUACT_T2, aux + aux_off, c0, cols, vec_ok, b);
     for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
         const __global uchar *xr = in + in_off + r * ld_in * SZ(GPUACT_T0);
         __global uchar *yr = out + out_off + r * ld_out * SZ(GPUACT_T1);
         uint bits = 0;
         GPUACT_LOAD8(GPUACT_T0, xr, c0, cols, vec_ok, x);
-        for (int k = 0; k < GPUACT_VEC; k++) {
-#if SELECT /* y is x's bits, +0, the ceiling, or (leaky) x * slope */
+        for (int k = 0; k < GPUACT_CL_VEC; k++) {
+#if GPUACT_SELECT /* y is x's bits, +0, the ceiling, or (leaky) x * slope */
             const int pass = GPUACT_PASSES_BITS(GPUACT_T0, x[k], cbits);
-            if (GPUACT_KIND == 1) y[k] = pass ? x[k] : FROMF(GPUACT_T1)(TOF(GPUACT_T0)(x[k]) * slope);
-            else y[k] = pass ? x[k] : (GPUACT_KIND == 2 && SBITS(GPUACT_T0)(x[k]) > 0) ? cbits : 0u;
+            if (GPUACT_KIND == GPUACT_KIND_leaky) y[k] = pass ? x[k] : FROMF(GPUACT_T1)(TOF(GPUACT_T0)(x[k]) * slope);
+            else y[k] = pass ? x[k] : (GPUACT_KIND == GPUACT_KIND_clipped && SBITS(GPUACT_T0)(x[k]) > 0) ? cbits : 0u;
 #else
             float z = TOF(GPUACT_T0)(x[k]), v;
             int pass;
             if (has_bias) z += TOF(GPUACT_T2)(b[k]);
-            v = gpuact_act(z, slope, ceiling);
+            v = gpuact_act(GPUACT_KIND, z, slope, ceiling);
             if (flags & GPUACT_F_SCALE) v *= scale;
             /* no bias, scale 1, T0 = T1 but a ceiling inexact in T0: NaN keeps its bits */
             y[k] = (flags & GPUACT_F_RAW) && ISNAN(GPUACT_T0)(x[k]) ? x[k] : FROMF(GPUACT_T1)(v);
-            pass = gpuact_passes(z, ceiling);
+            pass = gpuact_passes(GPUACT_KIND, z, ceiling);
 #endif
             if (has_mask) bits |= (uint)(pass && c0 + k < cols) << k;
         }

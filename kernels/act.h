@@ -1,0 +1,62 @@
+/* The activation formulas, written once for every dialect (the CUDA/HIP
+   kernels, the OpenCL kernels; tests/gpuact_ref.h is the CPU's statement of
+   the same rules). The dialect defines GPUACT_FN (a device function's
+   qualifiers) and gpuact_u32. kind is a GPUACT_KIND_* constant known at
+   compile time, so each kernel keeps one straight-line path.
+
+   Comparisons are written so that a NaN takes the pass-through branch by
+   selection (never fmax/fmin, which canonicalise NaNs). */
+#ifndef GPUACT_ACT_H
+#define GPUACT_ACT_H
+
+/* y = act(z) in f32. */
+GPUACT_FN float gpuact_act(int kind, float z, float slope, float c) {
+    if (kind == GPUACT_KIND_leaky) return z > 0.0f ? z : z * slope;
+    if (kind == GPUACT_KIND_clipped) return z <= 0.0f ? 0.0f : (z >= c ? c : z);
+    return z <= 0.0f ? 0.0f : z;
+}
+/* Whether the gradient passes at z (the mask bit). */
+GPUACT_FN int gpuact_passes(int kind, float z, float c) {
+    if (kind == GPUACT_KIND_leaky) return z > 0.0f;
+    if (kind == GPUACT_KIND_clipped) return !(z <= 0.0f || z >= c);
+    return !(z <= 0.0f);
+}
+/* The same test on an element's raw bits, for the selection paths: ord is
+   the bits as a signed integer of the element's width (the order of
+   non-NaN values), nan whether they are a NaN, cord the ceiling's ord
+   (exact where used: the elementwise ops round it to the dtype; the
+   epilogue's backward from y refuses clipped ReLU). */
+GPUACT_FN int gpuact_passes_ord(int kind, int ord, int nan, int cord) {
+    if (kind == GPUACT_KIND_leaky) return ord > 0 && !nan;
+    if (kind == GPUACT_KIND_clipped) return nan || (ord > 0 && ord < cord);
+    return nan || ord > 0;
+}
+/* dx where the gradient does not pass, from g = dy (* scale): leaky's
+   g * slope, else +0. */
+GPUACT_FN float gpuact_blocked_grad(int kind, float g, float slope) {
+    return kind == GPUACT_KIND_leaky ? g * slope : 0.0f;
+}
+
+/* ---- two 16-bit elements in one 32-bit word (the packed fast paths) ----
+   inf: the format's infinity bits (f16 0x7c00, bf16 0x7f80). Lanes never
+   carry into each other. */
+
+/* 0xffff in each lane that is a NaN. */
+GPUACT_FN gpuact_u32 gpuact_nan_lanes(gpuact_u32 w, gpuact_u32 inf) {
+    const gpuact_u32 top = ((w & 0x7fff7fffu) + (0x7fffu - inf) * 0x00010001u) & 0x80008000u;
+    return (top >> 15) * 0xffffu;
+}
+/* 0xffff in each lane whose value is > 0 (not NaN, not +-0, sign clear). */
+GPUACT_FN gpuact_u32 gpuact_pos_lanes(gpuact_u32 w, gpuact_u32 inf) {
+    const gpuact_u32 nonzero = (((w & 0x7fff7fffu) + 0x7fff7fffu) & 0x80008000u) >> 15;
+    const gpuact_u32 neg = (w & 0x80008000u) >> 15;
+    return (nonzero & ~neg) * 0xffffu & ~gpuact_nan_lanes(w, inf);
+}
+/* ReLU of both lanes: a lane becomes +0 where it is <= 0 and not a NaN. */
+GPUACT_FN gpuact_u32 gpuact_relu_pair(gpuact_u32 w, gpuact_u32 inf) {
+    const gpuact_u32 nan = gpuact_nan_lanes(w, inf);
+    const gpuact_u32 zero = ((w & 0x80008000u) >> 15) * 0xffffu & ~nan;
+    return w & ~zero;
+}
+
+#endif

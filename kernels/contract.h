@@ -1,0 +1,87 @@
+/* gpuact's contract between the host (gpuact.h) and the kernels: every fact
+   both sides must agree on, written once. Valid C99, C++ (CUDA, HIP) and
+   OpenCL C; the host and every kernel dialect include it, and no list or
+   number in it is written anywhere else.
+
+   The lists are X-macros: GPUACT_DTYPES(X) calls X once per dtype, and so
+   on; a user of a list defines X to take the columns it needs. */
+#ifndef GPUACT_CONTRACT_H
+#define GPUACT_CONTRACT_H
+
+/* Element types: X(name, bytes). The order is gpuact_dtype's (GPUACT_F32,
+   GPUACT_F16, GPUACT_BF16); the name is the one in kernel names and in the
+   kernels' type tags. */
+#define GPUACT_DTYPES(X) X(f32, 4) X(f16, 2) X(bf16, 2)
+
+/* Activation kinds: X(name, slope, ceiling, from_y).
+     name     in kernel names and as GPUACT_KIND_<name> in the kernels; the
+              order is gpuact_activation_kind's.
+     slope    uses negative_slope (validated >= 0 and finite).
+     ceiling  uses ceiling (validated > 0 and finite); the elementwise ops
+              round it to the dtype, so the selection path stays exact.
+     from_y   the epilogue backward may take its region from the output y
+              (the forward's mask always works).
+   Every kind can write and read the 1-bit mask and has the selection
+   ("plain") path. The formulas are in kernels/act.h. */
+#define GPUACT_ACTIVATIONS(X)  \
+    X(relu, 0, 0, 1)           \
+    X(leaky, 1, 0, 1)          \
+    X(clipped, 0, 1, 0)
+
+/* Operations: X(name, short name in kernel names). */
+#define GPUACT_OPS(X) X(forward, fwd) X(backward, bwd) X(dbias, dbias)
+
+/* The fields that specialise a kernel at compile time, besides the op and
+   its three dtypes: X(name, count, word in the kernel name when set).
+     kind    activation kind (count: the number of GPUACT_ACTIVATIONS)
+     mask    forward: also writes the mask; backward: the region comes from
+             the mask instead of the forward's x or y
+     dbias   backward: each row group also writes its column sums of dx
+     select  "plain": forward without bias, scale 1, x's dtype in and out,
+             ceiling exact in it (y is a selection of x's bits); backward
+             with scale 1 and dy's dtype out (a passing element is dy's bits)
+   Reachable combinations (gpuact__variant_reachable in gpuact.h) are the
+   only ones that exist as kernels. */
+#define GPUACT_FIELDS(X) X(kind, KIND, GPUACT_KIND_COUNT) X(mask, MASK, 2) X(dbias, DBIAS, 2) X(select, SELECT, 2)
+
+/* Run-time flags of the general (non-select) paths. */
+enum {
+    GPUACT_F_BIAS = 1,  /* forward: add aux[c] */
+    GPUACT_F_SCALE = 2, /* multiply by scale (never when scale is 1) */
+    GPUACT_F_RAW = 4    /* forward, no bias, scale 1, one dtype: a NaN x keeps its bits */
+};
+
+/* Work-items per block (CUDA/HIP threads per block, OpenCL local size). */
+#define GPUACT_BLOCK 256
+/* CUDA/HIP: 16-byte vectors a thread handles, a block apart (a build-time
+   tuning knob; the host passes -DGPUACT_UNROLL). */
+#ifndef GPUACT_UNROLL
+#define GPUACT_UNROLL 2
+#endif
+/* CUDA/HIP: elements in a thread's 16-byte vector: 8 when every array of the
+   kernel is 16-bit, else 4. OpenCL: a work-item takes 8 elements always. */
+#define GPUACT_VEC(all_16bit) ((all_16bit) ? 8 : 4)
+#define GPUACT_CL_VEC 8
+
+/* The kernel parameter list, the same for every op (OpenCL passes each
+   buffer as cl_mem plus a byte offset, CUDA/HIP as a pointer):
+   BUF(name) a buffer, U64 / F32 / I32(name) a scalar, SEP between two.
+     forward:  in = x, out = y, aux = bias, mask written
+     backward: in = dy, out = dx, aux = the forward's x or y, mask read,
+               part = f32 partial column sums [row groups][cols] (dbias)
+     dbias:    in = part (rows = row groups), out = dbias */
+#define GPUACT_KERNEL_PARAMS(BUF, U64, F32, I32, SEP)                                            \
+    BUF(in) SEP BUF(out) SEP BUF(aux) SEP BUF(mask) SEP BUF(part) SEP U64(rows) SEP U64(cols) SEP \
+        U64(ld_in) SEP U64(ld_out) SEP U64(ld_aux) SEP U64(mask_ld) SEP F32(scale) SEP F32(slope) SEP \
+        F32(ceiling) SEP I32(flags)
+
+/* GPUACT_KIND_<name>, GPUACT_DT_<name>, GPUACT_OP_<name> as enum constants
+   (the kernels compare with them; the -D options carry their values). */
+#define GPUACT_KIND_ENUM_(name, slope, ceiling, from_y) GPUACT_KIND_##name,
+enum { GPUACT_ACTIVATIONS(GPUACT_KIND_ENUM_) GPUACT_KIND_COUNT };
+#define GPUACT_DT_ENUM_(name, bytes) GPUACT_DT_##name,
+enum { GPUACT_DTYPES(GPUACT_DT_ENUM_) GPUACT_DT_COUNT };
+#define GPUACT_OP_ENUM_(name, short_name) GPUACT_OP_##name,
+enum { GPUACT_OPS(GPUACT_OP_ENUM_) GPUACT_OP_COUNT };
+
+#endif
