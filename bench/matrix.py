@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Every cell of the performance matrix against its PyTorch counterpart,
+side by side in one process (docs/PERFORMANCE.md, "The matrix").
+
+    make shared
+    python3 bench/matrix.py --out matrix.md
+    python3 bench/matrix.py --lib before=old/libgpuact.so --lib after=build/libgpuact.so   # A/B, same run
+
+A cell is op x activation kind x dtype x mode. Elementwise cells run at
+4096 x 393216 elements (--n), the epilogue at 65536 x 8192 and 1024 x 8192.
+Every gpuact output is compared bit for bit with torch's (random normal
+data: no NaN, where torch's arithmetic and gpuact's selections agree
+exactly); timings are medians of CUDA-event times after warm-up, with the
+device-to-device copy measured in the same run. Ratios > 1 mean gpuact is
+faster. Exit status 1 if an output differs.
+"""
+import argparse
+import datetime
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_compare import BF16, CLIPPED, F16, F32, LEAKY, RELU, Gpuact, act, default_lib, mask_ld_default  # noqa
+
+KINDS = (("relu", RELU, 0.0, 0.0), ("leaky", LEAKY, 0.01, 0.0), ("clipped", CLIPPED, 0.0, 6.0))
+
+
+class Matrix:
+    def __init__(self, torch, libs, reps, warmup):
+        self.t = torch
+        self.F = torch.nn.functional
+        self.libs = libs  # [(label, Gpuact)]
+        self.reps, self.warmup = reps, warmup
+        self.e0 = torch.cuda.Event(enable_timing=True)
+        self.e1 = torch.cuda.Event(enable_timing=True)
+        self.rows = []
+        self.bad = 0
+        self.gen = torch.Generator(device="cuda")
+        self.gen.manual_seed(int(time.time() * 1e6) & 0xffffffff)
+
+    def randn(self, *shape, dtype=None):
+        return self.t.randn(*shape, device="cuda", dtype=dtype or self.t.float32, generator=self.gen)
+
+    def time(self, fn):
+        for _ in range(self.warmup):
+            fn()
+        self.t.cuda.synchronize()
+        ts = []
+        for _ in range(self.reps):
+            self.e0.record()
+            fn()
+            self.e1.record()
+            self.e1.synchronize()
+            ts.append(self.e0.elapsed_time(self.e1))
+        return statistics.median(ts)
+
+    def same(self, a, b):
+        t = self.t
+        iv = t.int32 if a.dtype == t.float32 else t.int16
+        return bool(t.equal(a.contiguous().view(iv), b.contiguous().view(iv)))
+
+    def cell(self, name, nbytes, torch_fn, gp_fns, out, ref, torch_label="torch"):
+        """gp_fns(g) -> callable for each lib; out: the tensor gpuact writes; ref: torch's result (or None)."""
+        row = dict(cell=name, bytes=nbytes, torch=None, torch_label=torch_label, ms={}, ok={})
+        if torch_fn is not None:
+            row["torch"] = self.time(torch_fn)
+        for label, g in self.libs:
+            fn = gp_fns(g)
+            out.fill_(float("nan")) if out.dtype.is_floating_point else out.zero_()
+            fn()
+            self.t.cuda.synchronize()
+            ok = self.same(out, ref()) if ref is not None else None
+            if ok is False:
+                self.bad += 1
+            row["ok"][label] = ok
+            row["ms"][label] = self.time(fn)
+        self.rows.append(row)
+        parts = [f"{lab} {ms:8.4f} ms {'ok' if row['ok'][lab] else ('-' if row['ok'][lab] is None else 'DIFF')}"
+                 for lab, ms in row["ms"].items()]
+        tt = f"torch {row['torch']:8.4f} ms" if row["torch"] else ""
+        print(f"  {name:48s} {' | '.join(parts)} | {tt}", flush=True)
+
+    def run(self, n, epi_rows, do_compile):
+        t, F = self.t, self.F
+        x = self.randn(n)
+        y = t.empty_like(x)
+        self.copy_ms = self.time(lambda: y.copy_(x))
+        self.copy_gbps = 8 * n / (self.copy_ms * 1e6)
+        print(f"copy f32 n={n}: {self.copy_ms:.4f} ms, {self.copy_gbps:.0f} GB/s", flush=True)
+        del x, y
+        code = {t.float32: F32, t.float16: F16, t.bfloat16: BF16}
+        for dt in (t.float32, t.bfloat16, t.float16):
+            es = t.tensor([], dtype=dt).element_size()
+            dn = str(dt)[6:]
+            x = self.randn(n, dtype=dt)
+            y = t.empty_like(x)
+            dy = self.randn(n, dtype=dt)
+            dx = t.empty_like(x)
+            mask = t.empty((n + 7) // 8, dtype=t.uint8, device="cuda")
+            for kname, kind, slope, ceil in KINDS:
+                a = act(kind, slope, ceil)
+                if kind == RELU:
+                    tf, tb = (lambda: t.relu(x)), (lambda: t.ops.aten.threshold_backward(dy, x, 0))
+                elif kind == LEAKY:
+                    tf = lambda: F.leaky_relu(x, slope)
+                    tb = lambda: t.ops.aten.leaky_relu_backward(dy, x, slope, False)
+                else:
+                    tf = lambda: F.hardtanh(x, 0.0, ceil)
+                    tb = lambda: t.ops.aten.hardtanh_backward(dy, x, 0.0, ceil)
+                c = code[dt]
+                self.cell(f"{kname} fwd {dn}", 2 * es * n, tf, lambda g: g.forward_op(c, n, x, y, a), y, tf)
+                self.cell(f"{kname} fwd+mask {dn}", 2 * es * n + n // 8, None,
+                          lambda g: g.forward_op(c, n, x, y, a, mask), y, tf)
+                self.cell(f"{kname} bwd from x {dn}", 3 * es * n, tb,
+                          lambda g: g.backward_op(c, n, dy, dx, x=x, a=a), dx, tb)
+                # the mask for the backward from the mask: written by the first lib's forward
+                self.libs[0][1].forward_op(c, n, x, y, a, mask)()
+                self.cell(f"{kname} bwd from mask {dn}", 2 * es * n + n // 8, None,
+                          lambda g: g.backward_op(c, n, dy, dx, mask=mask, a=a), dx, tb)
+            del x, y, dy, dx, mask
+            t.cuda.empty_cache()
+        # epilogue
+        for dt in (t.float32, t.bfloat16):
+            es = t.tensor([], dtype=dt).element_size()
+            dn = str(dt)[6:]
+            c = code[dt]
+            for rows in epi_rows:
+                cols = 8192
+                xx = self.randn(rows, cols, dtype=dt)
+                bb = self.randn(cols, dtype=dt)
+                yy = t.empty_like(xx)
+                nb = 2 * es * rows * cols + es * cols
+                eager = lambda: t.relu(xx + bb)
+                self.cell(f"epi relu(x+b) fwd {dn} {rows}x{cols}", nb, eager,
+                          lambda g: g.epilogue_op(rows, cols, xx, yy, c, c, bias=bb), yy, eager, "eager")
+                if do_compile:
+                    cf = t.compile(lambda a_, b_: t.relu(a_ + b_), dynamic=False)
+                    cf(xx, bb)
+                    self.cell(f"epi relu(x+b) fwd {dn} {rows}x{cols} vs compile", nb, lambda: cf(xx, bb),
+                              lambda g: g.epilogue_op(rows, cols, xx, yy, c, c, bias=bb), yy, eager, "compile")
+                mld = mask_ld_default(cols)
+                mm = t.empty(rows * mld // 8, dtype=t.uint8, device="cuda")
+                self.cell(f"epi fwd+mask {dn} {rows}x{cols}", nb + rows * cols // 8, None,
+                          lambda g: g.epilogue_op(rows, cols, xx, yy, c, c, bias=bb, mask=mm), yy, eager)
+                self.libs[0][1].epilogue_op(rows, cols, xx, yy, c, c, bias=bb, mask=mm)()
+                dy = self.randn(rows, cols, dtype=dt)
+                dx = t.empty_like(dy)
+                db = t.empty(cols, device="cuda", dtype=dt)
+
+                def eager_bwd():
+                    d = t.ops.aten.threshold_backward(dy, yy, 0)
+                    return d, d.sum(0)
+                ref = lambda: eager_bwd()[0]
+                self.cell(f"epi bwd+dbias from mask {dn} {rows}x{cols}", 2 * es * rows * cols + rows * cols // 8,
+                          eager_bwd, lambda g: g.epilogue_backward_op(rows, cols, dy, dx, c, c, mask=mm, dbias=db,
+                                                                      dbias_dtype=c), dx, ref, "eager")
+                self.cell(f"epi bwd+dbias from y {dn} {rows}x{cols}", 3 * es * rows * cols, eager_bwd,
+                          lambda g: g.epilogue_backward_op(rows, cols, dy, dx, c, c, y=yy, dbias=db, dbias_dtype=c),
+                          dx, ref, "eager")
+                self.cell(f"epi bwd from mask, no dbias {dn} {rows}x{cols}", 2 * es * rows * cols + rows * cols // 8,
+                          None, lambda g: g.epilogue_backward_op(rows, cols, dy, dx, c, c, mask=mm), dx, ref)
+                del xx, bb, yy, mm, dy, dx, db
+                t.cuda.empty_cache()
+
+    def report(self, out, meta):
+        labels = [lab for lab, _ in self.libs]
+        head = ["cell"] + [f"{lab} ms" for lab in labels] + [f"{labels[-1]} GB/s", "% of copy", "torch ms",
+                                                              f"{labels[-1]} vs torch"]
+        if len(labels) > 1:
+            head.append(f"{labels[-1]} vs {labels[0]}")
+        lines = [f"# gpuact matrix: {meta}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for r in self.rows:
+            last = r["ms"][labels[-1]]
+            gbps = r["bytes"] / (last * 1e6)
+            cells = [r["cell"]] + [f"{r['ms'][lab]:.4f}" + ("" if r["ok"][lab] in (True, None) else " DIFF")
+                                   for lab in labels]
+            cells += [f"{gbps:.0f}", f"{100 * gbps / self.copy_gbps:.1f}%",
+                      f"{r['torch']:.4f} ({r['torch_label']})" if r["torch"] else "-",
+                      f"{r['torch'] / last:.2f}x" if r["torch"] else "-"]
+            if len(labels) > 1:
+                cells.append(f"{r['ms'][labels[0]] / last:.3f}x")
+            lines.append("| " + " | ".join(cells) + " |")
+        text = "\n".join(lines) + "\n"
+        print(text)
+        if out:
+            with open(out, "w") as f:
+                f.write(text)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", action="append", help="LABEL=PATH of a libgpuact.so (repeat for A/B); default: "
+                    "gpuact=build/libgpuact.so")
+    ap.add_argument("--n", type=int, default=4096 * 393216)
+    ap.add_argument("--epi-rows", default="65536,1024")
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--compile", action="store_true", help="also time torch.compile of relu(x + b)")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    import torch
+    libs = []
+    stream = torch.cuda.current_stream().cuda_stream
+    for spec in args.lib or [f"gpuact={default_lib()}"]:
+        label, path = spec.split("=", 1)
+        libs.append((label, Gpuact(path, backend="cuda", stream=stream)))
+    m = Matrix(torch, libs, args.reps, args.warmup)
+    m.run(args.n, [int(r) for r in args.epi_rows.split(",")], args.compile)
+    meta = (f"{torch.cuda.get_device_name()}, {datetime.date.today().isoformat()}, torch {torch.__version__}, "
+            f"n = {args.n}, median of {args.reps}, copy {m.copy_gbps:.0f} GB/s")
+    m.report(args.out, meta)
+    return 1 if m.bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
