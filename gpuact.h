@@ -601,6 +601,7 @@ struct gpuact_context {
     char cache_dir[1024];          /* "" = no disk cache */
     unsigned units;                /* multiprocessors / compute units */
     unsigned per_item32, per_item16; /* elements per work-item: some array 4-byte / all 2-byte */
+    unsigned dbias_slices;         /* row slices of a backward block with dbias (GPUACT_DBIAS_SLICES or 1) */
     pthread_mutex_t lock;          /* kernel builds (OpenCL: also argument setting and enqueue) */
     pthread_mutex_t ws_lock;       /* workspaces, held from a backward's launch to its dbias finish */
     gpuact__ws_slot ws[GPUACT__MAX_WORKSPACES];
@@ -1025,12 +1026,12 @@ static float gpuact__round_to_dtype(gpuact_dtype dt, float f) {
 
 /* Grid shape, then the backend. */
 static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L) {
+    if (!L->grid_x) L->grid_x = gpuact__div_up(gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)), GPUACT_BLOCK);
     if (!gpuact__variant_reachable(&L->v)) {
         char name[GPUACT__NAME_MAX];
         gpuact__variant_name(&L->v, name, sizeof name);
         return gpuact__fail(GPUACT_ERROR_NOT_SUPPORTED, "gpuact internal error: %s is not a kernel variant", name);
     }
-    L->grid_x = gpuact__div_up(gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)), GPUACT_BLOCK);
     if (!L->grid_y) L->grid_y = L->rows < GPUACT__MAX_GRID_Y ? L->rows : GPUACT__MAX_GRID_Y;
     return ctx->be->launch(ctx, s, L);
 }
@@ -1173,17 +1174,21 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
         /* Deterministic bias gradient: each of `parts` row groups writes its
            column sums to the workspace in a fixed order, then one pass adds
            the parts in order. No atomics, so every run gives the same bits. */
-        size_t gx = gpuact__div_up(gpuact__div_up(d->cols, gpuact__items(ctx, &L)), GPUACT_BLOCK);
+        const size_t slices = ctx->dbias_slices ? ctx->dbias_slices : 1;
+        size_t gx = gpuact__div_up(gpuact__div_up(d->cols, gpuact__items(ctx, &L)), GPUACT_BLOCK / slices);
         size_t want = gpuact__div_up((size_t)ctx->units * GPUACT__DBIAS_GROUPS_PER_UNIT, gx), parts;
         gpuact__launch F;
-        parts = want < d->rows ? want : d->rows;
+        parts = want < gpuact__div_up(d->rows, slices) ? want : gpuact__div_up(d->rows, slices);
         if (parts > GPUACT__MAX_GRID_Y) parts = GPUACT__MAX_GRID_Y;
         if ((r = gpuact__workspace(ctx, s, parts * d->cols * 4, &L.part))) return r;
+        L.grid_x = gx;
         L.grid_y = parts;
         memset(&F, 0, sizeof F);
         F.v.op = GPUACT_OP_dbias;
         F.v.t[0] = GPUACT_F32; F.v.t[1] = d->dbias_dtype; F.v.t[2] = GPUACT_F32;
-        F.in = L.part; F.out = d->dbias; F.rows = parts; F.cols = d->cols; F.grid_y = 1;
+        F.in = L.part; F.out = d->dbias; F.rows = parts; F.cols = d->cols;
+        F.grid_x = gpuact__div_up(d->cols, GPUACT_DBIAS_COLS);
+        F.grid_y = 1;
         if ((r = gpuact__dispatch(ctx, s, &L)) == GPUACT_SUCCESS) r = gpuact__dispatch(ctx, s, &F);
         pthread_mutex_unlock(&ctx->ws_lock);
         return r;

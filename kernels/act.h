@@ -52,11 +52,36 @@ GPUACT_FN gpuact_u32 gpuact_pos_lanes(gpuact_u32 w, gpuact_u32 inf) {
     const gpuact_u32 neg = (w & 0x80008000u) >> 15;
     return (nonzero & ~neg) * 0xffffu & ~gpuact_nan_lanes(w, inf);
 }
+/* 0xffff in each lane where a >= c, for lanes below 0x8000 (the subtraction
+   borrows from the lane's own 0x8000, never from its neighbour). */
+GPUACT_FN gpuact_u32 gpuact_ge_lanes(gpuact_u32 a, gpuact_u32 c) {
+    return ((((a | 0x80008000u) - c) & 0x80008000u) >> 15) * 0xffffu;
+}
+/* gpuact_passes_ord of both lanes, as 0xffff per passing lane. c2: the
+   ceiling's bits in both lanes (clipped; exact in the format). */
+GPUACT_FN gpuact_u32 gpuact_passes_pair(int kind, gpuact_u32 w, gpuact_u32 inf, gpuact_u32 c2) {
+    const gpuact_u32 pos = gpuact_pos_lanes(w, inf);
+    if (kind == GPUACT_KIND_leaky) return pos;
+    if (kind == GPUACT_KIND_clipped) return gpuact_nan_lanes(w, inf) | (pos & ~gpuact_ge_lanes(w & 0x7fff7fffu, c2));
+    return gpuact_nan_lanes(w, inf) | pos;
+}
+/* Mask bits of a word's lanes (bit 0: low lane) and back. */
+GPUACT_FN gpuact_u32 gpuact_lane_bits(gpuact_u32 lanes) { return (lanes & 1u) | ((lanes >> 15) & 2u); }
+GPUACT_FN gpuact_u32 gpuact_bits_lanes(gpuact_u32 two_bits) {
+    return (two_bits & 1u) * 0xffffu | ((two_bits >> 1) & 1u) * 0xffff0000u;
+}
 /* ReLU of both lanes: a lane becomes +0 where it is <= 0 and not a NaN. */
 GPUACT_FN gpuact_u32 gpuact_relu_pair(gpuact_u32 w, gpuact_u32 inf) {
     const gpuact_u32 nan = gpuact_nan_lanes(w, inf);
     const gpuact_u32 zero = ((w & 0x80008000u) >> 15) * 0xffffu & ~nan;
     return w & ~zero;
+}
+/* Clipped ReLU of both lanes on the selection path: ReLU, then the
+   ceiling where a lane (not a NaN) reaches it. */
+GPUACT_FN gpuact_u32 gpuact_clip_pair(gpuact_u32 w, gpuact_u32 inf, gpuact_u32 c2) {
+    const gpuact_u32 r = gpuact_relu_pair(w, inf);
+    const gpuact_u32 top = gpuact_ge_lanes(r & 0x7fff7fffu, c2) & ~gpuact_nan_lanes(w, inf);
+    return (r & ~top) | (c2 & top);
 }
 
 #endif

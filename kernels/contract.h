@@ -63,6 +63,16 @@ enum {
 #define GPUACT_VEC(all_16bit) ((all_16bit) ? 8 : 4)
 #define GPUACT_CL_VEC 8
 
+/* The bias gradient. CUDA/HIP backward kernels with dbias split a block
+   into GPUACT_DBIAS_SLICES row slices of GPUACT_BLOCK / GPUACT_DBIAS_SLICES
+   threads; the slices' column sums are added in shared memory in slice
+   order, so a block writes one partial row (OpenCL: one slice). The finish
+   takes GPUACT_DBIAS_COLS columns per block, its GPUACT_BLOCK /
+   GPUACT_DBIAS_COLS slices each adding a contiguous range of partial rows
+   in order, then the slices in order. */
+#define GPUACT_DBIAS_SLICES 4
+#define GPUACT_DBIAS_COLS 32
+
 /* The kernel parameter list, the same for every op (OpenCL passes each
    buffer as cl_mem plus a byte offset, CUDA/HIP as a pointer):
    BUF(name) a buffer, U64 / F32 / I32(name) a scalar, SEP between two.

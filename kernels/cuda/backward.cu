@@ -2,17 +2,50 @@
    slope where it does not pass; the region from the mask (FROM_MASK) or
    from aux (the forward's x or y). SELECT_: scale 1 and DY = DX, so a
    passing element is dy's own bits. With DBIAS each row group (blockIdx.y)
-   writes its column sums of the stored dx to part[blockIdx.y][c], adding
-   its rows in order. DY = dy, DX = dx, S = the region's source (DY when
+   writes its column sums of the stored dx to part[blockIdx.y][c]: each of
+   its GPUACT_DBIAS_SLICES slices adds its rows in order, then the slices
+   are added in order. DY = dy, DX = dx, S = the region's source (DY when
    from the mask). */
 #include "common.cuh"
 
+/* The word path (every array 16-bit): dx's words of one vector of 8 from
+   dy's words and the region's lanes (0xffff where the gradient passes). */
+template <class DY, class DX, int KIND, int SELECT>
+__device__ __forceinline__ void gpuact_bwd_words(const gpuact_u32 (&dy)[4], const gpuact_u32 (&pass)[4],
+                                                 gpuact_u32 (&dx)[4], bool do_scale, float scale, float slope) {
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        if (SELECT && KIND != GPUACT_KIND_leaky) {
+            dx[j] = dy[j] & pass[j];
+        } else {
+            float gl, gh;
+            gpuact_unpack2<DY>(dy[j], gl, gh);
+            if (do_scale) {
+                gl *= scale;
+                gh *= scale;
+            }
+            if (SELECT) { /* leaky: dy's bits where it passes, dy * slope (arithmetic) elsewhere */
+                dx[j] = (dy[j] & pass[j]) |
+                        (gpuact_pack2<DX, true>(gl * slope, gh * slope) & ~pass[j]);
+            } else {
+                const float vl = pass[j] & 1u ? gl : gpuact_blocked_grad(KIND, gl, slope);
+                const float vh = pass[j] >> 31 ? gh : gpuact_blocked_grad(KIND, gh, slope);
+                /* without scale a passing NaN is dy's own: exact conversions keep its payload */
+                dx[j] = do_scale ? gpuact_pack2<DX, true>(vl, vh) : gpuact_pack2<DX, false>(vl, vh);
+            }
+        }
+    }
+}
+
 template <class DY, class DX, class S, int KIND, int FROM_MASK, int DBIAS, int SELECT_>
 __device__ __forceinline__ void backward(GPUACT_PARAMS) {
-    enum { VEC = gpuact_vec<DY, DX, S>::value, U = GPUACT_UNROLL };
+    enum { VEC = gpuact_vec<DY, DX, S>::value, U = GPUACT_UNROLL, PAIRS = VEC == 8 };
     enum { SELECT = SELECT_ && gpuact_same<DY, DX>::value };
     enum { CS = FROM_MASK && !DBIAS }; /* evict-first dy and dx: see gpuact_ld16 */
-    const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (GPUACT_BLOCK * U) + threadIdx.x;
+    /* with DBIAS the block is SL row slices of W threads (../contract.h) */
+    enum { SL = DBIAS ? GPUACT_DBIAS_SLICES : 1, W = GPUACT_BLOCK / SL };
+    const int slice = SL > 1 ? threadIdx.x / W : 0; /* without DBIAS: 0, known at compile time */
+    const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (W * U) + (SL > 1 ? threadIdx.x % W : threadIdx.x);
     const bool aligned = gpuact_rows_aligned(in, ld_in * DY::size, rows) &&
                          gpuact_rows_aligned(out, ld_out * DX::size, rows) &&
                          (FROM_MASK || gpuact_rows_aligned(aux, ld_aux * S::size, rows));
@@ -23,22 +56,47 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     for (int u = 0; u < U; u++)
 #pragma unroll
         for (int k = 0; k < VEC; k++) acc[u][k] = 0.0f;
-    if (v0 * VEC >= cols) return; /* no lane exchange in the backward */
-    for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
+    if (!DBIAS && v0 * VEC >= cols) return; /* no lane exchange in the backward */
+    for (gpuact_u64 r = (gpuact_u64)blockIdx.y * SL + slice; r < rows; r += (gpuact_u64)gridDim.y * SL) {
+        const unsigned char *dyr = in + r * ld_in * DY::size, *sr = aux + r * ld_aux * S::size;
+        unsigned char *dxr = out + r * ld_out * DX::size;
         gpuact_u32 dy[U][VEC], s[U][VEC], dx[U][VEC], bits[U];
 #pragma unroll
         for (int u = 0; u < U; u++) { /* every load first */
-            const gpuact_u64 cv = v0 + u * GPUACT_BLOCK, c0 = cv * VEC;
+            const gpuact_u64 cv = v0 + u * W, c0 = cv * VEC;
             const bool vec_ok = aligned && c0 + VEC <= cols;
             if (c0 >= cols) continue;
-            gpuact_load<DY, VEC, CS>(in + r * ld_in * DY::size, c0, cols, vec_ok, dy[u]);
+            if (PAIRS) gpuact_load_words<DY, CS>(dyr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(dy[u]));
+            else gpuact_load<DY, VEC, CS>(dyr, c0, cols, vec_ok, dy[u]);
             if (FROM_MASK) bits[u] = gpuact_mask_read<VEC>(mask + r * (mask_ld / 8), cv);
-            else gpuact_load<S, VEC>(aux + r * ld_aux * S::size, c0, cols, vec_ok, s[u]);
+            else if (PAIRS) gpuact_load_words<S>(sr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(s[u]));
+            else gpuact_load<S, VEC>(sr, c0, cols, vec_ok, s[u]);
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            const gpuact_u64 c0 = (v0 + u * GPUACT_BLOCK) * VEC;
+            const gpuact_u64 c0 = (v0 + u * W) * VEC;
+            const bool vec_ok = aligned && c0 + VEC <= cols;
             if (c0 >= cols) continue;
+            if (PAIRS) {
+                gpuact_u32 pass[4];
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    pass[j] = FROM_MASK ? gpuact_bits_lanes(bits[u] >> (2 * j))
+                                        : gpuact_passes_pair(KIND, s[u][j], gpuact_inf<S>::value, cbits * 0x00010001u);
+                gpuact_bwd_words<DY, DX, KIND, SELECT>(reinterpret_cast<const gpuact_u32(&)[4]>(dy[u]), pass,
+                                                       reinterpret_cast<gpuact_u32(&)[4]>(dx[u]), do_scale, scale,
+                                                       slope);
+                gpuact_store_words<DX, CS>(dxr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(dx[u]));
+                if (DBIAS)
+#pragma unroll
+                    for (int j = 0; j < 4; j++) {
+                        float lo, hi;
+                        gpuact_unpack2<DX>(dx[u][j], lo, hi);
+                        acc[u][2 * j] += lo;
+                        acc[u][2 * j + 1] += hi;
+                    }
+                continue;
+            }
 #pragma unroll
             for (int k = 0; k < VEC; k++) {
                 const bool pass = FROM_MASK ? (bits[u] >> k) & 1u : gpuact_passes_bits<S, KIND>(s[u][k], cbits);
@@ -47,17 +105,29 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
                 else dx[u][k] = KIND == GPUACT_KIND_leaky ? gpuact_fromf<DX>(gpuact_blocked_grad(KIND, gs, slope)) : 0u;
                 if (DBIAS) acc[u][k] += gpuact_tof<DX>(dx[u][k]);
             }
-            gpuact_store<DX, VEC, CS>(out + r * ld_out * DX::size, c0, cols, aligned && c0 + VEC <= cols, dx[u]);
+            gpuact_store<DX, VEC, CS>(dxr, c0, cols, vec_ok, dx[u]);
         }
     }
-    if (DBIAS) {
+    if (DBIAS) { /* the slices' sums in slice order, then one partial row per block row */
+        __shared__ float red[SL > 1 ? SL - 1 : 1][W * U * VEC];
         float *p = reinterpret_cast<float *>(part) + (gpuact_u64)blockIdx.y * cols;
+        const int t = threadIdx.x % W;
+        if (slice > 0)
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) red[slice - 1][(u * VEC + k) * W + t] = acc[u][k];
+        __syncthreads();
+        if (slice > 0) return;
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
             for (int k = 0; k < VEC; k++) {
-                const gpuact_u64 c = (v0 + u * GPUACT_BLOCK) * VEC + k;
-                if (c < cols) p[c] = acc[u][k];
+                const gpuact_u64 c = (v0 + u * W) * VEC + k;
+                float sum = acc[u][k];
+#pragma unroll
+                for (int l = 1; l < SL; l++) sum += red[l - 1][(u * VEC + k) * W + t];
+                if (c < cols) p[c] = sum;
             }
     }
 }

@@ -124,6 +124,58 @@ __device__ __forceinline__ void gpuact_store(unsigned char *row, gpuact_u64 c0, 
     }
 }
 
+/* A vector of 8 16-bit elements as 4 words of two (element 2j in the low
+   half of word j): one 16-byte access when vec_ok, else element by element
+   (0 past the row's end). */
+template <class T, bool CS = false>
+__device__ __forceinline__ void gpuact_load_words(const unsigned char *row, gpuact_u64 c0, gpuact_u64 cols,
+                                                  bool vec_ok, gpuact_u32 (&w)[4]) {
+    if (vec_ok) {
+        const uint4 q = gpuact_ld16<CS>(row + c0 * 2);
+        w[0] = q.x; w[1] = q.y; w[2] = q.z; w[3] = q.w;
+    } else {
+        const unsigned short *e = reinterpret_cast<const unsigned short *>(row);
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            w[j] = (c0 + 2 * j < cols ? e[c0 + 2 * j] : 0u) |
+                   (c0 + 2 * j + 1 < cols ? (gpuact_u32)e[c0 + 2 * j + 1] << 16 : 0u);
+    }
+}
+template <class T, bool CS = false>
+__device__ __forceinline__ void gpuact_store_words(unsigned char *row, gpuact_u64 c0, gpuact_u64 cols, bool vec_ok,
+                                                   const gpuact_u32 (&w)[4]) {
+    if (vec_ok) {
+        gpuact_st16<CS>(row + c0 * 2, make_uint4(w[0], w[1], w[2], w[3]));
+    } else {
+        unsigned short *e = reinterpret_cast<unsigned short *>(row);
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            if (c0 + k < cols) e[c0 + k] = (unsigned short)(w[k / 2] >> (16 * (k & 1)));
+    }
+}
+
+/* The two 16-bit values of T in a word as floats (exact). */
+template <class T> __device__ __forceinline__ void gpuact_unpack2(gpuact_u32 w, float &lo, float &hi) {
+    if (gpuact_same<T, bf16>::value) {
+        lo = __uint_as_float(w << 16);
+        hi = __uint_as_float(w & 0xffff0000u);
+    } else {
+        lo = gpuact_h2f(w & 0xffffu);
+        hi = gpuact_h2f(w >> 16);
+    }
+}
+/* Two floats rounded to nearest even into a word of T. HW: the dialect's
+   two-at-once conversion (GPUACT_PACK2_BF16/F16), where a NaN result can
+   only come from arithmetic (its payload is then the device's canonical
+   one either way); otherwise one exact conversion per value, which keeps a
+   NaN's payload as gpuact_fromf does. */
+template <class T, bool HW> __device__ __forceinline__ gpuact_u32 gpuact_pack2(float lo, float hi) {
+#if defined(GPUACT_PACK2_BF16) && defined(GPUACT_PACK2_F16)
+    if (HW) return gpuact_same<T, bf16>::value ? GPUACT_PACK2_BF16(lo, hi) : GPUACT_PACK2_F16(lo, hi);
+#endif
+    return gpuact_fromf<T>(lo) | (gpuact_fromf<T>(hi) << 16);
+}
+
 /* Row starts are 16-byte aligned (a single row needs only its base). */
 __device__ __forceinline__ bool gpuact_rows_aligned(const void *p, gpuact_u64 ld_bytes, gpuact_u64 rows) {
     return ((gpuact_u64)p % 16 == 0) && (rows == 1 || ld_bytes % 16 == 0);

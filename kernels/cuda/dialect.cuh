@@ -21,6 +21,23 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
     asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
     return h;
 }
+/* Two floats to a word of two 16-bit values (lo in the low half), rounded to
+   nearest even, in one instruction (sm_80 and later; the fatbin's older
+   targets take the exact per-value conversion). */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+__device__ __forceinline__ gpuact_u32 gpuact_cvt_bf16x2(float lo, float hi) {
+    gpuact_u32 r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+__device__ __forceinline__ gpuact_u32 gpuact_cvt_f16x2(float lo, float hi) {
+    gpuact_u32 r;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+#define GPUACT_PACK2_BF16 gpuact_cvt_bf16x2
+#define GPUACT_PACK2_F16 gpuact_cvt_f16x2
+#endif
 /* Value of the neighbour lane (lane + 1) in a warp of 32. */
 #define GPUACT_FROM_NEXT_LANE(v) __shfl_down_sync(0xffffffffu, (v), 1)
 #endif

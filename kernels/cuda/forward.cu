@@ -1,12 +1,99 @@
 /* Forward: y[r][c] = act(x[r][c] (+ bias[c])) (* scale), and the mask bits
    when MASK. X = x, Y = y, B = bias (X when there is none). SELECT_ (no
    bias, scale 1, X = Y): the result is a selection of x's own bits (NaN
-   payloads kept) and nothing is converted back. */
+   payloads kept) and nothing is converted back.
+
+   When every array is 16-bit (PAIRS) a thread works on words of two
+   elements: the selection paths decide both lanes with a few integer
+   operations (../act.h), the general path converts two values at once, so
+   the 16-bit kernels issue about as many instructions per byte as the f32
+   ones and stay memory-bound. */
 #include "common.cuh"
+
+/* The element path (f32 and mixed dtypes): y[k] and the mask bits of one
+   vector from x's bits and the bias. */
+template <class X, class Y, class B, int KIND, int SELECT, int VEC>
+__device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC], const float (&b)[VEC],
+                                                       gpuact_u32 (&y)[VEC], bool has_bias, int flags, float scale,
+                                                       float slope, float ceiling, gpuact_u32 cbits) {
+    gpuact_u32 bits = 0;
+#pragma unroll
+    for (int k = 0; k < VEC; k++) {
+        bool pass;
+        if (SELECT) { /* y is x's bits, +0, the ceiling, or (leaky) x * slope */
+            pass = gpuact_passes_bits<X, KIND>(x[k], cbits);
+            if (KIND == GPUACT_KIND_leaky)
+                y[k] = pass ? x[k] : gpuact_fromf<Y>(gpuact_tof<X>(x[k]) * slope);
+            else
+                y[k] = pass ? x[k] : (KIND == GPUACT_KIND_clipped && gpuact_sbits<X>(x[k]) > 0) ? cbits : 0u;
+        } else {
+            float z = gpuact_tof<X>(x[k]);
+            if (has_bias) z += b[k];
+            float v = gpuact_act(KIND, z, slope, ceiling);
+            if (flags & GPUACT_F_SCALE) v *= scale;
+            /* no bias, scale 1, X = Y but a ceiling inexact in X: NaN keeps its bits */
+            y[k] = (flags & GPUACT_F_RAW) && gpuact_nan_bits<X>(x[k]) ? x[k] : gpuact_fromf<Y>(v);
+            pass = gpuact_passes(KIND, z, ceiling);
+        }
+        bits |= (gpuact_u32)pass << k;
+    }
+    return bits;
+}
+
+/* The word path (every array 16-bit): y's words and the mask bits of one
+   vector of 8 elements from x's words and the bias. */
+template <class X, class Y, int KIND, int SELECT>
+__device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4], const float (&b)[8],
+                                                       gpuact_u32 (&y)[4], bool has_bias, int flags, float scale,
+                                                       float slope, float ceiling, gpuact_u32 c2) {
+    const gpuact_u32 inf = gpuact_inf<X>::value;
+    gpuact_u32 bits = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const gpuact_u32 w = x[j];
+        gpuact_u32 pass;
+        if (SELECT) {
+            pass = gpuact_passes_pair(KIND, w, inf, c2);
+            if (KIND == GPUACT_KIND_leaky) { /* x * slope is arithmetic: the two-at-once conversion */
+                float lo, hi;
+                gpuact_unpack2<X>(w, lo, hi);
+                y[j] = (w & pass) | (gpuact_pack2<Y, true>(lo * slope, hi * slope) & ~pass);
+            } else {
+                y[j] = KIND == GPUACT_KIND_clipped ? gpuact_clip_pair(w, inf, c2) : gpuact_relu_pair(w, inf);
+            }
+        } else {
+            float zl, zh, vl, vh;
+            gpuact_unpack2<X>(w, zl, zh);
+            if (has_bias) {
+                zl += b[2 * j];
+                zh += b[2 * j + 1];
+            }
+            vl = gpuact_act(KIND, zl, slope, ceiling);
+            vh = gpuact_act(KIND, zh, slope, ceiling);
+            if (flags & GPUACT_F_SCALE) {
+                vl *= scale;
+                vh *= scale;
+            }
+            if (flags & (GPUACT_F_BIAS | GPUACT_F_SCALE)) { /* a NaN here came from arithmetic */
+                y[j] = gpuact_pack2<Y, true>(vl, vh);
+            } else { /* a NaN may be x's own: keep its payload as the element path does */
+                y[j] = gpuact_pack2<Y, false>(vl, vh);
+                if (flags & GPUACT_F_RAW) {
+                    const gpuact_u32 nan = gpuact_nan_lanes(w, inf);
+                    y[j] = (y[j] & ~nan) | (w & nan);
+                }
+            }
+            pass = (gpuact_passes(KIND, zl, ceiling) ? 0xffffu : 0u) |
+                   (gpuact_passes(KIND, zh, ceiling) ? 0xffff0000u : 0u);
+        }
+        bits |= gpuact_lane_bits(pass) << (2 * j);
+    }
+    return bits;
+}
 
 template <class X, class Y, class B, int KIND, int MASK, int DBIAS_, int SELECT_>
 __device__ __forceinline__ void forward(GPUACT_PARAMS) {
-    enum { VEC = gpuact_vec<X, Y, B>::value, U = GPUACT_UNROLL };
+    enum { VEC = gpuact_vec<X, Y, B>::value, U = GPUACT_UNROLL, PAIRS = VEC == 8 };
     enum { SELECT = SELECT_ && gpuact_same<X, Y>::value };
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (GPUACT_BLOCK * U) + threadIdx.x;
     const bool has_bias = !SELECT && (flags & GPUACT_F_BIAS);
@@ -14,72 +101,46 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
                          gpuact_rows_aligned(out, ld_out * Y::size, rows) &&
                          (!has_bias || (gpuact_u64)aux % 16 == 0);
     const gpuact_u32 cbits = gpuact_fromf<Y>(ceiling); /* clipped's ceiling as Y */
-    gpuact_u32 b[U][VEC];
+    float b[U][VEC];
     (void)part; (void)ld_aux; (void)cbits; (void)DBIAS_;
 #pragma unroll
     for (int u = 0; u < U; u++) {
         const gpuact_u64 c0 = (v0 + u * GPUACT_BLOCK) * VEC;
-        if (has_bias && c0 < cols) gpuact_load<B, VEC>(aux, c0, cols, aligned && c0 + VEC <= cols, b[u]);
-    }
-    if (SELECT && KIND == GPUACT_KIND_relu && !MASK && X::size == 2 && aligned) {
-        /* 16-bit ReLU, the most common call: two values per word, whole
-           16-byte vectors (the general loop below takes a ragged end). */
-        for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
-            uint4 q[U];
+        gpuact_u32 bb[VEC];
+        if (has_bias && c0 < cols) gpuact_load<B, VEC>(aux, c0, cols, aligned && c0 + VEC <= cols, bb);
 #pragma unroll
-            for (int u = 0; u < U; u++) {
-                const gpuact_u64 c0 = (v0 + u * GPUACT_BLOCK) * VEC;
-                if (c0 + VEC <= cols) q[u] = gpuact_ld16<false>(in + (r * ld_in + c0) * X::size);
-            }
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                const gpuact_u64 c0 = (v0 + u * GPUACT_BLOCK) * VEC;
-                if (c0 + VEC > cols) continue;
-                const gpuact_u32 inf = gpuact_inf<X>::value;
-                q[u] = make_uint4(gpuact_relu_pair(q[u].x, inf), gpuact_relu_pair(q[u].y, inf),
-                                  gpuact_relu_pair(q[u].z, inf), gpuact_relu_pair(q[u].w, inf));
-                gpuact_st16<false>(out + (r * ld_out + c0) * Y::size, q[u]);
-            }
-        }
-        /* Done unless a vector of this thread is ragged; then the loop below
-           redoes the thread's vectors, which ReLU's idempotence makes safe
-           in place too. */
-        if ((v0 + (U - 1) * GPUACT_BLOCK + 1) * VEC <= cols || v0 * VEC >= cols) return;
+        for (int k = 0; k < VEC; k++) b[u][k] = has_bias && c0 < cols ? gpuact_tof<B>(bb[k]) : 0.0f;
     }
     for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
+        const unsigned char *xr = in + r * ld_in * X::size;
+        unsigned char *yr = out + r * ld_out * Y::size;
         gpuact_u32 x[U][VEC], y[U][VEC], bits[U];
 #pragma unroll
         for (int u = 0; u < U; u++) { /* every load first: two vectors in flight */
             const gpuact_u64 c0 = (v0 + u * GPUACT_BLOCK) * VEC;
-            if (c0 < cols) gpuact_load<X, VEC>(in + r * ld_in * X::size, c0, cols, aligned && c0 + VEC <= cols, x[u]);
+            const bool vec_ok = aligned && c0 + VEC <= cols;
+            if (c0 >= cols) continue;
+            if (PAIRS) gpuact_load_words<X>(xr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(x[u]));
+            else gpuact_load<X, VEC>(xr, c0, cols, vec_ok, x[u]);
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const gpuact_u64 cv = v0 + u * GPUACT_BLOCK, c0 = cv * VEC;
+            const bool vec_ok = aligned && c0 + VEC <= cols;
             bits[u] = 0;
             if (c0 < cols) {
-#pragma unroll
-                for (int k = 0; k < VEC; k++) {
-                    bool pass;
-                    if (SELECT) { /* y is x's bits, +0, the ceiling, or (leaky) x * slope */
-                        pass = gpuact_passes_bits<X, KIND>(x[u][k], cbits);
-                        if (KIND == GPUACT_KIND_leaky)
-                            y[u][k] = pass ? x[u][k] : gpuact_fromf<Y>(gpuact_tof<X>(x[u][k]) * slope);
-                        else
-                            y[u][k] = pass ? x[u][k]
-                                      : (KIND == GPUACT_KIND_clipped && gpuact_sbits<X>(x[u][k]) > 0) ? cbits : 0u;
-                    } else {
-                        float z = gpuact_tof<X>(x[u][k]);
-                        if (has_bias) z += gpuact_tof<B>(b[u][k]);
-                        float v = gpuact_act(KIND, z, slope, ceiling);
-                        if (flags & GPUACT_F_SCALE) v *= scale;
-                        /* no bias, scale 1, X = Y but a ceiling inexact in X: NaN keeps its bits */
-                        y[u][k] = (flags & GPUACT_F_RAW) && gpuact_nan_bits<X>(x[u][k]) ? x[u][k] : gpuact_fromf<Y>(v);
-                        pass = gpuact_passes(KIND, z, ceiling);
-                    }
-                    if (MASK) bits[u] |= (gpuact_u32)(pass && c0 + k < cols) << k;
+                if (PAIRS) {
+                    bits[u] = gpuact_fwd_words<X, Y, KIND, SELECT>(
+                        reinterpret_cast<const gpuact_u32(&)[4]>(x[u]), reinterpret_cast<const float(&)[8]>(b[u]),
+                        reinterpret_cast<gpuact_u32(&)[4]>(y[u]), has_bias, flags, scale, slope, ceiling,
+                        cbits * 0x00010001u);
+                    gpuact_store_words<Y>(yr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(y[u]));
+                } else {
+                    bits[u] = gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC>(x[u], b[u], y[u], has_bias, flags, scale,
+                                                                         slope, ceiling, cbits);
+                    gpuact_store<Y, VEC>(yr, c0, cols, vec_ok, y[u]);
                 }
-                gpuact_store<Y, VEC>(out + r * ld_out * Y::size, c0, cols, aligned && c0 + VEC <= cols, y[u]);
+                if (c0 + VEC > cols) bits[u] &= (1u << (cols - c0)) - 1u; /* padding bits are 0 */
             }
             if (MASK) gpuact_mask_write<VEC>(mask + r * (mask_ld / 8), cv, c0 < cols, bits[u]);
         }
