@@ -64,7 +64,7 @@ typedef struct gpuact__gpu {
     int device;                        /* ordinal */
     char arch[64];                     /* "sm_90" / "gfx90a" */
     char arch_option[96];              /* the compiler's architecture option */
-    const char *rtc_options[3];        /* further compiler options (NULL: none); [2]: the unroll */
+    const char *rtc_options[5];        /* further compiler options (NULL: none); [2..4]: the launch shape */
     int driver_version, rtc_version;   /* both go into the cache key */
     const char *const *const *sources[GPUACT_OP_COUNT]; /* each op's program (gpuact__join) */
     const void *fatbin;                /* precompiled module with every variant, or NULL */
@@ -92,6 +92,15 @@ typedef struct gpuact__gpu {
 #ifndef GPUACT__UNROLL
 #define GPUACT__UNROLL 2
 #endif
+/* Blocks per multiprocessor the kernels' register use must allow, on the
+   selection path and the general one (CUDA's __launch_bounds__; tuning
+   knobs, measured in docs/PERFORMANCE.md). */
+#ifndef GPUACT__MIN_BLOCKS_SELECT
+#define GPUACT__MIN_BLOCKS_SELECT 8
+#endif
+#ifndef GPUACT__MIN_BLOCKS_GENERAL
+#define GPUACT__MIN_BLOCKS_GENERAL 4
+#endif
 #define GPUACT__STR_(x) #x
 #define GPUACT__STR(x) GPUACT__STR_(x)
 static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units) {
@@ -100,6 +109,8 @@ static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units
     ctx->per_item16 = 8 * GPUACT__UNROLL;
     ctx->dbias_slices = GPUACT_DBIAS_SLICES;
     g->rtc_options[2] = "-DGPUACT_UNROLL=" GPUACT__STR(GPUACT__UNROLL);
+    g->rtc_options[3] = "-DGPUACT_MIN_BLOCKS_SELECT=" GPUACT__STR(GPUACT__MIN_BLOCKS_SELECT);
+    g->rtc_options[4] = "-DGPUACT_MIN_BLOCKS_GENERAL=" GPUACT__STR(GPUACT__MIN_BLOCKS_GENERAL);
 }
 
 static gpuact_result gpuact__gpu_fail(const gpuact__gpu *g, int err, const char *what) {
@@ -263,7 +274,7 @@ static gpuact_result gpuact__gpu_compile(const gpuact__gpu *g, const char *src, 
    a fresh build. Called with ctx->lock held and the context current. */
 static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, const gpuact__launch *L, void **fn) {
     char name[GPUACT__NAME_MAX], defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX];
-    const char *opts[GPUACT__DEFINES + 4];
+    const char *opts[GPUACT__DEFINES + 6];
     char *src = NULL, *code = NULL;
     size_t size = 0;
     uint64_t key;
@@ -279,7 +290,7 @@ static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, cons
     gpuact__variant_defines(&L->v, defs);
     opts[nopts++] = g->arch_option;
     for (i = 0; i < GPUACT__DEFINES; i++) opts[nopts++] = defs[i];
-    for (i = 0; i < 3; i++)
+    for (i = 0; i < (int)(sizeof g->rtc_options / sizeof g->rtc_options[0]); i++)
         if (g->rtc_options[i]) opts[nopts++] = g->rtc_options[i];
     if (!(src = gpuact__join(g->sources[L->v.op])))
         return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", g->api.name);

@@ -61,11 +61,27 @@ class Matrix:
         iv = t.int32 if a.dtype == t.float32 else t.int16
         return bool(t.equal(a.contiguous().view(iv), b.contiguous().view(iv)))
 
+    def time_all(self, fns):
+        """Median event time of each callable, taken round robin (one call of
+        each per repetition) so clock or thermal drift affects all alike."""
+        for _ in range(self.warmup):
+            for fn in fns:
+                fn()
+        self.t.cuda.synchronize()
+        ts = [[] for _ in fns]
+        for _ in range(self.reps):
+            for i, fn in enumerate(fns):
+                self.e0.record()
+                fn()
+                self.e1.record()
+                self.e1.synchronize()
+                ts[i].append(self.e0.elapsed_time(self.e1))
+        return [statistics.median(x) for x in ts]
+
     def cell(self, name, nbytes, torch_fn, gp_fns, out, ref, torch_label="torch"):
         """gp_fns(g) -> callable for each lib; out: the tensor gpuact writes; ref: torch's result (or None)."""
         row = dict(cell=name, bytes=nbytes, torch=None, torch_label=torch_label, ms={}, ok={})
-        if torch_fn is not None:
-            row["torch"] = self.time(torch_fn)
+        fns = []
         for label, g in self.libs:
             fn = gp_fns(g)
             out.fill_(float("nan")) if out.dtype.is_floating_point else out.zero_()
@@ -75,7 +91,12 @@ class Matrix:
             if ok is False:
                 self.bad += 1
             row["ok"][label] = ok
-            row["ms"][label] = self.time(fn)
+            fns.append(fn)
+        times = self.time_all(fns + ([torch_fn] if torch_fn is not None else []))
+        for (label, _), ms in zip(self.libs, times):
+            row["ms"][label] = ms
+        if torch_fn is not None:
+            row["torch"] = times[-1]
         self.rows.append(row)
         parts = [f"{lab} {ms:8.4f} ms {'ok' if row['ok'][lab] else ('-' if row['ok'][lab] is None else 'DIFF')}"
                  for lab, ms in row["ms"].items()]

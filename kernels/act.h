@@ -65,8 +65,17 @@ GPUACT_FN gpuact_u32 gpuact_passes_pair(int kind, gpuact_u32 w, gpuact_u32 inf, 
     if (kind == GPUACT_KIND_clipped) return gpuact_nan_lanes(w, inf) | (pos & ~gpuact_ge_lanes(w & 0x7fff7fffu, c2));
     return gpuact_nan_lanes(w, inf) | pos;
 }
-/* Mask bits of a word's lanes (bit 0: low lane) and back. */
-GPUACT_FN gpuact_u32 gpuact_lane_bits(gpuact_u32 lanes) { return (lanes & 1u) | ((lanes >> 15) & 2u); }
+/* Bit 15 / 31 set where the low / high lane is not +0 (any other bits). */
+GPUACT_FN gpuact_u32 gpuact_nonzero_tops(gpuact_u32 v) {
+    return (((v & 0x7fff7fffu) + 0x7fff7fffu) | v) & 0x80008000u;
+}
+/* The mask byte of 8 elements from four words' lane tops (bits 15 and 31;
+   element 2j is word j's low lane). */
+GPUACT_FN gpuact_u32 gpuact_tops_bits(gpuact_u32 t0, gpuact_u32 t1, gpuact_u32 t2, gpuact_u32 t3) {
+    const gpuact_u32 x = (t0 >> 15) | (t1 >> 13) | (t2 >> 11) | (t3 >> 9); /* lo lanes: bits 0 2 4 6; hi: 16 18 20 22 */
+    return (x & 0x55u) | ((x >> 15) & 0xaau);
+}
+/* Two mask bits (bit 0: low lane) as a word's lanes, 0xffff where set. */
 GPUACT_FN gpuact_u32 gpuact_bits_lanes(gpuact_u32 two_bits) {
     return (two_bits & 1u) * 0xffffu | ((two_bits >> 1) & 1u) * 0xffff0000u;
 }

@@ -231,7 +231,7 @@ __device__ __forceinline__ gpuact_u32 gpuact_mask_read(const unsigned char *row,
    the compile checks append one GPUACT_KERNEL line per reachable variant
    instead. The _X form expands macro arguments first. */
 #define GPUACT_KERNEL(op, name, t0, t1, t2, kind, mask, dbias, select)                              \
-    extern "C" __global__ void __launch_bounds__(GPUACT_BLOCK) name(GPUACT_PARAMS) {                \
+    extern "C" __global__ void GPUACT_LAUNCH_BOUNDS(select, dbias) name(GPUACT_PARAMS) {            \
         op<t0, t1, t2, kind, mask, dbias, select>(GPUACT_ARGS);                                     \
     }
 #define GPUACT_KERNEL_X(op, name, t0, t1, t2, kind, mask, dbias, select) \

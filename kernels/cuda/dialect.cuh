@@ -21,6 +21,21 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
     asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
     return h;
 }
+/* Registers: a kernel on the selection path must leave room for
+   GPUACT_MIN_BLOCKS_SELECT blocks per multiprocessor, the other paths for
+   GPUACT_MIN_BLOCKS_GENERAL (the host passes both, see GPUACT__MIN_BLOCKS_*
+   in backends/gpuact_cudalike.h): more resident warps keep more loads in
+   flight. The bias-gradient kernels keep 16 sums per thread and are left
+   to the compiler (bounded, they spill). */
+#ifndef GPUACT_MIN_BLOCKS_SELECT
+#define GPUACT_MIN_BLOCKS_SELECT 8
+#endif
+#ifndef GPUACT_MIN_BLOCKS_GENERAL
+#define GPUACT_MIN_BLOCKS_GENERAL 4
+#endif
+#define GPUACT_LAUNCH_BOUNDS(select, dbias) \
+    __launch_bounds__(GPUACT_BLOCK, (dbias) ? 1 : (select) ? GPUACT_MIN_BLOCKS_SELECT : GPUACT_MIN_BLOCKS_GENERAL)
+
 /* Two floats to a word of two 16-bit values (lo in the low half), rounded to
    nearest even, in one instruction (sm_80 and later; the fatbin's older
    targets take the exact per-value conversion). */

@@ -47,20 +47,20 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4],
                                                        gpuact_u32 (&y)[4], bool has_bias, int flags, float scale,
                                                        float slope, float ceiling, gpuact_u32 c2) {
     const gpuact_u32 inf = gpuact_inf<X>::value;
-    gpuact_u32 bits = 0;
+    gpuact_u32 top[4]; /* bits 15 and 31: where each lane's gradient passes */
 #pragma unroll
     for (int j = 0; j < 4; j++) {
         const gpuact_u32 w = x[j];
-        gpuact_u32 pass;
-        if (SELECT) {
-            pass = gpuact_passes_pair(KIND, w, inf, c2);
-            if (KIND == GPUACT_KIND_leaky) { /* x * slope is arithmetic: the two-at-once conversion */
-                float lo, hi;
-                gpuact_unpack2<X>(w, lo, hi);
-                y[j] = (w & pass) | (gpuact_pack2<Y, true>(lo * slope, hi * slope) & ~pass);
-            } else {
-                y[j] = KIND == GPUACT_KIND_clipped ? gpuact_clip_pair(w, inf, c2) : gpuact_relu_pair(w, inf);
-            }
+        if (SELECT && KIND == GPUACT_KIND_leaky) { /* x * slope is arithmetic: the two-at-once conversion */
+            const gpuact_u32 pass = gpuact_passes_pair(KIND, w, inf, c2);
+            float lo, hi;
+            gpuact_unpack2<X>(w, lo, hi);
+            y[j] = (w & pass) | (gpuact_pack2<Y, true>(lo * slope, hi * slope) & ~pass);
+            top[j] = pass & 0x80008000u;
+        } else if (SELECT) { /* y is x where it passes, else +0 or the ceiling (never a passing value) */
+            y[j] = KIND == GPUACT_KIND_clipped ? gpuact_clip_pair(w, inf, c2) : gpuact_relu_pair(w, inf);
+            top[j] = gpuact_nonzero_tops(y[j]);
+            if (KIND == GPUACT_KIND_clipped) top[j] &= gpuact_nonzero_tops(y[j] ^ c2);
         } else {
             float zl, zh, vl, vh;
             gpuact_unpack2<X>(w, zl, zh);
@@ -83,12 +83,11 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4],
                     y[j] = (y[j] & ~nan) | (w & nan);
                 }
             }
-            pass = (gpuact_passes(KIND, zl, ceiling) ? 0xffffu : 0u) |
-                   (gpuact_passes(KIND, zh, ceiling) ? 0xffff0000u : 0u);
+            top[j] = (gpuact_passes(KIND, zl, ceiling) ? 0x8000u : 0u) |
+                     (gpuact_passes(KIND, zh, ceiling) ? 0x80000000u : 0u);
         }
-        bits |= gpuact_lane_bits(pass) << (2 * j);
     }
-    return bits;
+    return gpuact_tops_bits(top[0], top[1], top[2], top[3]);
 }
 
 template <class X, class Y, class B, int KIND, int MASK, int DBIAS_, int SELECT_>
