@@ -9,6 +9,7 @@
 #   make cuda-fatbin precompiled CUDA kernels (GPUACT_CUDA_PRECOMPILED)
 #   make embed       regenerate kernels/*/gpuact_*_src.h from the sources
 #   make install PREFIX=/usr/local
+#   build/gpuact-info [--self-test]  what gpuact sees here, for bug reports
 
 CC      ?= cc
 CXX     ?= c++
@@ -184,6 +185,13 @@ kernels/cuda/gpuact_cuda_fatbin.h: kernels/cuda/*.cu kernels/cuda/*.cuh $(BUILD)
 	  $(BUILD)/all_kernels.cu -o $(BUILD)/gpuact.fatbin
 	$(BUILD)/embed --binary $@ gpuact__cuda_fatbin $(BUILD)/gpuact.fatbin
 cuda-fatbin: kernels/cuda/gpuact_cuda_fatbin.h
+
+# ---- gpuact-info -----------------------------------------------------------------
+# Version, backends, devices and kernel cache for bug reports; --self-test
+# checks every op on every device against tests/gpuact_ref.h (built in).
+all: $(BUILD)/gpuact-info
+$(BUILD)/gpuact-info: tools/gpuact_info.c tests/gpuact_ref.h $(HEADERS) | $(BUILD)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
 
 # ---- install ----------------------------------------------------------------------
 install:
