@@ -9,6 +9,7 @@
 #   make cuda-fatbin precompiled CUDA kernels (GPUACT_CUDA_PRECOMPILED)
 #   make embed       regenerate kernels/*/gpuact_*_src.h from the sources
 #   make install PREFIX=/usr/local   headers, pkg-config, CMake package, gpuact-info
+#   make consumer-test  build and run a consumer of the installed package (in `make test`)
 #   build/gpuact-info [--self-test]  what gpuact sees here, for bug reports
 
 CC      ?= cc
@@ -192,6 +193,19 @@ cuda-fatbin: kernels/cuda/gpuact_cuda_fatbin.h
 all: $(BUILD)/gpuact-info
 $(BUILD)/gpuact-info: tools/gpuact_info.c tests/gpuact_ref.h $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
+
+# ---- consumer tests and gpuact-info in `make test` -----------------------------------
+# consumer-test: install into a temporary prefix, build a tiny consumer with
+# CMake find_package, CMake add_subdirectory and pkg-config, as C and C++,
+# and run each (tests/consumer/run.sh). info-self-test: every op on every
+# device here (PoCL without a GPU) against the CPU reference.
+.PHONY: consumer-test info-self-test
+DEB_PACKAGES += cmake pkg-config g++
+test: consumer-test info-self-test
+consumer-test: deps
+	CC="$(CC)" CXX="$(CXX)" sh tests/consumer/run.sh
+info-self-test: deps $(BUILD)/gpuact-info
+	$(BUILD)/gpuact-info --self-test
 
 # ---- install ----------------------------------------------------------------------
 # The version is written only in gpuact.h (GPUACT_VERSION_MAJOR/MINOR/PATCH).
