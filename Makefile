@@ -202,7 +202,7 @@ $(BUILD)/gpuact-info: tools/gpuact_info.c tests/gpuact_ref.h $(HEADERS) | $(BUIL
 .PHONY: consumer-test info-self-test
 DEB_PACKAGES += cmake pkg-config g++
 test: consumer-test info-self-test
-consumer-test: deps
+consumer-test: deps $(BUILD)/gpuact-info
 	CC="$(CC)" CXX="$(CXX)" sh tests/consumer/run.sh
 info-self-test: deps $(BUILD)/gpuact-info
 	$(BUILD)/gpuact-info --self-test
