@@ -8,7 +8,9 @@
 #   make shared      build/libgpuact.so (for bench/torch_compare.py)
 #   make cuda-fatbin precompiled CUDA kernels (GPUACT_CUDA_PRECOMPILED)
 #   make embed       regenerate kernels/gpuact_kernels_src.h from the sources
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   headers, pkg-config, CMake package, gpuact-info
+#   make consumer-test  build and run a consumer of the installed package (in `make test`)
+#   build/gpuact-info [--self-test]  what gpuact sees here, for bug reports
 
 CC      ?= cc
 CXX     ?= c++
@@ -183,17 +185,50 @@ kernels/cuda/gpuact_cuda_fatbin.h: $(KERNEL_SOURCES) $(BUILD)/rtc_check $(BUILD)
 	$(BUILD)/embed --binary $@ gpuact__cuda_fatbin $(BUILD)/gpuact.fatbin
 cuda-fatbin: kernels/cuda/gpuact_cuda_fatbin.h
 
+# ---- gpuact-info -----------------------------------------------------------------
+# Version, backends, devices and kernel cache for bug reports; --self-test
+# checks every op on every device against tests/gpuact_ref.h (built in).
+all: $(BUILD)/gpuact-info
+$(BUILD)/gpuact-info: tools/gpuact_info.c tests/gpuact_ref.h $(HEADERS) | $(BUILD)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
+
+# ---- consumer tests and gpuact-info in `make test` -----------------------------------
+# consumer-test: install into a temporary prefix, build a tiny consumer with
+# CMake find_package, CMake add_subdirectory and pkg-config, as C and C++,
+# and run each (tests/consumer/run.sh). info-self-test: every op on every
+# device here (PoCL without a GPU) against the CPU reference.
+.PHONY: consumer-test info-self-test
+DEB_PACKAGES += cmake pkg-config g++
+test: consumer-test info-self-test
+consumer-test: deps $(BUILD)/gpuact-info
+	CC="$(CC)" CXX="$(CXX)" sh tests/consumer/run.sh
+info-self-test: deps $(BUILD)/gpuact-info
+	$(BUILD)/gpuact-info --self-test
+
 # ---- install ----------------------------------------------------------------------
-install:
-	install -d $(DESTDIR)$(PREFIX)/include/gpuact/backends $(DESTDIR)$(PREFIX)/include/gpuact/kernels/cuda \
-	  $(DESTDIR)$(PREFIX)/include/gpuact/kernels/hip $(DESTDIR)$(PREFIX)/include/gpuact/kernels/opencl \
-	  $(DESTDIR)$(PREFIX)/lib/pkgconfig
+# The version is written only in gpuact.h (GPUACT_VERSION_MAJOR/MINOR/PATCH).
+version_part = $(shell awk '$$2 == "GPUACT_VERSION_$(1)" { print $$3 }' gpuact.h)
+VERSION_MAJOR := $(call version_part,MAJOR)
+VERSION_MINOR := $(call version_part,MINOR)
+VERSION       := $(VERSION_MAJOR).$(VERSION_MINOR).$(call version_part,PATCH)
+SUBST_VERSION  = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+                   -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|' -e 's|@VERSION_MINOR@|$(VERSION_MINOR)|'
+
+# Headers by pattern (every .h under backends/ and kernels/), so a new
+# generated header is installed without editing this list; the same set as
+# CMakeLists.txt installs.
+install: $(BUILD)/gpuact-info
+	install -d $(DESTDIR)$(PREFIX)/include/gpuact $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/lib/cmake/gpuact $(DESTDIR)$(PREFIX)/bin
 	install -m 644 gpuact.h $(DESTDIR)$(PREFIX)/include/gpuact/
-	install -m 644 backends/*.h $(DESTDIR)$(PREFIX)/include/gpuact/backends/
-	for b in cuda hip opencl; do install -m 644 kernels/$$b/gpuact_$${b}_*.h \
-	  $(DESTDIR)$(PREFIX)/include/gpuact/kernels/$$b/; done
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|0.1.0|' tools/gpuact.pc.in \
-	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gpuact.pc
+	for h in $$(find backends kernels -name '*.h' | sort); do \
+	  install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/gpuact/$$h || exit 1; done
+	$(SUBST_VERSION) tools/gpuact.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gpuact.pc
+	$(SUBST_VERSION) tools/cmake/gpuactConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/gpuact/gpuactConfig.cmake
+	$(SUBST_VERSION) tools/cmake/gpuactConfigVersion.cmake.in \
+	  > $(DESTDIR)$(PREFIX)/lib/cmake/gpuact/gpuactConfigVersion.cmake
+	install -m 644 tools/cmake/gpuact_link.cmake $(DESTDIR)$(PREFIX)/lib/cmake/gpuact/
+	install -m 755 $(BUILD)/gpuact-info $(DESTDIR)$(PREFIX)/bin/
 
 clean:
 	rm -rf $(BUILD)
