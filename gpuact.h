@@ -933,23 +933,37 @@ static gpuact_result gpuact__check_dtype(const char *fn, const char *field, gpua
                         (int)dt);
 }
 
+/* The public enum and the contract's table must list the same kinds. */
+typedef char gpuact__kind_table_check[GPUACT_CLIPPED_RELU + 1 == GPUACT_KIND_COUNT ? 1 : -1];
+
+/* The kind's parameters, as its row of GPUACT_ACTIVATIONS says it uses them. */
 static gpuact_result gpuact__check_act(const char *fn, gpuact_activation a) {
-    switch (a.kind) {
-    case GPUACT_RELU: return GPUACT_SUCCESS;
-    case GPUACT_LEAKY_RELU:
-        if (a.negative_slope >= 0.0f) return GPUACT_SUCCESS;
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: act.negative_slope = %g; leaky ReLU needs a slope >= 0 (not NaN)", fn,
-                            (double)a.negative_slope);
-    case GPUACT_CLIPPED_RELU:
-        if (a.ceiling > 0.0f) return GPUACT_SUCCESS;
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: act.ceiling = %g; clipped ReLU needs a ceiling > 0 (not NaN)", fn,
-                            (double)a.ceiling);
+#define GPUACT__KIND_USES_(name, slope, ceiling, from_y) {slope, ceiling},
+    static const unsigned char uses[][2] = {GPUACT_ACTIVATIONS(GPUACT__KIND_USES_) {0, 0}};
+    if ((unsigned)a.kind >= GPUACT_KIND_COUNT) {
+        int k;
+        gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: act.kind = %d is not a gpuact_activation_kind (0 to %d:", fn,
+                     (int)a.kind, GPUACT_KIND_COUNT - 1);
+        for (k = 0; k < GPUACT_KIND_COUNT; k++) gpuact__append(" %d %s", k, gpuact__kind_names[k]);
+        gpuact__append(")");
+        return GPUACT_ERROR_INVALID_ARGUMENT;
     }
-    return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                        "%s: act.kind = %d is not a gpuact_activation_kind (RELU, LEAKY_RELU, CLIPPED_RELU)",
-                        fn, (int)a.kind);
+    if (uses[a.kind][0] && !(a.negative_slope >= 0.0f))
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: act.negative_slope = %g; %s needs a slope >= 0 (not NaN)", fn,
+                            (double)a.negative_slope, gpuact__kind_names[a.kind]);
+    if (uses[a.kind][1] && !(a.ceiling > 0.0f))
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: act.ceiling = %g; %s needs a ceiling > 0 (not NaN)", fn, (double)a.ceiling,
+                            gpuact__kind_names[a.kind]);
+    return GPUACT_SUCCESS;
+}
+
+/* Whether the epilogue backward may take the kind's region from y. */
+static int gpuact__kind_from_y(gpuact_activation_kind kind) {
+#define GPUACT__KIND_FROM_Y_(name, slope, ceiling, from_y) from_y,
+    static const unsigned char from_y[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_FROM_Y_) 0};
+    return from_y[kind];
 }
 
 /* scale 0 means 1; NaN and infinities are refused. */
@@ -1133,10 +1147,11 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
         (d->y.handle && (r = gpuact__matrix_extent(fn, b->src_name, d->rows, d->cols, d->ld_y, d->y_dtype, &yb))) ||
         (d->dbias.handle && (r = gpuact__matrix_extent(fn, "dbias", 1, d->cols, d->cols, d->dbias_dtype, &db))))
         return r;
-    if (d->y.handle && !b->elementwise && d->act.kind == GPUACT_CLIPPED_RELU)
+    if (d->y.handle && !b->elementwise && !gpuact__kind_from_y(d->act.kind))
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: clipped ReLU's epilogue backward needs the forward's mask: its output y "
-                            "cannot tell x + bias >= ceiling from x + bias just below it after scaling", fn);
+                            "%s: %s's epilogue backward needs the forward's mask: its output y cannot tell "
+                            "x + bias >= ceiling from x + bias just below it after scaling", fn,
+                            gpuact__kind_names[d->act.kind]);
     if (d->y.handle && !(d->scale > 0.0f))
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
                             "%s: the backward from y needs scale > 0 (got %g): a negative scale flips the "

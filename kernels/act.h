@@ -31,10 +31,20 @@ GPUACT_FN int gpuact_passes_ord(int kind, int ord, int nan, int cord) {
     if (kind == GPUACT_KIND_clipped) return nan || (ord > 0 && ord < cord);
     return nan || ord > 0;
 }
+/* Whether the kind's value where the gradient is blocked is x * slope
+   (arithmetic) rather than a constant: the table's slope column. */
+#define GPUACT_KIND_SLOPE_(name, slope, ceiling, from_y) (kind == GPUACT_KIND_##name && (slope)) ||
+GPUACT_FN int gpuact_kind_slope(int kind) { return GPUACT_ACTIVATIONS(GPUACT_KIND_SLOPE_) 0; }
+/* On a selection path, the constant written where the gradient is blocked
+   for a kind without slope, from the element's ord: the ceiling above the
+   range, else +0. */
+GPUACT_FN gpuact_u32 gpuact_blocked_bits(int kind, int ord, gpuact_u32 cbits) {
+    return kind == GPUACT_KIND_clipped && ord > 0 ? cbits : 0u;
+}
 /* dx where the gradient does not pass, from g = dy (* scale): leaky's
    g * slope, else +0. */
 GPUACT_FN float gpuact_blocked_grad(int kind, float g, float slope) {
-    return kind == GPUACT_KIND_leaky ? g * slope : 0.0f;
+    return gpuact_kind_slope(kind) ? g * slope : 0.0f;
 }
 
 /* ---- two 16-bit elements in one 32-bit word (the packed fast paths) ----
@@ -85,12 +95,20 @@ GPUACT_FN gpuact_u32 gpuact_relu_pair(gpuact_u32 w, gpuact_u32 inf) {
     const gpuact_u32 zero = ((w & 0x80008000u) >> 15) * 0xffffu & ~nan;
     return w & ~zero;
 }
-/* Clipped ReLU of both lanes on the selection path: ReLU, then the
-   ceiling where a lane (not a NaN) reaches it. */
-GPUACT_FN gpuact_u32 gpuact_clip_pair(gpuact_u32 w, gpuact_u32 inf, gpuact_u32 c2) {
+/* The selection path of a kind without slope on both lanes: ReLU, and for
+   clipped ReLU the ceiling where a lane (not a NaN) reaches it. */
+GPUACT_FN gpuact_u32 gpuact_select_pair(int kind, gpuact_u32 w, gpuact_u32 inf, gpuact_u32 c2) {
     const gpuact_u32 r = gpuact_relu_pair(w, inf);
-    const gpuact_u32 top = gpuact_ge_lanes(r & 0x7fff7fffu, c2) & ~gpuact_nan_lanes(w, inf);
+    gpuact_u32 top;
+    if (kind != GPUACT_KIND_clipped) return r;
+    top = gpuact_ge_lanes(r & 0x7fff7fffu, c2) & ~gpuact_nan_lanes(w, inf);
     return (r & ~top) | (c2 & top);
+}
+/* Where the gradient passed, from the lanes gpuact_select_pair wrote: a
+   passing lane keeps x, which is never +0 nor (clipped) the ceiling. */
+GPUACT_FN gpuact_u32 gpuact_select_tops(int kind, gpuact_u32 y, gpuact_u32 c2) {
+    const gpuact_u32 t = gpuact_nonzero_tops(y);
+    return kind == GPUACT_KIND_clipped ? t & gpuact_nonzero_tops(y ^ c2) : t;
 }
 
 #endif

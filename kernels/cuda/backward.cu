@@ -15,7 +15,7 @@ __device__ __forceinline__ void gpuact_bwd_words(const gpuact_u32 (&dy)[4], cons
                                                  gpuact_u32 (&dx)[4], bool do_scale, float scale, float slope) {
 #pragma unroll
     for (int j = 0; j < 4; j++) {
-        if (SELECT && KIND != GPUACT_KIND_leaky) {
+        if (SELECT && !gpuact_kind_slope(KIND)) {
             dx[j] = dy[j] & pass[j];
         } else {
             float gl, gh;
@@ -102,7 +102,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
                 const bool pass = FROM_MASK ? (bits[u] >> k) & 1u : gpuact_passes_bits<S, KIND>(s[u][k], cbits);
                 const float g = gpuact_tof<DY>(dy[u][k]), gs = do_scale ? g * scale : g;
                 if (pass) dx[u][k] = SELECT ? dy[u][k] : gpuact_fromf<DX>(gs);
-                else dx[u][k] = KIND == GPUACT_KIND_leaky ? gpuact_fromf<DX>(gpuact_blocked_grad(KIND, gs, slope)) : 0u;
+                else dx[u][k] = gpuact_kind_slope(KIND) ? gpuact_fromf<DX>(gpuact_blocked_grad(KIND, gs, slope)) : 0u;
                 if (DBIAS) acc[u][k] += gpuact_tof<DX>(dx[u][k]);
             }
             gpuact_store<DX, VEC, CS>(dxr, c0, cols, vec_ok, dx[u]);

@@ -22,10 +22,10 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC
         bool pass;
         if (SELECT) { /* y is x's bits, +0, the ceiling, or (leaky) x * slope */
             pass = gpuact_passes_bits<X, KIND>(x[k], cbits);
-            if (KIND == GPUACT_KIND_leaky)
+            if (gpuact_kind_slope(KIND))
                 y[k] = pass ? x[k] : gpuact_fromf<Y>(gpuact_tof<X>(x[k]) * slope);
             else
-                y[k] = pass ? x[k] : (KIND == GPUACT_KIND_clipped && gpuact_sbits<X>(x[k]) > 0) ? cbits : 0u;
+                y[k] = pass ? x[k] : gpuact_blocked_bits(KIND, gpuact_sbits<X>(x[k]), cbits);
         } else {
             float z = gpuact_tof<X>(x[k]);
             if (has_bias) z += b[k];
@@ -51,16 +51,15 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4],
 #pragma unroll
     for (int j = 0; j < 4; j++) {
         const gpuact_u32 w = x[j];
-        if (SELECT && KIND == GPUACT_KIND_leaky) { /* x * slope is arithmetic: the two-at-once conversion */
+        if (SELECT && gpuact_kind_slope(KIND)) { /* x * slope is arithmetic: the two-at-once conversion */
             const gpuact_u32 pass = gpuact_passes_pair(KIND, w, inf, c2);
             float lo, hi;
             gpuact_unpack2<X>(w, lo, hi);
             y[j] = (w & pass) | (gpuact_pack2<Y, true>(lo * slope, hi * slope) & ~pass);
             top[j] = pass & 0x80008000u;
         } else if (SELECT) { /* y is x where it passes, else +0 or the ceiling (never a passing value) */
-            y[j] = KIND == GPUACT_KIND_clipped ? gpuact_clip_pair(w, inf, c2) : gpuact_relu_pair(w, inf);
-            top[j] = gpuact_nonzero_tops(y[j]);
-            if (KIND == GPUACT_KIND_clipped) top[j] &= gpuact_nonzero_tops(y[j] ^ c2);
+            y[j] = gpuact_select_pair(KIND, w, inf, c2);
+            top[j] = gpuact_select_tops(KIND, y[j], c2);
         } else {
             float zl, zh, vl, vh;
             gpuact_unpack2<X>(w, zl, zh);

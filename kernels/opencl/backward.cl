@@ -33,7 +33,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
             const int pass = from_mask ? (int)((bits >> k) & 1u) : GPUACT_PASSES_BITS(GPUACT_T2, s[k], cbits);
             const float g = TOF(GPUACT_T0)(dy[k]), gs = do_scale ? g * scale : g;
             if (pass) dx[k] = select ? dy[k] : FROMF(GPUACT_T1)(gs);
-            else dx[k] = GPUACT_KIND == GPUACT_KIND_leaky ? FROMF(GPUACT_T1)(gpuact_blocked_grad(GPUACT_KIND, gs, slope)) : 0u;
+            else dx[k] = gpuact_kind_slope(GPUACT_KIND) ? FROMF(GPUACT_T1)(gpuact_blocked_grad(GPUACT_KIND, gs, slope)) : 0u;
             if (dbias && c0 + k < cols) acc[k] += TOF(GPUACT_T1)(dx[k]);
         }
         GPUACT_STORE8(GPUACT_T1, dxr, c0, cols, vec_ok, dx);

@@ -16,12 +16,14 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     const uint cbits = FROMF(GPUACT_T1)(ceiling);
     uint b[GPUACT_CL_VEC], x[GPUACT_CL_VEC], y[GPUACT_CL_VEC];
     if (c0 >= cols) return;
-    if (select && kind == GPUACT_KIND_relu && !has_mask && is16 && vec_ok) { /* 16-bit ReLU: two values per word, one 16-byte vector */
+    if (select && !gpuact_kind_slope(kind) && !has_mask && is16 && vec_ok) {
+        /* 16-bit selection without slope: two values per word, one 16-byte vector */
+        const uint c2 = cbits * 0x00010001u;
         for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
             uint4 q = *(const __global uint4 *)(in + in_off + (r * ld_in + c0) * 2);
             const uint inf = GPUACT_CAT(INF16_, GPUACT_T0);
-            q = (uint4)(gpuact_relu_pair(q.x, inf), gpuact_relu_pair(q.y, inf), gpuact_relu_pair(q.z, inf),
-                          gpuact_relu_pair(q.w, inf));
+            q = (uint4)(gpuact_select_pair(kind, q.x, inf, c2), gpuact_select_pair(kind, q.y, inf, c2),
+                        gpuact_select_pair(kind, q.z, inf, c2), gpuact_select_pair(kind, q.w, inf, c2));
             *(__global uint4 *)(out + out_off + (r * ld_out + c0) * 2) = q;
         }
         return;
@@ -35,8 +37,8 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
         for (int k = 0; k < GPUACT_CL_VEC; k++) {
 #if GPUACT_SELECT /* y is x's bits, +0, the ceiling, or (leaky) x * slope */
             const int pass = GPUACT_PASSES_BITS(GPUACT_T0, x[k], cbits);
-            if (GPUACT_KIND == GPUACT_KIND_leaky) y[k] = pass ? x[k] : FROMF(GPUACT_T1)(TOF(GPUACT_T0)(x[k]) * slope);
-            else y[k] = pass ? x[k] : (GPUACT_KIND == GPUACT_KIND_clipped && SBITS(GPUACT_T0)(x[k]) > 0) ? cbits : 0u;
+            if (gpuact_kind_slope(GPUACT_KIND)) y[k] = pass ? x[k] : FROMF(GPUACT_T1)(TOF(GPUACT_T0)(x[k]) * slope);
+            else y[k] = pass ? x[k] : gpuact_blocked_bits(GPUACT_KIND, SBITS(GPUACT_T0)(x[k]), cbits);
 #else
             float z = TOF(GPUACT_T0)(x[k]), v;
             int pass;
