@@ -64,7 +64,7 @@ typedef struct gpuact__gpu {
     int device;                        /* ordinal */
     char arch[64];                     /* "sm_90" / "gfx90a" */
     char arch_option[96];              /* the compiler's architecture option */
-    const char *rtc_options[5];        /* further compiler options (NULL: none); [2..4]: the launch shape */
+    const char *rtc_options[7];        /* further compiler options (NULL: none); [2..6]: the launch shape */
     int driver_version, rtc_version;   /* both go into the cache key */
     const char *const *const *sources[GPUACT_OP_COUNT]; /* each op's program (gpuact__join) */
     const void *fatbin;                /* precompiled module with every variant, or NULL */
@@ -101,6 +101,12 @@ typedef struct gpuact__gpu {
 #ifndef GPUACT__MIN_BLOCKS_GENERAL
 #define GPUACT__MIN_BLOCKS_GENERAL 4
 #endif
+/* Evict-first accesses in the 16-bit backward from the mask (the f32 one
+   always uses them, see kernels/cuda/common.cuh): measured on the H200,
+   they made the 16-bit one 5% slower, so 0. */
+#ifndef GPUACT__EVICT_FIRST16
+#define GPUACT__EVICT_FIRST16 0
+#endif
 #define GPUACT__STR_(x) #x
 #define GPUACT__STR(x) GPUACT__STR_(x)
 static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units) {
@@ -111,6 +117,8 @@ static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units
     g->rtc_options[2] = "-DGPUACT_UNROLL=" GPUACT__STR(GPUACT__UNROLL);
     g->rtc_options[3] = "-DGPUACT_MIN_BLOCKS_SELECT=" GPUACT__STR(GPUACT__MIN_BLOCKS_SELECT);
     g->rtc_options[4] = "-DGPUACT_MIN_BLOCKS_GENERAL=" GPUACT__STR(GPUACT__MIN_BLOCKS_GENERAL);
+    g->rtc_options[5] = "-DGPUACT_BLOCK=" GPUACT__STR(GPUACT_BLOCK);
+    g->rtc_options[6] = "-DGPUACT_EVICT_FIRST16=" GPUACT__STR(GPUACT__EVICT_FIRST16);
 }
 
 static gpuact_result gpuact__gpu_fail(const gpuact__gpu *g, int err, const char *what) {

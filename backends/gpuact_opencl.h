@@ -368,7 +368,7 @@ static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__lau
     gpuact__cl_int e = 0;
     int i;
     gpuact__variant_defines(&L->v, defs);
-    used = (size_t)snprintf(options, sizeof options, "-cl-std=CL1.2");
+    used = (size_t)snprintf(options, sizeof options, "-cl-std=CL1.2 -DGPUACT_BLOCK=%d", GPUACT_BLOCK);
     for (i = 0; i < GPUACT__DEFINES; i++)
         used += (size_t)snprintf(options + used, sizeof options - used, " %s", defs[i]);
     gpuact__variant_name(&L->v, name, sizeof name);

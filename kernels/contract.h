@@ -51,8 +51,12 @@ enum {
     GPUACT_F_RAW = 4    /* forward, no bias, scale 1, one dtype: a NaN x keeps its bits */
 };
 
-/* Work-items per block (CUDA/HIP threads per block, OpenCL local size). */
+/* Work-items per block (CUDA/HIP threads per block, OpenCL local size). The
+   backends pass the host's value to the kernels (a build-time tuning knob;
+   a multiple of GPUACT_DBIAS_COLS and of 32 * GPUACT_DBIAS_SLICES). */
+#ifndef GPUACT_BLOCK
 #define GPUACT_BLOCK 256
+#endif
 /* CUDA/HIP: 16-byte vectors a thread handles, a block apart (a build-time
    tuning knob; the host passes -DGPUACT_UNROLL). */
 #ifndef GPUACT_UNROLL

@@ -8,6 +8,10 @@
    from the mask). */
 #include "common.cuh"
 
+#ifndef GPUACT_EVICT_FIRST16 /* the host passes it (GPUACT__EVICT_FIRST16) */
+#define GPUACT_EVICT_FIRST16 0
+#endif
+
 /* The word path (every array 16-bit): dx's words of one vector of 8 from
    dy's words and the region's lanes (0xffff where the gradient passes). */
 template <class DY, class DX, int KIND, int SELECT>
@@ -41,7 +45,7 @@ template <class DY, class DX, class S, int KIND, int FROM_MASK, int DBIAS, int S
 __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<DY, DX, S>::value, U = GPUACT_UNROLL, PAIRS = VEC == 8 };
     enum { SELECT = SELECT_ && gpuact_same<DY, DX>::value };
-    enum { CS = FROM_MASK && !DBIAS }; /* evict-first dy and dx: see gpuact_ld16 */
+    enum { CS = FROM_MASK && !DBIAS && (!PAIRS || GPUACT_EVICT_FIRST16) }; /* evict-first dy, dx: gpuact_ld16 */
     /* with DBIAS the block is SL row slices of W threads (../contract.h) */
     enum { SL = DBIAS ? GPUACT_DBIAS_SLICES : 1, W = GPUACT_BLOCK / SL };
     const int slice = SL > 1 ? threadIdx.x / W : 0; /* without DBIAS: 0, known at compile time */
