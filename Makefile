@@ -45,7 +45,7 @@ KERNEL_SOURCES = $(wildcard kernels/cuda/*.cu kernels/cuda/*.cuh kernels/hip/*.h
 EMBEDDED = kernels/opencl/gpuact_opencl_src.h kernels/cuda/gpuact_cuda_src.h kernels/hip/gpuact_hip_src.h
 HEADERS  = gpuact.h $(wildcard backends/*.h) $(EMBEDDED)
 EXAMPLES = relu_demo relu_family epilogue linear_relu
-TESTS    = test_reference test_validation test_threads conformance
+TESTS    = test_reference test_validation test_threads test_stress conformance
 
 .PHONY: all demo test deps embed check-embedded compile-test rtc-check rtc-check-cuda rtc-check-hip examples bench shared \
         cuda-fatbin install clean
@@ -136,6 +136,7 @@ test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) rtc-check
 	$(BUILD)/test_reference
 	$(BUILD)/test_validation
 	$(BUILD)/test_threads
+	$(BUILD)/test_stress
 	$(BUILD)/conformance
 
 # ---- demo and examples -----------------------------------------------------------

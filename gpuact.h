@@ -384,6 +384,21 @@ static const char *gpuact__dtype_name(gpuact_dtype dt) {
 /* Opens the first library that loads: the path in env_var (if set), then
    names in order. On failure returns NULL and `tried` lists each name with
    dlerror()'s words, for the caller's error message. */
+/* Library loading and device discovery of every backend run under this one
+   process-wide lock (gpuact__try_backend holds it around a backend's
+   create), so each vendor library is loaded and its function table filled
+   once per process, and no two threads discover devices at the same time.
+   Vendor libraries, once loaded, stay loaded until the process exits. */
+static pthread_mutex_t gpuact__load_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set when a library named by a GPUACT_*_LIBRARY variable did not load:
+   AUTO then stops instead of quietly taking another backend. */
+static GPUACT__TLS int gpuact__named_library_failed;
+
+/* Opens the first library that loads: the path in env_var if it is set
+   (and then only that one: a named library that does not load is an error,
+   never a quiet fall-back to the built-in names), else names in order. On
+   failure returns NULL and `tried` lists each name with dlerror()'s words,
+   for the caller's error message. */
 static GPUACT__UNUSED void *gpuact__dlopen_first(const char *env_var, const char *const *names,
                                   char *tried, size_t tried_size) {
 #ifdef GPUACT_NO_RUNTIME_LINKING
@@ -407,6 +422,14 @@ static GPUACT__UNUSED void *gpuact__dlopen_first(const char *env_var, const char
             used += (size_t)snprintf(tried + used, tried_size - used, "    %s%s%s%s: %s\n", name,
                                      i < 0 ? " (from $" : "", i < 0 ? env_var : "",
                                      i < 0 ? ")" : "", why ? why : "not found");
+        if (i < 0) {
+            gpuact__named_library_failed = 1;
+            if (used < tried_size)
+                snprintf(tried + used, tried_size - used,
+                         "    (the built-in names were not tried: $%s names the library to use; fix the "
+                         "path or unset the variable)\n", env_var);
+            return NULL;
+        }
     }
     return NULL;
 #endif
@@ -632,7 +655,9 @@ static gpuact_result gpuact__try_backend(gpuact_backend id, const gpuact_context
         GPUACT_FREE(ctx);
         return gpuact__fail(GPUACT_ERROR_DEVICE, "gpuact_context_create: pthread_mutex_init failed");
     }
+    pthread_mutex_lock(&gpuact__load_lock);
     r = be->create(ctx);
+    pthread_mutex_unlock(&gpuact__load_lock);
     if (r != GPUACT_SUCCESS) {
         pthread_mutex_destroy(&ctx->ws_lock);
         pthread_mutex_destroy(&ctx->lock);
@@ -656,6 +681,7 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_context_create: out is NULL; pass the "
                                                            "address of a gpuact_context pointer");
     *out = NULL;
+    gpuact__named_library_failed = 0;
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
     if ((int)d.backend < 0 || d.backend > GPUACT_BACKEND_OPENCL)
@@ -684,6 +710,11 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
     for (i = 0; i < 3; i++) {
         gpuact_result r = gpuact__try_backend(order[i], &d, out);
         if (r == GPUACT_SUCCESS) return r;
+        if (gpuact__named_library_failed) {
+            gpuact__append("\n(AUTO stops here: a library named in the environment did not load, and "
+                           "taking another backend instead would hide that)");
+            return r;
+        }
         last = r;
         if (used < sizeof tried)
             used += (size_t)snprintf(tried + used, sizeof tried - used, "- %s\n", gpuact__error_text);

@@ -42,6 +42,9 @@ typedef struct gpuact__gpu_api {
     int (*event_sync)(void *ev);
     int (*event_elapsed)(float *ms, void *start, void *end);
     int (*event_destroy)(void *ev);
+    int (*event_query)(void *ev);                           /* 0: done; 600: not yet (both APIs) */
+    int (*stream_wait_event)(void *stream, void *ev, unsigned flags);
+    int (*mem_range)(void **base, size_t *size, void *ptr); /* the allocation holding ptr */
     const char *(*error_name)(int err); /* never NULL */
     /* run-time compiler */
     int (*rtc_create)(void **prog, const char *src, const char *name, int nheaders, const char *const *headers,
@@ -58,7 +61,7 @@ typedef struct gpuact__gpu_api {
 /* What a cudalike backend knows of its device and libraries. */
 typedef struct gpuact__gpu {
     gpuact__gpu_api api;
-    void *libs[2];                     /* driver, compiler (dlclose on destroy) */
+    void *libs[2];                     /* driver, compiler (dlclose on destroy; NULL: loaded once per process) */
     void *context;                     /* CUcontext / hipCtx_t (or NULL where HIP has none) */
     void (*release)(struct gpuact__gpu *g); /* releases context (primary retain etc.) */
     int device;                        /* ordinal */

@@ -160,7 +160,34 @@ static gpuact_result gpuact__cl_fail(gpuact__cl_int e, const char *what) {
 
 #define GPUACT__CL(ctx) ((gpuact__opencl *)(ctx)->impl)
 
+/* The process-wide table: filled once, under gpuact__load_lock (the core
+   holds it around create), and copied into each context. The library stays
+   loaded until the process exits. */
+static gpuact__cl_api gpuact__cl_loaded;
+static int gpuact__cl_is_loaded;
+
+static gpuact_result gpuact__opencl_load_once(gpuact__opencl *o);
 static gpuact_result gpuact__opencl_load(gpuact__opencl *o) {
+    gpuact_result r = GPUACT_SUCCESS;
+    if (!gpuact__cl_is_loaded) {
+        gpuact__opencl tmp;
+        memset(&tmp.cl, 0, sizeof tmp.cl);
+        tmp.lib = NULL;
+        if ((r = gpuact__opencl_load_once(&tmp)) != GPUACT_SUCCESS) {
+#ifndef GPUACT_NO_RUNTIME_LINKING
+            if (tmp.lib) dlclose(tmp.lib);
+#endif
+            return r;
+        }
+        gpuact__cl_loaded = tmp.cl;
+        gpuact__cl_is_loaded = 1;
+    }
+    o->cl = gpuact__cl_loaded;
+    o->lib = NULL; /* never closed */
+    return r;
+}
+
+static gpuact_result gpuact__opencl_load_once(gpuact__opencl *o) {
 #ifdef GPUACT_NO_RUNTIME_LINKING
     o->cl.clGetPlatformIDs = clGetPlatformIDs;
     o->cl.clGetDeviceIDs = clGetDeviceIDs;
