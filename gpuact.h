@@ -61,6 +61,14 @@ BUFFERS AND STREAMS
     the context's own queue). All operations are asynchronous on that stream;
     the gpuact_buffer_* helpers are blocking.
 
+    Stream lifetime: gpuact uses a stream only during the call it is passed
+    to. Once that call returns, the caller may destroy or release the
+    stream, even with the work still in flight; gpuact never waits on it,
+    enqueues on it or queries it again. What outlives the call (the bias
+    gradient's workspace) is ordered by events gpuact records and owns,
+    never by the stream. The caller's buffers are the caller's: keep them
+    alive until the work that uses them is done.
+
     CUDA works on the device's primary context by default (the one the CUDA
     runtime and PyTorch use); desc.native_context adopts a CUcontext instead.
     OpenCL can adopt the caller's cl_context + cl_device_id (+ queue as
@@ -82,10 +90,16 @@ MASK FORMAT
     ceil(cols / 8) bytes is written.
 
 THREADS
-    One context may be used from several threads at once, each on its own
-    stream. Kernel builds, caches and workspaces are internally locked.
-    gpuact_last_error() is per thread. Destroying a context while another
-    thread uses it is the caller's bug.
+    gpuact_context_create and gpuact_context_destroy may be called from any
+    number of threads at once: each vendor library is loaded and its
+    function table filled once per process, and library loading and device
+    discovery run under one process-wide lock (libraries stay loaded until
+    the process exits). One context may be used from several threads at
+    once, each on its own stream (or sharing one). Kernel builds, caches and
+    the workspace pool are internally locked; concurrent calls with a bias
+    gradient each get a workspace of their own. gpuact_last_error() is per
+    thread. Destroying a context while another thread uses it is the
+    caller's bug. See docs/RELIABILITY.md.
 
 ERRORS
     Every function returns a gpuact_result. GPUACT_ERROR_INVALID_ARGUMENT
@@ -96,7 +110,8 @@ ERRORS
 
 WHAT IT DOES NOT DO
     No device allocation in steady state (the epilogue backward's bias
-    gradient keeps a small per-stream workspace, grown rarely); no implicit
+    gradient keeps a small pool of workspaces, one per call in flight at
+    once, grown rarely; each call records one event); no implicit
     synchronization in the operations; no Windows support yet (POSIX dlopen
     and pthreads); no other activations (GELU, SiLU: not yet).
 
@@ -167,7 +182,9 @@ typedef struct gpuact_context_desc {
 /* Creates a context. desc may be NULL (all defaults). On failure *out is
    NULL and gpuact_last_error() says what each backend tried. Thread-safe. */
 GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, gpuact_context **out);
-/* Waits for nothing: synchronize first if work is in flight. NULL is ignored. */
+/* Waits only for the work that uses gpuact's own workspaces (through their
+   events, not the streams); synchronize first if the caller's buffers are
+   still in use. NULL is ignored. */
 GPUACT_DEF void gpuact_context_destroy(gpuact_context *ctx);
 GPUACT_DEF gpuact_backend gpuact_context_backend(const gpuact_context *ctx);
 /* "auto" "cuda" "hip" "opencl" ("unknown" otherwise). */
@@ -542,7 +559,17 @@ static void gpuact__variant_defines(const gpuact__launch *L, char (*defs)[40]) {
                  handles when some array is 4-byte / when all are 2-byte.
      copy        device-to-device copy on s (benchmarks measure the limit).
      timer_*     device-side timing on s for benchmarks: begin returns a token,
-                 end waits for it and returns milliseconds. */
+                 end waits for it and returns milliseconds.
+     event_*     what the bias-gradient workspace keeps instead of a stream
+                 (gpuact never touches a stream after the call that got it
+                 returns): event_record marks the work enqueued on s so far
+                 in *ev (creating it when *ev is NULL, else re-recording or
+                 replacing it); event_after makes later work on s wait for
+                 ev on the device; event_done is 1 when ev's work is over,
+                 0 when not yet (or unknown); event_wait blocks the host.
+     buffer_extent  the bytes of b's allocation from b.handle on (before
+                 b.offset is added), or why it cannot say: see
+                 GPUACT__EXTENT_*. Called by the argument checks. */
 typedef struct gpuact__backend {
     gpuact_backend id;
     gpuact_result (*create)(gpuact_context *ctx);
@@ -556,9 +583,33 @@ typedef struct gpuact__backend {
     gpuact_result (*copy)(gpuact_context *ctx, gpuact_stream s, gpuact_buffer dst, gpuact_buffer src, size_t bytes);
     gpuact_result (*timer_begin)(gpuact_context *ctx, gpuact_stream s, void **token);
     gpuact_result (*timer_end)(gpuact_context *ctx, gpuact_stream s, void *token, double *ms);
+    gpuact_result (*event_record)(gpuact_context *ctx, gpuact_stream s, void **ev);
+    gpuact_result (*event_after)(gpuact_context *ctx, gpuact_stream s, void *ev);
+    int (*event_done)(gpuact_context *ctx, void *ev);
+    gpuact_result (*event_wait)(gpuact_context *ctx, void *ev);
+    void (*event_release)(gpuact_context *ctx, void *ev);
+    int (*buffer_extent)(gpuact_context *ctx, gpuact_buffer b, size_t *bytes);
 } gpuact__backend;
 
-typedef struct gpuact__ws_slot { gpuact_stream stream; gpuact_buffer buf; size_t bytes; } gpuact__ws_slot;
+/* buffer_extent's answers. */
+enum {
+    GPUACT__EXTENT_KNOWN = 0,  /* *bytes is the allocation's size from b.handle */
+    GPUACT__EXTENT_UNKNOWN,    /* the driver does not know the memory: not checkable, accepted */
+    GPUACT__EXTENT_FOREIGN,    /* an allocation of another context */
+    GPUACT__EXTENT_INVALID     /* not an allocation at all (e.g. not a cl_mem) */
+};
+
+/* One bias-gradient workspace. Slots are a pool: a call takes any slot no
+   other call holds, and orders its work after the slot's last use through
+   the slot's event (never through a stream, which its caller may have
+   released since). */
+typedef struct gpuact__ws_slot {
+    void *event;         /* marks the last work that used buf; NULL: none */
+    gpuact_stream hint;  /* that work's stream: compared to prefer a slot, never used */
+    gpuact_buffer buf;
+    size_t bytes;
+    int busy;            /* taken by a call between its enqueue and its event record */
+} gpuact__ws_slot;
 #define GPUACT__MAX_WORKSPACES 64
 
 struct gpuact_context {
@@ -569,7 +620,8 @@ struct gpuact_context {
     unsigned units;                /* multiprocessors / compute units */
     unsigned per_item32, per_item16; /* elements per work-item: some array 4-byte / all 2-byte */
     pthread_mutex_t lock;          /* kernel builds (OpenCL: also argument setting and enqueue) */
-    pthread_mutex_t ws_lock;       /* workspaces, held from a backward's launch to its dbias finish */
+    pthread_mutex_t ws_lock;       /* the workspace pool's bookkeeping (never held across a launch) */
+    pthread_cond_t ws_freed;       /* a slot was given back (waited for only when all 64 are taken) */
     gpuact__ws_slot ws[GPUACT__MAX_WORKSPACES];
     int ws_count;
     void *impl;                    /* the backend's own state */
@@ -655,10 +707,17 @@ static gpuact_result gpuact__try_backend(gpuact_backend id, const gpuact_context
         GPUACT_FREE(ctx);
         return gpuact__fail(GPUACT_ERROR_DEVICE, "gpuact_context_create: pthread_mutex_init failed");
     }
+    if (pthread_cond_init(&ctx->ws_freed, NULL) != 0) {
+        pthread_mutex_destroy(&ctx->ws_lock);
+        pthread_mutex_destroy(&ctx->lock);
+        GPUACT_FREE(ctx);
+        return gpuact__fail(GPUACT_ERROR_DEVICE, "gpuact_context_create: pthread_cond_init failed");
+    }
     pthread_mutex_lock(&gpuact__load_lock);
     r = be->create(ctx);
     pthread_mutex_unlock(&gpuact__load_lock);
     if (r != GPUACT_SUCCESS) {
+        pthread_cond_destroy(&ctx->ws_freed);
         pthread_mutex_destroy(&ctx->ws_lock);
         pthread_mutex_destroy(&ctx->lock);
         GPUACT_FREE(ctx);
@@ -728,8 +787,17 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
 GPUACT_DEF void gpuact_context_destroy(gpuact_context *ctx) {
     int i;
     if (!ctx) return;
-    for (i = 0; i < ctx->ws_count; i++) ctx->be->free(ctx, ctx->ws[i].buf);
+    /* The workspaces may still be in use by work on streams the caller has
+       released: wait for their events (never for a stream), then free. */
+    for (i = 0; i < ctx->ws_count; i++) {
+        if (ctx->ws[i].event) {
+            ctx->be->event_wait(ctx, ctx->ws[i].event);
+            ctx->be->event_release(ctx, ctx->ws[i].event);
+        }
+        if (ctx->ws[i].buf.handle) ctx->be->free(ctx, ctx->ws[i].buf);
+    }
     ctx->be->destroy(ctx);
+    pthread_cond_destroy(&ctx->ws_freed);
     pthread_mutex_destroy(&ctx->ws_lock);
     pthread_mutex_destroy(&ctx->lock);
     GPUACT_FREE(ctx);
@@ -784,41 +852,99 @@ GPUACT_DEF gpuact_result gpuact_synchronize(gpuact_context *ctx, gpuact_stream s
     return ctx->be->synchronize(ctx, stream ? stream : ctx->desc.stream);
 }
 
-/* The per-stream workspace of the bias gradient: grown rarely, never shrunk.
-   Growing waits for the stream, so a buffer in use is never freed. Returns
-   with ctx->ws_lock held on success: the caller enqueues the backward and
-   its dbias finish, then unlocks, so threads sharing a stream cannot slip a
-   backward between the two. */
-static gpuact_result gpuact__workspace(gpuact_context *ctx, gpuact_stream s, size_t bytes, gpuact_buffer *out) {
+/* ---- >>workspace ------------------------------------------------------------ */
+
+/* The bias gradient's workspace: a pool of up to GPUACT__MAX_WORKSPACES
+   slots, grown rarely, never shrunk. A call takes a slot no other call
+   holds: first one last used on the same stream handle (then ordering on
+   its event costs the device nothing), else one whose last use is over,
+   else a new one, else any, and waits all the same for the slot's last
+   use through its event on the device (event_after). Growing a slot waits
+   on the host for its event before freeing the old buffer. No stream is
+   ever kept or touched after the call that gave it: a released stream's
+   handle may come back as another stream, so the hint only picks a slot.
+   The caller enqueues its work on *out, then gives the slot back with
+   gpuact__workspace_release, which records the slot's new event. */
+static gpuact_result gpuact__workspace(gpuact_context *ctx, gpuact_stream s, size_t bytes, gpuact_buffer *out,
+                                       int *slot) {
     gpuact_result r = GPUACT_SUCCESS;
-    gpuact__ws_slot *w = NULL;
-    int i;
+    gpuact__ws_slot *w;
+    int i, pick = -1;
     pthread_mutex_lock(&ctx->ws_lock);
-    for (i = 0; i < ctx->ws_count; i++)
-        if (ctx->ws[i].stream == s) w = &ctx->ws[i];
-    if (!w && ctx->ws_count == GPUACT__MAX_WORKSPACES) {
-        /* Many streams: recycle the oldest slot once its stream is idle. */
-        w = &ctx->ws[0];
-        r = ctx->be->synchronize(ctx, w->stream);
-    } else if (!w) {
-        w = &ctx->ws[ctx->ws_count++];
-        memset(w, 0, sizeof *w);
-    }
-    if (r == GPUACT_SUCCESS && w->bytes < bytes) {
-        size_t grown = bytes + bytes / 2;
-        if (w->buf.handle) {
-            r = ctx->be->synchronize(ctx, w->stream);
-            if (r == GPUACT_SUCCESS) ctx->be->free(ctx, w->buf);
-            w->buf.handle = NULL;
-            w->bytes = 0;
+    for (;;) {
+        for (i = 0; i < ctx->ws_count && pick < 0; i++)
+            if (!ctx->ws[i].busy && ctx->ws[i].hint == s && ctx->ws[i].bytes >= bytes) pick = i;
+        for (i = 0; i < ctx->ws_count && pick < 0; i++)
+            if (!ctx->ws[i].busy && (!ctx->ws[i].event || ctx->be->event_done(ctx, ctx->ws[i].event) == 1))
+                pick = i;
+        if (pick < 0 && ctx->ws_count < GPUACT__MAX_WORKSPACES) {
+            pick = ctx->ws_count++;
+            memset(&ctx->ws[pick], 0, sizeof ctx->ws[pick]);
         }
+        for (i = 0; i < ctx->ws_count && pick < 0; i++)
+            if (!ctx->ws[i].busy) pick = i;
+        if (pick >= 0) break;
+        pthread_cond_wait(&ctx->ws_freed, &ctx->ws_lock); /* all 64 taken by calls in progress */
+    }
+    w = &ctx->ws[pick];
+    w->busy = 1;
+    pthread_mutex_unlock(&ctx->ws_lock);
+    if (w->bytes < bytes) {
+        size_t grown = bytes <= SIZE_MAX / 3 * 2 ? bytes + bytes / 2 : bytes;
+        if (w->event) {
+            r = ctx->be->event_wait(ctx, w->event);
+            ctx->be->event_release(ctx, w->event);
+            w->event = NULL;
+        }
+        if (w->buf.handle) ctx->be->free(ctx, w->buf);
+        w->buf.handle = NULL;
+        w->buf.offset = 0;
+        w->bytes = 0;
         if (r == GPUACT_SUCCESS) r = ctx->be->alloc(ctx, grown, &w->buf);
         if (r == GPUACT_SUCCESS) w->bytes = grown;
+    } else if (w->event) {
+        r = ctx->be->event_after(ctx, s, w->event);
     }
-    w->stream = s;
     *out = w->buf;
-    if (r != GPUACT_SUCCESS) pthread_mutex_unlock(&ctx->ws_lock);
+    *slot = pick;
+    if (r != GPUACT_SUCCESS) {
+        pthread_mutex_lock(&ctx->ws_lock);
+        w->busy = 0;
+        pthread_cond_signal(&ctx->ws_freed);
+        pthread_mutex_unlock(&ctx->ws_lock);
+    }
     return r;
+}
+
+/* Gives the slot back after the work on s that uses it was enqueued (r: how
+   that went): its event now marks that work. Should recording fail, the
+   work is waited for here, while s is still the caller's to use. */
+static gpuact_result gpuact__workspace_release(gpuact_context *ctx, gpuact_stream s, int slot, gpuact_result r) {
+    gpuact__ws_slot *w = &ctx->ws[slot];
+    if (ctx->be->event_record(ctx, s, &w->event) != GPUACT_SUCCESS) {
+        gpuact_result sr = ctx->be->synchronize(ctx, s);
+        if (w->event) ctx->be->event_release(ctx, w->event);
+        w->event = NULL;
+        if (r == GPUACT_SUCCESS) r = sr;
+    }
+    pthread_mutex_lock(&ctx->ws_lock);
+    w->hint = s;
+    w->busy = 0;
+    pthread_cond_signal(&ctx->ws_freed);
+    pthread_mutex_unlock(&ctx->ws_lock);
+    return r;
+}
+
+/* Row groups of the bias gradient: about GPUACT__DBIAS_GROUPS_PER_UNIT per
+   compute unit, at most rows and GPUACT__MAX_GRID_Y, and few enough that
+   the workspace's parts * cols * 4 bytes fit size_t (cols * 4 does: the
+   dbias extent was checked). */
+static size_t gpuact__dbias_parts(size_t units, size_t gx, size_t rows, size_t cols) {
+    size_t want = gpuact__div_up(units * GPUACT__DBIAS_GROUPS_PER_UNIT, gx), parts;
+    parts = want < rows ? want : rows;
+    if (parts > GPUACT__MAX_GRID_Y) parts = GPUACT__MAX_GRID_Y;
+    if (cols && parts > SIZE_MAX / 4 / cols) parts = SIZE_MAX / 4 / cols;
+    return parts ? parts : 1;
 }
 
 /* ---- >>validation ---------------------------------------------------------- */
@@ -1121,19 +1247,17 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
            column sums to the workspace in a fixed order, then one pass adds
            the parts in order. No atomics, so every run gives the same bits. */
         size_t gx = gpuact__div_up(gpuact__div_up(d->cols, gpuact__items(ctx, &L)), GPUACT__BLOCK);
-        size_t want = gpuact__div_up((size_t)ctx->units * GPUACT__DBIAS_GROUPS_PER_UNIT, gx), parts;
+        size_t parts = gpuact__dbias_parts(ctx->units, gx, d->rows, d->cols);
         gpuact__launch F;
-        parts = want < d->rows ? want : d->rows;
-        if (parts > GPUACT__MAX_GRID_Y) parts = GPUACT__MAX_GRID_Y;
-        if ((r = gpuact__workspace(ctx, s, parts * d->cols * 4, &L.part))) return r;
+        int slot;
+        if ((r = gpuact__workspace(ctx, s, parts * d->cols * 4, &L.part, &slot))) return r;
         L.grid_y = parts;
         memset(&F, 0, sizeof F);
         F.op = GPUACT__OP_DBIAS;
         F.t[0] = GPUACT_F32; F.t[1] = d->dbias_dtype; F.t[2] = GPUACT_F32;
         F.in = L.part; F.out = d->dbias; F.rows = parts; F.cols = d->cols; F.grid_y = 1;
         if ((r = gpuact__dispatch(ctx, s, &L)) == GPUACT_SUCCESS) r = gpuact__dispatch(ctx, s, &F);
-        pthread_mutex_unlock(&ctx->ws_lock);
-        return r;
+        return gpuact__workspace_release(ctx, s, slot, r);
     }
     return gpuact__dispatch(ctx, s, &L);
 }

@@ -469,7 +469,73 @@ static gpuact_result gpuact__gpu_timer_end(gpuact_context *ctx, gpuact_stream s,
     return e ? gpuact__gpu_fail(g, e, "timing with events") : GPUACT_SUCCESS;
 }
 
+/* Events of the bias-gradient workspace: one event a slot, made once
+   (timing off: cheaper) and re-recorded by each use. */
+static gpuact_result gpuact__gpu_event_record(gpuact_context *ctx, gpuact_stream s, void **ev) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    gpuact_result r = gpuact__gpu_enter(g);
+    int e = 0;
+    if (r) return r;
+    if (!*ev) e = g->api.event_create(ev, 2 /* CU_EVENT_DISABLE_TIMING = hipEventDisableTiming */);
+    if (!e) e = g->api.event_record(*ev, s);
+    gpuact__gpu_leave(g);
+    return e ? gpuact__gpu_fail(g, e, "recording the workspace's event") : GPUACT_SUCCESS;
+}
+static gpuact_result gpuact__gpu_event_after(gpuact_context *ctx, gpuact_stream s, void *ev) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    gpuact_result r = gpuact__gpu_enter(g);
+    int e;
+    if (r) return r;
+    e = g->api.stream_wait_event(s, ev, 0);
+    gpuact__gpu_leave(g);
+    return e ? gpuact__gpu_fail(g, e, "waiting on the device for the workspace's last use") : GPUACT_SUCCESS;
+}
+static int gpuact__gpu_event_done(gpuact_context *ctx, void *ev) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    int e;
+    if (gpuact__gpu_enter(g)) return 0;
+    e = g->api.event_query(ev);
+    gpuact__gpu_leave(g);
+    return e == 0;
+}
+static gpuact_result gpuact__gpu_event_wait(gpuact_context *ctx, void *ev) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    gpuact_result r = gpuact__gpu_enter(g);
+    int e;
+    if (r) return r;
+    e = g->api.event_sync(ev);
+    gpuact__gpu_leave(g);
+    return e ? gpuact__gpu_fail(g, e, "waiting for the workspace's event") : GPUACT_SUCCESS;
+}
+static void gpuact__gpu_event_release(gpuact_context *ctx, void *ev) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    if (gpuact__gpu_enter(g)) return;
+    g->api.event_destroy(ev);
+    gpuact__gpu_leave(g);
+}
+
+/* The allocation holding b.handle, as the driver knows it
+   (cuMemGetAddressRange / hipMemGetAddressRange). Memory the driver cannot
+   place (host-registered or system memory, some managed and imported
+   allocations) is accepted unchecked: see RELIABILITY.md. The owning
+   context is not checked: with unified addressing a pointer of another
+   context can be valid here (peer access). */
+static int gpuact__gpu_buffer_extent(gpuact_context *ctx, gpuact_buffer b, size_t *bytes) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    void *base = NULL;
+    size_t size = 0;
+    int e;
+    if (gpuact__gpu_enter(g)) return GPUACT__EXTENT_UNKNOWN;
+    e = g->api.mem_range(&base, &size, b.handle);
+    gpuact__gpu_leave(g);
+    if (e || (char *)b.handle < (char *)base || (size_t)((char *)b.handle - (char *)base) > size)
+        return GPUACT__EXTENT_UNKNOWN;
+    *bytes = size - (size_t)((char *)b.handle - (char *)base);
+    return GPUACT__EXTENT_KNOWN;
+}
+
 #define GPUACT__GPU_VTABLE(id, create)                                                                 \
     {id, create, gpuact__gpu_destroy, gpuact__gpu_alloc, gpuact__gpu_free, gpuact__gpu_write,        \
      gpuact__gpu_read, gpuact__gpu_synchronize, gpuact__gpu_launch, gpuact__gpu_copy,                 \
-     gpuact__gpu_timer_begin, gpuact__gpu_timer_end}
+     gpuact__gpu_timer_begin, gpuact__gpu_timer_end, gpuact__gpu_event_record, gpuact__gpu_event_after, \
+     gpuact__gpu_event_done, gpuact__gpu_event_wait, gpuact__gpu_event_release, gpuact__gpu_buffer_extent}

@@ -112,6 +112,10 @@ typedef struct gpuact__cl_api {
     gpuact__cl_int(GPUACT__CLAPI *clGetEventProfilingInfo)(gpuact__cl_event, gpuact__cl_uint, size_t, void *,
                                                           size_t *);
     gpuact__cl_int(GPUACT__CLAPI *clReleaseEvent)(gpuact__cl_event);
+    gpuact__cl_int(GPUACT__CLAPI *clGetEventInfo)(gpuact__cl_event, gpuact__cl_uint, size_t, void *, size_t *);
+    gpuact__cl_int(GPUACT__CLAPI *clEnqueueBarrierWithWaitList)(gpuact__cl_queue, gpuact__cl_uint,
+                                                               const gpuact__cl_event *, gpuact__cl_event *);
+    gpuact__cl_int(GPUACT__CLAPI *clGetMemObjectInfo)(gpuact__cl_mem, gpuact__cl_uint, size_t, void *, size_t *);
 } gpuact__cl_api;
 
 typedef struct gpuact__cl_kernel_slot { gpuact__cl_program program; gpuact__cl_kernel kernel; } gpuact__cl_kernel_slot;
@@ -216,6 +220,9 @@ static gpuact_result gpuact__opencl_load_once(gpuact__opencl *o) {
     o->cl.clWaitForEvents = clWaitForEvents;
     o->cl.clGetEventProfilingInfo = clGetEventProfilingInfo;
     o->cl.clReleaseEvent = clReleaseEvent;
+    o->cl.clGetEventInfo = clGetEventInfo;
+    o->cl.clEnqueueBarrierWithWaitList = clEnqueueBarrierWithWaitList;
+    o->cl.clGetMemObjectInfo = clGetMemObjectInfo;
     return GPUACT_SUCCESS;
 #else
     static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so", NULL};
@@ -232,6 +239,7 @@ static gpuact_result gpuact__opencl_load_once(gpuact__opencl *o) {
         GPUACT__SYM(clReleaseProgram), GPUACT__SYM(clCreateKernel), GPUACT__SYM(clReleaseKernel),
         GPUACT__SYM(clSetKernelArg), GPUACT__SYM(clEnqueueNDRangeKernel), GPUACT__SYM(clEnqueueMarkerWithWaitList),
         GPUACT__SYM(clWaitForEvents), GPUACT__SYM(clGetEventProfilingInfo), GPUACT__SYM(clReleaseEvent),
+        GPUACT__SYM(clGetEventInfo), GPUACT__SYM(clEnqueueBarrierWithWaitList), GPUACT__SYM(clGetMemObjectInfo),
 #undef GPUACT__SYM
     };
     o->lib = gpuact__dlopen_first("GPUACT_OPENCL_LIBRARY", names, tried, sizeof tried);
@@ -385,6 +393,58 @@ static gpuact_result gpuact__opencl_copy(gpuact_context *ctx, gpuact_stream s, g
     return e ? gpuact__cl_fail(e, "clEnqueueCopyBuffer") : GPUACT_SUCCESS;
 }
 
+/* Events of the bias-gradient workspace: a marker after the work enqueued
+   so far (on an in-order or out-of-order queue alike), a barrier that waits
+   for it, and the event's status. */
+static gpuact_result gpuact__opencl_event_record(gpuact_context *ctx, gpuact_stream s, void **ev) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    gpuact__cl_event marker = NULL;
+    gpuact__cl_int e = o->cl.clEnqueueMarkerWithWaitList((gpuact__cl_queue)s, 0, NULL, &marker);
+    if (e) return gpuact__cl_fail(e, "clEnqueueMarkerWithWaitList (the workspace's event)");
+    if (*ev) o->cl.clReleaseEvent((gpuact__cl_event)*ev);
+    *ev = marker;
+    return GPUACT_SUCCESS;
+}
+static gpuact_result gpuact__opencl_event_after(gpuact_context *ctx, gpuact_stream s, void *ev) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    gpuact__cl_event w = (gpuact__cl_event)ev;
+    gpuact__cl_int e = o->cl.clEnqueueBarrierWithWaitList((gpuact__cl_queue)s, 1, &w, NULL);
+    return e ? gpuact__cl_fail(e, "clEnqueueBarrierWithWaitList (waiting for the workspace's last use)")
+             : GPUACT_SUCCESS;
+}
+static int gpuact__opencl_event_done(gpuact_context *ctx, void *ev) {
+    gpuact__cl_int status = 1;
+    if (GPUACT__CL(ctx)->cl.clGetEventInfo((gpuact__cl_event)ev, 0x11D3 /* CL_EVENT_COMMAND_EXECUTION_STATUS */,
+                                           sizeof status, &status, NULL) != 0)
+        return 0;
+    return status <= 0; /* CL_COMPLETE (0), or the command failed and is over */
+}
+static gpuact_result gpuact__opencl_event_wait(gpuact_context *ctx, void *ev) {
+    gpuact__cl_event w = (gpuact__cl_event)ev;
+    gpuact__cl_int e = GPUACT__CL(ctx)->cl.clWaitForEvents(1, &w);
+    /* -14: CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST: over, though failed */
+    return e && e != -14 ? gpuact__cl_fail(e, "clWaitForEvents (the workspace's event)") : GPUACT_SUCCESS;
+}
+static void gpuact__opencl_event_release(gpuact_context *ctx, void *ev) {
+    GPUACT__CL(ctx)->cl.clReleaseEvent((gpuact__cl_event)ev);
+}
+
+/* The cl_mem's size, and whether it is one of this context's. */
+static int gpuact__opencl_buffer_extent(gpuact_context *ctx, gpuact_buffer b, size_t *bytes) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    gpuact__cl_context owner = NULL;
+    size_t size = 0;
+    gpuact__cl_int e = o->cl.clGetMemObjectInfo((gpuact__cl_mem)b.handle, 0x1106 /* CL_MEM_CONTEXT */,
+                                                sizeof owner, &owner, NULL);
+    if (e == -38 /* CL_INVALID_MEM_OBJECT */) return GPUACT__EXTENT_INVALID;
+    if (e) return GPUACT__EXTENT_UNKNOWN;
+    if (owner != o->context) return GPUACT__EXTENT_FOREIGN;
+    if (o->cl.clGetMemObjectInfo((gpuact__cl_mem)b.handle, 0x1102 /* CL_MEM_SIZE */, sizeof size, &size, NULL))
+        return GPUACT__EXTENT_UNKNOWN;
+    *bytes = size;
+    return GPUACT__EXTENT_KNOWN;
+}
+
 /* Builds the program of one variant; called with ctx->lock held. */
 static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__launch *L, gpuact__cl_kernel_slot *slot) {
     static const char *const *const sources[GPUACT__OP_COUNT] = {gpuact__opencl_forward, gpuact__opencl_backward,
@@ -493,4 +553,6 @@ static const gpuact__backend gpuact__opencl_backend = {
     GPUACT_BACKEND_OPENCL,   gpuact__opencl_create,      gpuact__opencl_destroy, gpuact__opencl_alloc,
     gpuact__opencl_free,     gpuact__opencl_write,       gpuact__opencl_read,    gpuact__opencl_synchronize,
     gpuact__opencl_launch,   gpuact__opencl_copy,        gpuact__opencl_timer_begin,
-    gpuact__opencl_timer_end};
+    gpuact__opencl_timer_end, gpuact__opencl_event_record, gpuact__opencl_event_after,
+    gpuact__opencl_event_done, gpuact__opencl_event_wait, gpuact__opencl_event_release,
+    gpuact__opencl_buffer_extent};

@@ -548,6 +548,96 @@ static void contexts_and_names(void)
                 "want 4, 2, 2 and 0 for an unknown dtype");
 }
 
+#ifndef GPUACT_NO_OPENCL
+/* >>stream lifetime: once the call that used a queue has returned (and the
+   caller synchronized it), the caller may release the queue; gpuact must
+   never use it again. Every queue-taking OpenCL entry point is wrapped to
+   catch a use of a queue the test has let go (the queues stay allocated
+   until the end, so a handle never comes back as another queue). */
+#define LIFETIME_QUEUES 70
+static gpuact__cl_queue dead_queues[LIFETIME_QUEUES];
+static int n_dead, dead_uses;
+static gpuact__cl_api real_cl;
+
+static void check_queue(gpuact__cl_queue q) {
+    int i;
+    for (i = 0; i < n_dead; i++)
+        if (dead_queues[i] == q) dead_uses++;
+}
+static gpuact__cl_int GPUACT__CLAPI finish_w(gpuact__cl_queue q) {
+    check_queue(q);
+    return real_cl.clFinish(q);
+}
+static gpuact__cl_int GPUACT__CLAPI marker_w(gpuact__cl_queue q, gpuact__cl_uint n, const gpuact__cl_event *w,
+                                            gpuact__cl_event *ev) {
+    check_queue(q);
+    return real_cl.clEnqueueMarkerWithWaitList(q, n, w, ev);
+}
+static gpuact__cl_int GPUACT__CLAPI barrier_w(gpuact__cl_queue q, gpuact__cl_uint n, const gpuact__cl_event *w,
+                                             gpuact__cl_event *ev) {
+    check_queue(q);
+    return real_cl.clEnqueueBarrierWithWaitList(q, n, w, ev);
+}
+static gpuact__cl_int GPUACT__CLAPI ndrange_w(gpuact__cl_queue q, gpuact__cl_kernel k, gpuact__cl_uint dims,
+                                             const size_t *off, const size_t *global, const size_t *local,
+                                             gpuact__cl_uint n, const gpuact__cl_event *w, gpuact__cl_event *ev) {
+    check_queue(q);
+    return real_cl.clEnqueueNDRangeKernel(q, k, dims, off, global, local, n, w, ev);
+}
+
+static void stream_lifetime(void)
+{
+    gpuact__opencl *o;
+    gpuact__cl_queue q[LIFETIME_QUEUES];
+    gpuact_epilogue_backward_desc eb;
+    gpuact_result r = GPUACT_SUCCESS;
+    char why[400] = "";
+    int i;
+    if (gpuact_context_backend(ctx) != GPUACT_BACKEND_OPENCL)
+        return;
+    o = GPUACT__CL(ctx);
+    real_cl = o->cl;
+    o->cl.clFinish = finish_w;
+    o->cl.clEnqueueMarkerWithWaitList = marker_w;
+    o->cl.clEnqueueBarrierWithWaitList = barrier_w;
+    o->cl.clEnqueueNDRangeKernel = ndrange_w;
+    for (i = 0; i < LIFETIME_QUEUES; i++) {
+        gpuact__cl_int e = 0;
+        q[i] = real_cl.clCreateCommandQueue(o->context, o->device, 0, &e);
+        if (!q[i]) {
+            snprintf(why, sizeof why, "clCreateCommandQueue failed (%d)", (int)e);
+            break;
+        }
+    }
+    /* one backward with dbias on each queue, then the queue is let go */
+    for (i = 0; i < LIFETIME_QUEUES && !*why; i++) {
+        eb = epib();
+        if ((r = gpuact_epilogue_backward(ctx, &eb, q[i])) != GPUACT_SUCCESS ||
+            (r = gpuact_synchronize(ctx, q[i])) != GPUACT_SUCCESS)
+            snprintf(why, sizeof why, "queue %d: %s (%s)", i, gpuact_result_string(r), first_line(gpuact_last_error()));
+        dead_queues[n_dead++] = q[i];
+    }
+    /* more rows and columns on the context's queue: a workspace grows */
+    eb = epib();
+    eb.rows = 8;
+    eb.cols = 128;
+    if (!*why && ((r = gpuact_epilogue_backward(ctx, &eb, NULL)) != GPUACT_SUCCESS ||
+                  (r = gpuact_synchronize(ctx, NULL)) != GPUACT_SUCCESS))
+        snprintf(why, sizeof why, "growing: %s (%s)", gpuact_result_string(r), first_line(gpuact_last_error()));
+    if (!*why && dead_uses)
+        snprintf(why, sizeof why, "gpuact used a queue after the call that got it had returned, %d time(s)",
+                 dead_uses);
+    o->cl = real_cl;
+    for (i = 0; i < LIFETIME_QUEUES; i++)
+        if (q[i])
+            real_cl.clReleaseCommandQueue(q[i]);
+    report(!*why, "70 short-lived queues with dbias: no queue used after its call", why);
+    fill_patterns();
+}
+#else
+static void stream_lifetime(void) {}
+#endif
+
 int main(int argc, char **argv)
 {
     static const gpuact_backend ORDER[] = {GPUACT_BACKEND_OPENCL, GPUACT_BACKEND_CUDA, GPUACT_BACKEND_HIP};
@@ -588,6 +678,7 @@ int main(int argc, char **argv)
     epilogue_shapes();
     empty_work();
     contexts_and_names();
+    stream_lifetime();
     for (b = 0; b < N_BUFS; b++)
         gpuact_buffer_free(ctx, bufs[b]);
     gpuact_context_destroy(ctx);
