@@ -56,6 +56,18 @@ BUFFERS AND STREAMS
     pointers work directly, with offset 0 or not); for OpenCL it is the cl_mem.
     Offsets must be multiples of the element size; 16-byte aligned data takes
     the vector fast path, any other element-aligned offset the scalar path.
+    Before anything is launched, each buffer's extent (its offset plus the
+    bytes the operation reads or writes there) is checked against its
+    allocation, and a buffer that does not fit is GPUACT_ERROR_INVALID_ARGUMENT
+    naming the argument, the allocation's size and what was needed; so are
+    gpuact_buffer_read / gpuact_buffer_write past the end. OpenCL asks the
+    cl_mem's size and context (clGetMemObjectInfo): another context's cl_mem
+    is refused. CUDA / HIP ask the driver for the allocation around the
+    pointer (cuMemGetAddressRange / hipMemGetAddressRange); memory the
+    driver cannot place (host-registered or system memory, some imported
+    or managed allocations) is accepted unchecked, as it may well be valid.
+    A handle that is not an allocation at all cannot always be told apart
+    (a stray pointer may crash the driver's own lookup).
     A gpuact_stream is a CUstream / hipStream_t / cl_command_queue; NULL means
     the context's stream (desc.stream, else the backend's default stream /
     the context's own queue). All operations are asynchronous on that stream;
@@ -817,6 +829,9 @@ GPUACT_DEF gpuact_context_desc gpuact_context_query_desc(const gpuact_context *c
 
 /* ---- >>memory ------------------------------------------------------------ */
 
+static gpuact_result gpuact__check_extent(gpuact_context *ctx, const char *fn, const char *name, gpuact_buffer b,
+                                          size_t need);
+
 #define GPUACT__NEED_CTX(fn)                                                                          \
     if (!ctx) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: ctx is NULL; create one with "     \
                                                                  "gpuact_context_create", fn)
@@ -832,19 +847,23 @@ GPUACT_DEF void gpuact_buffer_free(gpuact_context *ctx, gpuact_buffer buf) {
     if (ctx && buf.handle) ctx->be->free(ctx, buf);
 }
 GPUACT_DEF gpuact_result gpuact_buffer_write(gpuact_context *ctx, gpuact_buffer dst, const void *src, size_t bytes) {
+    gpuact_result r;
     GPUACT__NEED_CTX("gpuact_buffer_write");
     if (!bytes) return GPUACT_SUCCESS;
     if (!dst.handle || !src)
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_buffer_write: %s is NULL",
                             !dst.handle ? "dst.handle" : "src");
+    if ((r = gpuact__check_extent(ctx, "gpuact_buffer_write", "dst", dst, bytes))) return r;
     return ctx->be->write(ctx, dst, src, bytes);
 }
 GPUACT_DEF gpuact_result gpuact_buffer_read(gpuact_context *ctx, void *dst, gpuact_buffer src, size_t bytes) {
+    gpuact_result r;
     GPUACT__NEED_CTX("gpuact_buffer_read");
     if (!bytes) return GPUACT_SUCCESS;
     if (!src.handle || !dst)
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_buffer_read: %s is NULL",
                             !src.handle ? "src.handle" : "dst");
+    if ((r = gpuact__check_extent(ctx, "gpuact_buffer_read", "src", src, bytes))) return r;
     return ctx->be->read(ctx, dst, src, bytes);
 }
 GPUACT_DEF gpuact_result gpuact_synchronize(gpuact_context *ctx, gpuact_stream stream) {
@@ -974,7 +993,34 @@ static int gpuact__extent(size_t rows, size_t cols, size_t ld, size_t esize, siz
     return 1;
 }
 
-static gpuact_result gpuact__check_regions(const char *fn, const gpuact__region *r, int n) {
+/* Whether `need` bytes from b.offset lie inside b's allocation, and the
+   allocation is this context's, as far as the driver can tell (see
+   GPUACT__EXTENT_*: memory the driver does not know is accepted). */
+static gpuact_result gpuact__check_extent(gpuact_context *ctx, const char *fn, const char *name, gpuact_buffer b,
+                                          size_t need) {
+    size_t size = 0;
+    const char *kind = ctx->desc.backend == GPUACT_BACKEND_OPENCL ? "cl_mem" : "device allocation";
+    switch (ctx->be->buffer_extent(ctx, b, &size)) {
+    case GPUACT__EXTENT_KNOWN:
+        if (b.offset <= size && need <= size - b.offset) return GPUACT_SUCCESS;
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: %s is too small: its %s holds %zu bytes, and this needs %zu bytes from "
+                            "offset %zu (bytes %zu..%zu)", fn, name, kind, size, need, b.offset, b.offset,
+                            b.offset + need);
+    case GPUACT__EXTENT_FOREIGN:
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: %s is a %s of another context; this context (%s) cannot use it. Allocate it "
+                            "in this context, or create the gpuact context on that one (desc.native_context)",
+                            fn, name, kind, gpuact_backend_name(ctx->desc.backend));
+    case GPUACT__EXTENT_INVALID:
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: %s.handle = %p is not a %s", fn, name, b.handle,
+                            kind);
+    default: return GPUACT_SUCCESS;
+    }
+}
+
+static gpuact_result gpuact__check_regions(gpuact_context *ctx, const char *fn, const gpuact__region *r, int n) {
+    gpuact_result res;
     int i, j;
     for (i = 0; i < n; i++) {
         if (!r[i].buf.handle) continue; /* the caller decided which ones are required */
@@ -985,6 +1031,7 @@ static gpuact_result gpuact__check_regions(const char *fn, const gpuact__region 
         if (r[i].bytes > SIZE_MAX - r[i].buf.offset)
             return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: %s.offset + its extent overflows size_t",
                                 fn, r[i].name);
+        if (r[i].bytes && (res = gpuact__check_extent(ctx, fn, r[i].name, r[i].buf, r[i].bytes))) return res;
     }
     for (i = 0; i < n; i++)
         for (j = i + 1; j < n; j++) {
@@ -1147,7 +1194,7 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
     reg[2].output = 0;    reg[2].alias = -1;
     reg[3].name = "mask"; reg[3].buf = d->mask; reg[3].bytes = mb; reg[3].align = 1;
     reg[3].output = 1;    reg[3].alias = -1;
-    if ((r = gpuact__check_regions(fn, reg, 4)) || !has_data) return r;
+    if ((r = gpuact__check_regions(ctx, fn, reg, 4)) || !has_data) return r;
 
     memset(&L, 0, sizeof L);
     L.op = GPUACT__OP_FORWARD;
@@ -1227,7 +1274,7 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
     reg[4].name = "dbias"; reg[4].buf = d->dbias; reg[4].bytes = db;
     reg[4].align = d->dbias.handle ? gpuact_dtype_size(d->dbias_dtype) : 1;
     reg[4].output = 1;   reg[4].alias = -1;
-    if ((r = gpuact__check_regions(fn, reg, 5)) || !has_data) return r;
+    if ((r = gpuact__check_regions(ctx, fn, reg, 5)) || !has_data) return r;
 
     if (!s) s = ctx->desc.stream;
     memset(&L, 0, sizeof L);

@@ -548,6 +548,77 @@ static void contexts_and_names(void)
                 "want 4, 2, 2 and 0 for an unknown dtype");
 }
 
+/* >>buffer extents and owners: a buffer smaller than the operation needs,
+   or one of another context, is refused before anything is launched. */
+static void extents_and_owners(void)
+{
+    static unsigned char small_fill[400], got[400], host[BUF_BYTES];
+    gpuact_buffer small = {NULL, 0}, foreign = {NULL, 0};
+    gpuact_context *other = NULL;
+    gpuact_context_desc desc;
+    gpuact_forward_desc f;
+    gpuact_epilogue_backward_desc eb;
+    char why[300];
+    int intact = 1;
+
+    memset(small_fill, 0xA5, sizeof small_fill);
+    if (gpuact_buffer_alloc(ctx, sizeof small_fill, &small) != GPUACT_SUCCESS ||
+        gpuact_buffer_write(ctx, small, small_fill, sizeof small_fill) != GPUACT_SUCCESS) {
+        report(0, "extents: a 400-byte buffer", first_line(gpuact_last_error()));
+        return;
+    }
+    /* 1000 f32 elements of y are 4000 bytes; the buffer holds 400 */
+    f = fwd(); f.n = 1000; f.mask = ABSENT; f.y = small;
+    expect_invalid("forward: y is a 400-byte buffer, n = 1000 f32", F(f));
+    if (gpuact_buffer_read(ctx, got, small, sizeof got) != GPUACT_SUCCESS || memcmp(got, small_fill, sizeof got))
+        intact = 0;
+    expect_true("forward: the 400-byte y was not written", intact, "its bytes changed");
+    snprintf(why, sizeof why, "the message does not name y and both sizes: %s", first_line(gpuact_last_error()));
+    F(f);
+    expect_true("forward: the message names y, 400 and 4000",
+                strstr(gpuact_last_error(), " y ") && strstr(gpuact_last_error(), "400 bytes") &&
+                strstr(gpuact_last_error(), "4000 bytes"), why);
+    f = fwd(); f.n = 100; f.x = small; f.x.offset = 4; f.mask = ABSENT;
+    expect_invalid("forward: x 100 f32 from offset 4 of 400 bytes", F(f));
+    f = fwd(); f.n = 99; f.x = small; f.x.offset = 4; f.mask = ABSENT;
+    expect_accepted("forward: x 99 f32 from offset 4 of 400 bytes (fits exactly)", F(f));
+    f = fwd(); f.n = BUF_BYTES / 4 + 1; f.mask = ABSENT;
+    expect_invalid("forward: x and y one element past their 4096 bytes", F(f));
+    f = fwd(); f.mask = buf(MASK, BUF_BYTES - 7);
+    expect_invalid("forward: mask of 8 bytes starting 7 before the end", F(f));
+    f = fwd(); f.x = buf(X, BUF_BYTES + 64);
+    expect_invalid("forward: x.offset past the end of its allocation", F(f));
+    eb = epib(); eb.dbias = small; eb.dbias.offset = 400 - 4 * COLS + 4;
+    expect_invalid("epilogue_backward: dbias runs 4 bytes past its allocation", EB(eb));
+    eb = epib(); eb.rows = BUF_BYTES / (4 * COLS) + 1;
+    expect_invalid("epilogue_backward: dy and dx one row past their allocations", EB(eb));
+    expect_invalid("buffer_read: 200 bytes from offset 4000 of 4096", gpuact_buffer_read(ctx, host, buf(X, 4000), 200));
+    expect_invalid("buffer_write: 200 bytes from offset 4000 of 4096", gpuact_buffer_write(ctx, buf(X, 4000), host, 200));
+    expect_invalid("buffer_write: 401 bytes into 400", gpuact_buffer_write(ctx, small, host, 401));
+    expect_accepted("buffer_read: the last 96 bytes exactly", gpuact_buffer_read(ctx, host, buf(X, 4000), 96));
+
+    /* an allocation of another context of the same backend and device */
+    memset(&desc, 0, sizeof desc);
+    desc.backend = gpuact_context_backend(ctx);
+    if (desc.backend == GPUACT_BACKEND_OPENCL) {
+        if (gpuact_context_create(&desc, &other) != GPUACT_SUCCESS ||
+            gpuact_buffer_alloc(other, BUF_BYTES, &foreign) != GPUACT_SUCCESS) {
+            report(0, "owners: a second context", first_line(gpuact_last_error()));
+        } else {
+            f = fwd(); f.x = foreign;
+            expect_invalid("forward: x is a cl_mem of another context", F(f));
+            f = fwd(); f.y = foreign;
+            expect_invalid("forward: y is a cl_mem of another context", F(f));
+            eb = epib(); eb.dbias = foreign;
+            expect_invalid("epilogue_backward: dbias is a cl_mem of another context", EB(eb));
+            expect_invalid("buffer_write: a cl_mem of another context", gpuact_buffer_write(ctx, foreign, host, 16));
+        }
+        gpuact_buffer_free(other, foreign);
+        gpuact_context_destroy(other);
+    }
+    gpuact_buffer_free(ctx, small);
+}
+
 #ifndef GPUACT_NO_OPENCL
 /* >>stream lifetime: once the call that used a queue has returned (and the
    caller synchronized it), the caller may release the queue; gpuact must
@@ -678,6 +749,7 @@ int main(int argc, char **argv)
     epilogue_shapes();
     empty_work();
     contexts_and_names();
+    extents_and_owners();
     stream_lifetime();
     for (b = 0; b < N_BUFS; b++)
         gpuact_buffer_free(ctx, bufs[b]);
