@@ -48,7 +48,12 @@ ENVIRONMENT
                           the empty string disables the disk cache).
     GPUACT_CUDA_LIBRARY, GPUACT_NVRTC_LIBRARY, GPUACT_HIP_LIBRARY,
     GPUACT_HIPRTC_LIBRARY, GPUACT_OPENCL_LIBRARY
-                          a path or name tried before the built-in list.
+                          a path or name loaded instead of the built-in
+                          list. One that does not load is an error naming
+                          it (GPUACT_ERROR_BACKEND_UNAVAILABLE), never a
+                          quiet fall-back, and AUTO stops there. Read when
+                          the library is first loaded: libraries are loaded
+                          once per process.
 
 BUFFERS AND STREAMS
     A gpuact_buffer is a device allocation plus a byte offset. For CUDA and
@@ -270,7 +275,8 @@ GPUACT_DEF gpuact_result gpuact_epilogue_forward(gpuact_context *ctx, const gpua
 
 /* Backward of the epilogue: dx = select(passes, dy * scale, +0) (leaky:
    (dy * scale) * slope where it does not pass), rounded once to dx's dtype;
-   dbias[c] = sum over rows of dx[r][c] (optional), accumulated in f32 in a
+   dbias[c] = sum over rows of dx[r][c] (optional; rows = 0 writes zeros, as
+   a sum over an empty dimension), accumulated in f32 in a
    fixed order: bit-identical run to run on one device and backend.
    The region comes from the forward's mask (exact) or from its output y
    (relu and leaky only, scale > 0): y's region differs from z's only where
@@ -966,6 +972,21 @@ static size_t gpuact__dbias_parts(size_t units, size_t gx, size_t rows, size_t c
     return parts ? parts : 1;
 }
 
+/* rows == 0 with a bias gradient: the sum over no rows is 0 in every
+   column (as PyTorch's sum over an empty dimension), so dbias gets zeros,
+   from the dbias pass over zero partial rows. */
+static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L);
+static gpuact_result gpuact__dbias_zero(gpuact_context *ctx, gpuact_stream s,
+                                        const gpuact_epilogue_backward_desc *d) {
+    gpuact__launch F;
+    memset(&F, 0, sizeof F);
+    F.op = GPUACT__OP_DBIAS;
+    F.t[0] = GPUACT_F32; F.t[1] = d->dbias_dtype; F.t[2] = GPUACT_F32;
+    F.in = d->dbias; /* never read: no rows */
+    F.out = d->dbias; F.rows = 0; F.cols = d->cols; F.grid_y = 1;
+    return gpuact__dispatch(ctx, s, &F);
+}
+
 /* ---- >>validation ---------------------------------------------------------- */
 
 /* One buffer argument of an operation, for the checks every operation shares. */
@@ -1274,9 +1295,10 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
     reg[4].name = "dbias"; reg[4].buf = d->dbias; reg[4].bytes = db;
     reg[4].align = d->dbias.handle ? gpuact_dtype_size(d->dbias_dtype) : 1;
     reg[4].output = 1;   reg[4].alias = -1;
-    if ((r = gpuact__check_regions(ctx, fn, reg, 5)) || !has_data) return r;
-
+    if ((r = gpuact__check_regions(ctx, fn, reg, 5))) return r;
     if (!s) s = ctx->desc.stream;
+    if (!has_data) return d->dbias.handle && d->cols ? gpuact__dbias_zero(ctx, s, d) : GPUACT_SUCCESS;
+
     memset(&L, 0, sizeof L);
     L.op = GPUACT__OP_BACKWARD;
     L.t[0] = d->dy_dtype;

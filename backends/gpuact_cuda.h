@@ -187,7 +187,7 @@ static gpuact_result gpuact__cuda_load(gpuact__gpu *g, gpuact__cuda_setup *s) {
    create) and copied into each context; the libraries are never closed. */
 static gpuact__gpu gpuact__cuda_proto;
 static gpuact__cuda_setup gpuact__cuda_proto_setup;
-static int gpuact__cuda_loaded;
+static int gpuact__cuda_loaded, gpuact__cuda_served;
 
 static gpuact_result gpuact__cuda_load_once(gpuact__gpu *g, gpuact__cuda_setup *s) {
     if (!gpuact__cuda_loaded) {
@@ -215,6 +215,10 @@ static gpuact_result gpuact__cuda_create(gpuact_context *ctx) {
     if ((e = s.cuInit(0))) {
         r = gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE, "cuda: cuInit failed with %s (%d): no usable NVIDIA "
                          "GPU or driver", gpuact__cuda_error_name(e), e);
+        /* A library that cannot start (the toolkit's stub, a driver without
+           a GPU) is not kept: a later create loads afresh, e.g. after the
+           environment was fixed. Never once a context used the table. */
+        if (!gpuact__cuda_served) gpuact__cuda_loaded = 0;
         goto fail;
     }
     s.cuDriverGetVersion(&g->driver_version);
@@ -258,6 +262,7 @@ static gpuact_result gpuact__cuda_create(gpuact_context *ctx) {
     g->fatbin = gpuact__cuda_fatbin;
 #endif
     gpuact__gpu_set_shape(ctx, g, units);
+    gpuact__cuda_served = 1;
     return GPUACT_SUCCESS;
 fail:
     gpuact__gpu_destroy(ctx);
