@@ -46,7 +46,7 @@ KERNEL_SOURCES = $(wildcard kernels/cuda/*.cu kernels/cuda/*.cuh kernels/hip/*.h
 EMBEDDED = kernels/opencl/gpuact_opencl_src.h kernels/cuda/gpuact_cuda_src.h kernels/hip/gpuact_hip_src.h
 HEADERS  = gpuact.h $(wildcard backends/*.h) $(EMBEDDED)
 EXAMPLES = relu_demo relu_family epilogue linear_relu
-TESTS    = test_reference test_validation test_threads test_stress conformance
+TESTS    = test_reference test_validation test_threads test_stress test_cache conformance
 
 .PHONY: all demo test sanitize deps embed check-embedded compile-test rtc-check rtc-check-cuda rtc-check-hip examples bench shared \
         cuda-fatbin install clean
@@ -138,6 +138,7 @@ test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) rtc-check
 	$(BUILD)/test_validation
 	$(BUILD)/test_threads
 	$(BUILD)/test_stress
+	$(BUILD)/test_cache
 	$(BUILD)/conformance
 
 # ---- sanitizers ------------------------------------------------------------------
@@ -153,7 +154,7 @@ SAN_ENV    = ASAN_OPTIONS=use_sigaltstack=0:detect_leaks=1:abort_on_error=0 \
              LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1 \
              TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 SANITIZE_CONFORMANCE_LARGE ?= 0
-ASAN_TESTS = test_validation test_threads test_stress conformance
+ASAN_TESTS = test_validation test_threads test_stress test_cache conformance
 TSAN_TESTS = test_threads test_stress
 
 $(BUILD)/asan/%: tests/%.c tests/gpuact_ref.h tests/kernel_names.h $(HEADERS)

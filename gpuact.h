@@ -45,7 +45,10 @@ ENVIRONMENT
     GPUACT_BACKEND        cuda | hip | opencl: replaces AUTO.
     GPUACT_CACHE_DIR      directory of the CUDA/HIP kernel disk cache
                           (default $XDG_CACHE_HOME/gpuact or ~/.cache/gpuact;
-                          the empty string disables the disk cache).
+                          the empty string disables the disk cache). It must
+                          be owned by the user and not writable by group or
+                          others, else the disk cache is not used; a path
+                          over 800 bytes is GPUACT_ERROR_INVALID_ARGUMENT.
     GPUACT_CUDA_LIBRARY, GPUACT_NVRTC_LIBRARY, GPUACT_HIP_LIBRARY,
     GPUACT_HIPRTC_LIBRARY, GPUACT_OPENCL_LIBRARY
                           a path or name loaded instead of the built-in
@@ -630,11 +633,13 @@ typedef struct gpuact__ws_slot {
 } gpuact__ws_slot;
 #define GPUACT__MAX_WORKSPACES 64
 
+#define GPUACT__CACHE_DIR_MAX 800 /* bytes of a cache directory's path; a longer one is refused */
+
 struct gpuact_context {
     const gpuact__backend *be;
     gpuact_context_desc desc;      /* effective: backend chosen, stream filled in */
     char device_name[256];
-    char cache_dir[1024];          /* "" = no disk cache */
+    char cache_dir[GPUACT__CACHE_DIR_MAX + 1]; /* "" = no disk cache */
     unsigned units;                /* multiprocessors / compute units */
     unsigned per_item32, per_item16; /* elements per work-item: some array 4-byte / all 2-byte */
     pthread_mutex_t lock;          /* kernel builds (OpenCL: also argument setting and enqueue) */
@@ -656,14 +661,18 @@ static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L
 }
 
 /* Directory of the disk cache: desc, else $GPUACT_CACHE_DIR, else
-   $XDG_CACHE_HOME/gpuact, else ~/.cache/gpuact, else none. */
+   $XDG_CACHE_HOME/gpuact, else ~/.cache/gpuact, else none. An explicit path
+   longer than GPUACT__CACHE_DIR_MAX was refused by gpuact_context_create; a
+   derived one that long means no disk cache. */
 static void gpuact__resolve_cache_dir(gpuact_context *ctx, const char *asked) {
     const char *env = getenv("GPUACT_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (asked) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", asked);
-    else if (env) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", env);
-    else if (xdg && xdg[0]) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/gpuact", xdg);
-    else if (home && home[0]) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/.cache/gpuact", home);
-    else ctx->cache_dir[0] = '\0';
+    int n = 0;
+    if (asked) n = snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", asked);
+    else if (env) n = snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", env);
+    else if (xdg && xdg[0]) n = snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/gpuact", xdg);
+    else if (home && home[0]) n = snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/.cache/gpuact", home);
+    if (n < 0 || n > GPUACT__CACHE_DIR_MAX) n = 0;
+    ctx->cache_dir[n] = '\0';
 }
 
 /* ---- >>backends ---------------------------------------------------------- */
@@ -768,6 +777,15 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
     if (d.device < 0)
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
                             "gpuact_context_create: desc->device is %d; device ordinals start at 0", d.device);
+    {
+        const char *cache = d.cache_dir ? d.cache_dir : getenv("GPUACT_CACHE_DIR");
+        if (cache && strlen(cache) > GPUACT__CACHE_DIR_MAX)
+            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                                "gpuact_context_create: %s is %zu bytes long; a cache directory's path may "
+                                "have at most %d. Use a shorter path, or \"\" for no disk cache",
+                                d.cache_dir ? "desc->cache_dir" : "$GPUACT_CACHE_DIR", strlen(cache),
+                                GPUACT__CACHE_DIR_MAX);
+    }
     if (d.backend == GPUACT_BACKEND_AUTO && env && env[0]) {
         for (i = 1; i <= 3 && strcmp(env, gpuact_backend_name((gpuact_backend)i)) != 0; i++) {}
         if (i > 3)
