@@ -204,7 +204,9 @@ $(BUILD)/gpuact-bench: bench/gpuact_bench.c $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
 $(BUILD)/first_call: bench/first_call.c $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
-bench: $(BUILD)/gpuact-bench $(BUILD)/first_call
+$(BUILD)/host_overhead: bench/host_overhead.c $(HEADERS) | $(BUILD)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
+bench: $(BUILD)/gpuact-bench $(BUILD)/first_call $(BUILD)/host_overhead
 
 $(BUILD)/libgpuact.so: tools/gpuact_shared.c $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -fPIC -shared -I. $< -o $@ $(LIBS)
