@@ -934,17 +934,17 @@ static gpuact_result gpuact__workspace(gpuact_context *ctx, gpuact_stream s, siz
     pthread_mutex_unlock(&ctx->ws_lock);
     if (w->bytes < bytes) {
         size_t grown = bytes <= SIZE_MAX / 3 * 2 ? bytes + bytes / 2 : bytes;
-        if (w->event) {
-            r = ctx->be->event_wait(ctx, w->event);
-            ctx->be->event_release(ctx, w->event);
+        if (w->event) r = ctx->be->event_wait(ctx, w->event);
+        if (r == GPUACT_SUCCESS) { /* the old buffer is idle: replace it */
+            if (w->event) ctx->be->event_release(ctx, w->event);
             w->event = NULL;
+            if (w->buf.handle) ctx->be->free(ctx, w->buf);
+            w->buf.handle = NULL;
+            w->buf.offset = 0;
+            w->bytes = 0;
+            r = ctx->be->alloc(ctx, grown, &w->buf);
+            if (r == GPUACT_SUCCESS) w->bytes = grown;
         }
-        if (w->buf.handle) ctx->be->free(ctx, w->buf);
-        w->buf.handle = NULL;
-        w->buf.offset = 0;
-        w->bytes = 0;
-        if (r == GPUACT_SUCCESS) r = ctx->be->alloc(ctx, grown, &w->buf);
-        if (r == GPUACT_SUCCESS) w->bytes = grown;
     } else if (w->event) {
         r = ctx->be->event_after(ctx, s, w->event);
     }
