@@ -631,7 +631,9 @@ typedef struct gpuact__ws_slot {
     size_t bytes;
     int busy;            /* taken by a call between its enqueue and its event record */
 } gpuact__ws_slot;
+#ifndef GPUACT__MAX_WORKSPACES /* slots of the pool (tests set fewer to reach "all taken") */
 #define GPUACT__MAX_WORKSPACES 64
+#endif
 
 #define GPUACT__CACHE_DIR_MAX 800 /* bytes of a cache directory's path; a longer one is refused */
 
@@ -927,7 +929,7 @@ static gpuact_result gpuact__workspace(gpuact_context *ctx, gpuact_stream s, siz
         for (i = 0; i < ctx->ws_count && pick < 0; i++)
             if (!ctx->ws[i].busy) pick = i;
         if (pick >= 0) break;
-        pthread_cond_wait(&ctx->ws_freed, &ctx->ws_lock); /* all 64 taken by calls in progress */
+        pthread_cond_wait(&ctx->ws_freed, &ctx->ws_lock); /* every slot taken by calls in progress */
     }
     w = &ctx->ws[pick];
     w->busy = 1;

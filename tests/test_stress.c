@@ -10,8 +10,11 @@
    the caller let it go (the bias-gradient workspace outlives it). The
    waited-for results are checked against the CPU reference; then the
    context is destroyed with work of released queues possibly in flight.
-   Meant to run under ThreadSanitizer and AddressSanitizer too (make
-   sanitize). Ends with `N passed, N failed`. */
+   Then the same backwards from all threads at once on ONE shared context,
+   whose workspace pool is cut to 4 slots here so that calls find every
+   slot taken and wait for one. Meant to run under ThreadSanitizer and
+   AddressSanitizer too (make sanitize). Ends with `N passed, N failed`. */
+#define GPUACT__MAX_WORKSPACES 4
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
 #include "gpuact_ref.h"
@@ -54,6 +57,8 @@ static void fail(job *j, const char *what) {
     j->failed = 1;
 }
 
+static gpuact_context *shared; /* the second phase's one context */
+
 static void run_round(job *j, int round) {
     const gpuact_dtype dt = round % 2 ? GPUACT_F16 : GPUACT_F32;
     const size_t es = gpuact_dtype_size(dt), n = (size_t)ROWS * COLS;
@@ -73,7 +78,12 @@ static void run_round(job *j, int round) {
     int q, k;
 
     memset(&desc, 0, sizeof desc);
-    r = gpuact_context_create(&desc, &ctx);
+    if (shared) {
+        ctx = shared;
+        r = GPUACT_SUCCESS;
+    } else {
+        r = gpuact_context_create(&desc, &ctx);
+    }
     if (r == GPUACT_ERROR_BACKEND_UNAVAILABLE) {
         j->skipped = 1;
         snprintf(j->why, sizeof j->why, "%.300s", gpuact_last_error());
@@ -94,7 +104,7 @@ static void run_round(job *j, int round) {
     }
     memset(&f, 0, sizeof f);
     f.rows = ROWS; f.cols = COLS; f.x_dtype = f.y_dtype = dt; f.x = x; f.y = y;
-    if (gpuact_epilogue_forward(ctx, &f, NULL) || gpuact_synchronize(ctx, NULL)) {
+    if (gpuact_epilogue_forward(ctx, &f, NULL) || gpuact_synchronize(ctx, NULL)) { /* shared: waits for others' work too */
         fail(j, "forward");
         goto done;
     }
@@ -144,7 +154,7 @@ done:
     if (ctx) {
         gpuact_buffer_free(ctx, x); gpuact_buffer_free(ctx, y);
         for (k = 0; k < 2; k++) { gpuact_buffer_free(ctx, dx[k]); gpuact_buffer_free(ctx, db[k]); }
-        gpuact_context_destroy(ctx);
+        if (ctx != shared) gpuact_context_destroy(ctx);
     }
     free(hx); free(hy); free(hdx); free(hdb);
 }
@@ -157,7 +167,8 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-int main(void) {
+/* One phase: every thread runs its rounds; returns the failures. */
+static int phase(const char *name, int *passed) {
     pthread_t t[THREADS];
     job jobs[THREADS];
     int i, failed = 0, skipped = 0, checked = 0;
@@ -169,7 +180,7 @@ int main(void) {
     }
     for (i = 0; i < THREADS; i++) {
         pthread_join(t[i], NULL);
-        if (jobs[i].failed) printf("FAIL %s\n", jobs[i].why);
+        if (jobs[i].failed) printf("FAIL %s: %s\n", name, jobs[i].why);
         failed += jobs[i].failed;
         skipped += jobs[i].skipped;
         checked += jobs[i].checked;
@@ -177,9 +188,24 @@ int main(void) {
     pthread_barrier_destroy(&start);
     if (skipped == THREADS) {
         printf("SKIP test_stress: %s\n0 passed, 0 failed\n", jobs[0].why);
-        return 0;
+        exit(0);
     }
-    printf("%d threads x %d rounds x %d queues: %d dbias results checked\n", THREADS, ROUNDS, QUEUES, checked);
-    printf("%d passed, %d failed\n", THREADS - failed - skipped, failed + skipped);
-    return failed + skipped != 0;
+    printf("%s: %d threads x %d rounds x %d queues: %d dbias results checked\n", name, THREADS, ROUNDS, QUEUES,
+           checked);
+    *passed += THREADS - failed - skipped;
+    return failed + skipped;
+}
+
+int main(void) {
+    int passed = 0, failed;
+    failed = phase("a context per thread", &passed);
+    if (gpuact_context_create(NULL, &shared) != GPUACT_SUCCESS) {
+        printf("FAIL shared context: %s\n", gpuact_last_error());
+        failed++;
+    } else {
+        failed += phase("one shared context, 4 workspace slots", &passed);
+        gpuact_context_destroy(shared);
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
 }
