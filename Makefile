@@ -3,6 +3,7 @@
 #
 #   make demo        ReLU on the best available backend, checked on the CPU
 #   make test        everything CI runs (installs missing Debian packages)
+#   make sanitize    the tests under ASan+UBSan and TSan (OpenCL on PoCL)
 #   make examples BACKEND=opencl|cuda|hip   examples with only that backend
 #   make bench       build/gpuact-bench
 #   make shared      build/libgpuact.so (for bench/torch_compare.py)
@@ -47,9 +48,9 @@ KERNEL_SOURCES = $(wildcard kernels/*.h kernels/cuda/*.cu kernels/cuda/*.cuh ker
 EMBEDDED = kernels/gpuact_kernels_src.h
 HEADERS  = gpuact.h $(wildcard backends/*.h) $(EMBEDDED)
 EXAMPLES = relu_demo relu_family epilogue linear_relu
-TESTS    = test_reference test_validation test_threads conformance
+TESTS    = test_reference test_validation test_threads test_stress test_cache conformance
 
-.PHONY: all demo test deps embed check-embedded compile-test rtc-check rtc-check-cuda rtc-check-hip examples bench shared \
+.PHONY: all demo test sanitize deps embed check-embedded compile-test rtc-check rtc-check-cuda rtc-check-hip examples bench shared \
         cuda-fatbin install clean
 
 all: check-embedded $(addprefix $(BUILD)/,$(TESTS)) examples bench
@@ -136,7 +137,56 @@ test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) rtc-check
 	$(BUILD)/test_reference
 	$(BUILD)/test_validation
 	$(BUILD)/test_threads
+	$(BUILD)/test_stress
+	$(BUILD)/test_cache
 	$(BUILD)/conformance
+
+# ---- sanitizers ------------------------------------------------------------------
+# The validation, thread, stress and conformance tests under AddressSanitizer
+# + UndefinedBehaviorSanitizer (OpenCL on PoCL here), and the threaded tests
+# under ThreadSanitizer; any report fails the target. Leaks inside vendor
+# libraries are suppressed by name (tests/lsan.supp); gpuact's own are not.
+# SANITIZE_CONFORMANCE_LARGE: the conformance suite's large case (0 skips it).
+SAN_FLAGS  = -std=c99 -O1 -g -fno-omit-frame-pointer $(WARN) -I.
+ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined
+TSAN_FLAGS = -fsanitize=thread
+SAN_ENV    = ASAN_OPTIONS=use_sigaltstack=0:detect_leaks=1:abort_on_error=0 \
+             LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1 \
+             TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+SANITIZE_CONFORMANCE_LARGE ?= 0
+ASAN_TESTS = test_validation test_threads test_stress test_cache conformance
+TSAN_TESTS = test_threads test_stress
+
+$(BUILD)/asan/%: tests/%.c tests/gpuact_ref.h tests/kernel_names.h $(HEADERS)
+	@mkdir -p $(BUILD)/asan
+	$(CC) $(SAN_FLAGS) $(ASAN_FLAGS) $< -o $@ $(LIBS)
+$(BUILD)/tsan/%: tests/%.c tests/gpuact_ref.h tests/kernel_names.h $(HEADERS)
+	@mkdir -p $(BUILD)/tsan
+	$(CC) $(SAN_FLAGS) $(TSAN_FLAGS) $< -o $@ $(LIBS)
+
+sanitize: deps $(addprefix $(BUILD)/asan/,$(ASAN_TESTS)) $(addprefix $(BUILD)/tsan/,$(TSAN_TESTS))
+	@set -e; for t in $(ASAN_TESTS); do echo "== asan+ubsan $$t"; \
+	  $(SAN_ENV) GPUACT_CONFORMANCE_LARGE=$(SANITIZE_CONFORMANCE_LARGE) $(BUILD)/asan/$$t > $(BUILD)/asan/$$t.log 2>&1 \
+	    || { tail -40 $(BUILD)/asan/$$t.log; exit 1; }; \
+	  if grep -qE "ERROR: (Address|Leak)Sanitizer|runtime error" $(BUILD)/asan/$$t.log; then \
+	    grep -E -A20 "ERROR: (Address|Leak)Sanitizer|runtime error" $(BUILD)/asan/$$t.log | head -40; exit 1; fi; \
+	  grep -E "passed, .* failed" $(BUILD)/asan/$$t.log | tail -1; done; \
+	for t in $(TSAN_TESTS); do echo "== tsan $$t"; \
+	  $(SAN_ENV) $(BUILD)/tsan/$$t > $(BUILD)/tsan/$$t.log 2>&1 || { tail -40 $(BUILD)/tsan/$$t.log; exit 1; }; \
+	  if grep -q "WARNING: ThreadSanitizer" $(BUILD)/tsan/$$t.log; then \
+	    grep -A30 "WARNING: ThreadSanitizer" $(BUILD)/tsan/$$t.log | head -40; exit 1; fi; \
+	  grep -E "passed, .* failed" $(BUILD)/tsan/$$t.log | tail -1; done; \
+	echo "sanitize: no AddressSanitizer, UndefinedBehaviorSanitizer, LeakSanitizer or ThreadSanitizer reports"
+
+# The complete program in gpuact.h's manual, cut out of the comment, built
+# with the strict flags and run: the manual's example cannot rot.
+$(BUILD)/manual_example: gpuact.h $(HEADERS) | $(BUILD)
+	awk '/^A COMPLETE PROGRAM/{f=1;next} /^Other files include/{f=0} f' gpuact.h | sed 's/^    //' > $(BUILD)/manual_example.c
+	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $(BUILD)/manual_example.c -o $@ $(LIBS)
+manual-example: $(BUILD)/manual_example
+	$(BUILD)/manual_example
+test: manual-example
+.PHONY: manual-example
 
 # ---- demo and examples -----------------------------------------------------------
 # Examples with one backend only go to their own folder, so `make demo`
@@ -164,7 +214,9 @@ $(BUILD)/gpuact-bench: bench/gpuact_bench.c $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
 $(BUILD)/first_call: bench/first_call.c $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
-bench: $(BUILD)/gpuact-bench $(BUILD)/first_call
+$(BUILD)/host_overhead: bench/host_overhead.c $(HEADERS) | $(BUILD)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
+bench: $(BUILD)/gpuact-bench $(BUILD)/first_call $(BUILD)/host_overhead
 
 $(BUILD)/libgpuact.so: tools/gpuact_shared.c $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -fPIC -shared -I. $< -o $@ $(LIBS)

@@ -8,6 +8,34 @@ DO THIS in exactly one C or C++ file, before including this header:
     #define GPUACT_IMPLEMENTATION
     #include "gpuact.h"
 
+A COMPLETE PROGRAM (make test compiles and runs this text; link -ldl -lpthread)
+
+    #define GPUACT_IMPLEMENTATION
+    #include "gpuact.h"
+    #include <stdio.h>
+
+    int main(void) {
+        float x[8] = {-2, -0.5f, 0, 0.5f, 2, 6, 8, 1}, y[8];
+        unsigned char bits;
+        gpuact_context *ctx;
+        gpuact_forward_desc d = {.act = {GPUACT_CLIPPED_RELU, 0.0f, 6.0f}, .dtype = GPUACT_F32, .n = 8};
+        if (gpuact_context_create(NULL, &ctx) != GPUACT_SUCCESS) {   // AUTO: CUDA, HIP, OpenCL
+            fprintf(stderr, "%s\n", gpuact_last_error());             // says what each backend tried
+            return 1;
+        }
+        gpuact_buffer_alloc(ctx, sizeof x, &d.x);                     // {device pointer or cl_mem, offset}
+        gpuact_buffer_alloc(ctx, sizeof y, &d.y);
+        gpuact_buffer_alloc(ctx, 1, &d.mask);                         // 1 bit per element
+        gpuact_buffer_write(ctx, d.x, x, sizeof x);
+        if (gpuact_forward(ctx, &d, NULL) != GPUACT_SUCCESS) return 1; // y = min(max(x, 0), 6), async
+        gpuact_buffer_read(ctx, y, d.y, sizeof y);                    // blocking
+        gpuact_buffer_read(ctx, &bits, d.mask, 1);
+        printf("%s: y[6] = %g, mask 0x%02x\n", gpuact_backend_name(gpuact_context_backend(ctx)), y[6], bits);
+        gpuact_buffer_free(ctx, d.x); gpuact_buffer_free(ctx, d.y); gpuact_buffer_free(ctx, d.mask);
+        gpuact_context_destroy(ctx);
+        return !(y[6] == 6.0f && bits == 0x98);                       // passes at 0.5, 2, 1
+    }
+
 Other files include "gpuact.h" without the define. The implementation pulls
 in the backends/ headers and the generated kernel headers in kernels/,
 so keep the directory layout of the distribution (or `make install` it).
@@ -45,10 +73,18 @@ ENVIRONMENT
     GPUACT_BACKEND        cuda | hip | opencl: replaces AUTO.
     GPUACT_CACHE_DIR      directory of the CUDA/HIP kernel disk cache
                           (default $XDG_CACHE_HOME/gpuact or ~/.cache/gpuact;
-                          the empty string disables the disk cache).
+                          the empty string disables the disk cache). It must
+                          be owned by the user and not writable by group or
+                          others, else the disk cache is not used; a path
+                          over 800 bytes is GPUACT_ERROR_INVALID_ARGUMENT.
     GPUACT_CUDA_LIBRARY, GPUACT_NVRTC_LIBRARY, GPUACT_HIP_LIBRARY,
     GPUACT_HIPRTC_LIBRARY, GPUACT_OPENCL_LIBRARY
-                          a path or name tried before the built-in list.
+                          a path or name loaded instead of the built-in
+                          list. One that does not load is an error naming
+                          it (GPUACT_ERROR_BACKEND_UNAVAILABLE), never a
+                          quiet fall-back, and AUTO stops there. Read when
+                          the library is first loaded: libraries are loaded
+                          once per process.
 
 BUFFERS AND STREAMS
     A gpuact_buffer is a device allocation plus a byte offset. For CUDA and
@@ -56,10 +92,30 @@ BUFFERS AND STREAMS
     pointers work directly, with offset 0 or not); for OpenCL it is the cl_mem.
     Offsets must be multiples of the element size; 16-byte aligned data takes
     the vector fast path, any other element-aligned offset the scalar path.
+    Before anything is launched, each buffer's extent (its offset plus the
+    bytes the operation reads or writes there) is checked against its
+    allocation, and a buffer that does not fit is GPUACT_ERROR_INVALID_ARGUMENT
+    naming the argument, the allocation's size and what was needed; so are
+    gpuact_buffer_read / gpuact_buffer_write past the end. OpenCL asks the
+    cl_mem's size and context (clGetMemObjectInfo): another context's cl_mem
+    is refused. CUDA / HIP ask the driver for the allocation around the
+    pointer (cuMemGetAddressRange / hipMemGetAddressRange); memory the
+    driver cannot place (host-registered or system memory, some imported
+    or managed allocations) is accepted unchecked, as it may well be valid.
+    A handle that is not an allocation at all cannot always be told apart
+    (a stray pointer may crash the driver's own lookup).
     A gpuact_stream is a CUstream / hipStream_t / cl_command_queue; NULL means
     the context's stream (desc.stream, else the backend's default stream /
     the context's own queue). All operations are asynchronous on that stream;
     the gpuact_buffer_* helpers are blocking.
+
+    Stream lifetime: gpuact uses a stream only during the call it is passed
+    to. Once that call returns, the caller may destroy or release the
+    stream, even with the work still in flight; gpuact never waits on it,
+    enqueues on it or queries it again. What outlives the call (the bias
+    gradient's workspace) is ordered by events gpuact records and owns,
+    never by the stream. The caller's buffers are the caller's: keep them
+    alive until the work that uses them is done.
 
     CUDA works on the device's primary context by default (the one the CUDA
     runtime and PyTorch use); desc.native_context adopts a CUcontext instead.
@@ -82,10 +138,16 @@ MASK FORMAT
     ceil(cols / 8) bytes is written.
 
 THREADS
-    One context may be used from several threads at once, each on its own
-    stream. Kernel builds, caches and workspaces are internally locked.
-    gpuact_last_error() is per thread. Destroying a context while another
-    thread uses it is the caller's bug.
+    gpuact_context_create and gpuact_context_destroy may be called from any
+    number of threads at once: each vendor library is loaded and its
+    function table filled once per process, and library loading and device
+    discovery run under one process-wide lock (libraries stay loaded until
+    the process exits). One context may be used from several threads at
+    once, each on its own stream (or sharing one). Kernel builds, caches and
+    the workspace pool are internally locked; concurrent calls with a bias
+    gradient each get a workspace of their own. gpuact_last_error() is per
+    thread. Destroying a context while another thread uses it is the
+    caller's bug. See docs/RELIABILITY.md.
 
 ERRORS
     Every function returns a gpuact_result. GPUACT_ERROR_INVALID_ARGUMENT
@@ -96,7 +158,8 @@ ERRORS
 
 WHAT IT DOES NOT DO
     No device allocation in steady state (the epilogue backward's bias
-    gradient keeps a small per-stream workspace, grown rarely); no implicit
+    gradient keeps a small pool of workspaces, one per call in flight at
+    once, grown rarely; each call records one event); no implicit
     synchronization in the operations; no Windows support yet (POSIX dlopen
     and pthreads); no other activations (GELU, SiLU: not yet).
 
@@ -167,7 +230,9 @@ typedef struct gpuact_context_desc {
 /* Creates a context. desc may be NULL (all defaults). On failure *out is
    NULL and gpuact_last_error() says what each backend tried. Thread-safe. */
 GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, gpuact_context **out);
-/* Waits for nothing: synchronize first if work is in flight. NULL is ignored. */
+/* Waits only for the work that uses gpuact's own workspaces (through their
+   events, not the streams); synchronize first if the caller's buffers are
+   still in use. NULL is ignored. */
 GPUACT_DEF void gpuact_context_destroy(gpuact_context *ctx);
 GPUACT_DEF gpuact_backend gpuact_context_backend(const gpuact_context *ctx);
 /* "auto" "cuda" "hip" "opencl" ("unknown" otherwise). */
@@ -241,7 +306,8 @@ GPUACT_DEF gpuact_result gpuact_epilogue_forward(gpuact_context *ctx, const gpua
 
 /* Backward of the epilogue: dx = select(passes, dy * scale, +0) (leaky:
    (dy * scale) * slope where it does not pass), rounded once to dx's dtype;
-   dbias[c] = sum over rows of dx[r][c] (optional), accumulated in f32 in a
+   dbias[c] = sum over rows of dx[r][c] (optional; rows = 0 writes zeros, as
+   a sum over an empty dimension), accumulated in f32 in a
    fixed order: bit-identical run to run on one device and backend.
    The region comes from the forward's mask (exact) or from its output y
    (relu and leaky only, scale > 0): y's region differs from z's only where
@@ -376,6 +442,21 @@ GPUACT_DEF size_t gpuact_dtype_size(gpuact_dtype dt) {
 /* Opens the first library that loads: the path in env_var (if set), then
    names in order. On failure returns NULL and `tried` lists each name with
    dlerror()'s words, for the caller's error message. */
+/* Library loading and device discovery of every backend run under this one
+   process-wide lock (gpuact__try_backend holds it around a backend's
+   create), so each vendor library is loaded and its function table filled
+   once per process, and no two threads discover devices at the same time.
+   Vendor libraries, once loaded, stay loaded until the process exits. */
+static pthread_mutex_t gpuact__load_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set when a library named by a GPUACT_*_LIBRARY variable did not load:
+   AUTO then stops instead of quietly taking another backend. */
+static GPUACT__TLS int gpuact__named_library_failed;
+
+/* Opens the first library that loads: the path in env_var if it is set
+   (and then only that one: a named library that does not load is an error,
+   never a quiet fall-back to the built-in names), else names in order. On
+   failure returns NULL and `tried` lists each name with dlerror()'s words,
+   for the caller's error message. */
 static GPUACT__UNUSED void *gpuact__dlopen_first(const char *env_var, const char *const *names,
                                   char *tried, size_t tried_size) {
 #ifdef GPUACT_NO_RUNTIME_LINKING
@@ -399,6 +480,14 @@ static GPUACT__UNUSED void *gpuact__dlopen_first(const char *env_var, const char
             used += (size_t)snprintf(tried + used, tried_size - used, "    %s%s%s%s: %s\n", name,
                                      i < 0 ? " (from $" : "", i < 0 ? env_var : "",
                                      i < 0 ? ")" : "", why ? why : "not found");
+        if (i < 0) {
+            gpuact__named_library_failed = 1;
+            if (used < tried_size)
+                snprintf(tried + used, tried_size - used,
+                         "    (the built-in names were not tried: $%s names the library to use; fix the "
+                         "path or unset the variable)\n", env_var);
+            return NULL;
+        }
     }
     return NULL;
 #endif
@@ -575,7 +664,17 @@ static void gpuact__variant_defines(const gpuact__variant *V, char (*defs)[GPUAC
                  handles when some array is 4-byte / when all are 2-byte.
      copy        device-to-device copy on s (benchmarks measure the limit).
      timer_*     device-side timing on s for benchmarks: begin returns a token,
-                 end waits for it and returns milliseconds. */
+                 end waits for it and returns milliseconds.
+     event_*     what the bias-gradient workspace keeps instead of a stream
+                 (gpuact never touches a stream after the call that got it
+                 returns): event_record marks the work enqueued on s so far
+                 in *ev (creating it when *ev is NULL, else re-recording or
+                 replacing it); event_after makes later work on s wait for
+                 ev on the device; event_done is 1 when ev's work is over,
+                 0 when not yet (or unknown); event_wait blocks the host.
+     buffer_extent  the bytes of b's allocation from b.handle on (before
+                 b.offset is added), or why it cannot say: see
+                 GPUACT__EXTENT_*. Called by the argument checks. */
 typedef struct gpuact__backend {
     gpuact_backend id;
     gpuact_result (*create)(gpuact_context *ctx);
@@ -589,21 +688,50 @@ typedef struct gpuact__backend {
     gpuact_result (*copy)(gpuact_context *ctx, gpuact_stream s, gpuact_buffer dst, gpuact_buffer src, size_t bytes);
     gpuact_result (*timer_begin)(gpuact_context *ctx, gpuact_stream s, void **token);
     gpuact_result (*timer_end)(gpuact_context *ctx, gpuact_stream s, void *token, double *ms);
+    gpuact_result (*event_record)(gpuact_context *ctx, gpuact_stream s, void **ev);
+    gpuact_result (*event_after)(gpuact_context *ctx, gpuact_stream s, void *ev);
+    int (*event_done)(gpuact_context *ctx, void *ev);
+    gpuact_result (*event_wait)(gpuact_context *ctx, void *ev);
+    void (*event_release)(gpuact_context *ctx, void *ev);
+    int (*buffer_extent)(gpuact_context *ctx, gpuact_buffer b, size_t *bytes);
 } gpuact__backend;
 
-typedef struct gpuact__ws_slot { gpuact_stream stream; gpuact_buffer buf; size_t bytes; } gpuact__ws_slot;
+/* buffer_extent's answers. */
+enum {
+    GPUACT__EXTENT_KNOWN = 0,  /* *bytes is the allocation's size from b.handle */
+    GPUACT__EXTENT_UNKNOWN,    /* the driver does not know the memory: not checkable, accepted */
+    GPUACT__EXTENT_FOREIGN,    /* an allocation of another context */
+    GPUACT__EXTENT_INVALID     /* not an allocation at all (e.g. not a cl_mem) */
+};
+
+/* One bias-gradient workspace. Slots are a pool: a call takes any slot no
+   other call holds, and orders its work after the slot's last use through
+   the slot's event (never through a stream, which its caller may have
+   released since). */
+typedef struct gpuact__ws_slot {
+    void *event;         /* marks the last work that used buf; NULL: none */
+    gpuact_stream hint;  /* that work's stream: compared to prefer a slot, never used */
+    gpuact_buffer buf;
+    size_t bytes;
+    int busy;            /* taken by a call between its enqueue and its event record */
+} gpuact__ws_slot;
+#ifndef GPUACT__MAX_WORKSPACES /* slots of the pool (tests set fewer to reach "all taken") */
 #define GPUACT__MAX_WORKSPACES 64
+#endif
+
+#define GPUACT__CACHE_DIR_MAX 800 /* bytes of a cache directory's path; a longer one is refused */
 
 struct gpuact_context {
     const gpuact__backend *be;
     gpuact_context_desc desc;      /* effective: backend chosen, stream filled in */
     char device_name[256];
-    char cache_dir[1024];          /* "" = no disk cache */
+    char cache_dir[GPUACT__CACHE_DIR_MAX + 1]; /* "" = no disk cache */
     unsigned units;                /* multiprocessors / compute units */
     unsigned per_item32, per_item16; /* elements per work-item: some array 4-byte / all 2-byte */
     unsigned dbias_slices;         /* row slices of a backward block with dbias (GPUACT_DBIAS_SLICES or 1) */
     pthread_mutex_t lock;          /* kernel builds (OpenCL: also argument setting and enqueue) */
-    pthread_mutex_t ws_lock;       /* workspaces, held from a backward's launch to its dbias finish */
+    pthread_mutex_t ws_lock;       /* the workspace pool's bookkeeping (never held across a launch) */
+    pthread_cond_t ws_freed;       /* a slot was given back (waited for only when all 64 are taken) */
     gpuact__ws_slot ws[GPUACT__MAX_WORKSPACES];
     int ws_count;
     void *impl;                    /* the backend's own state */
@@ -620,14 +748,18 @@ static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L
 }
 
 /* Directory of the disk cache: desc, else $GPUACT_CACHE_DIR, else
-   $XDG_CACHE_HOME/gpuact, else ~/.cache/gpuact, else none. */
+   $XDG_CACHE_HOME/gpuact, else ~/.cache/gpuact, else none. An explicit path
+   longer than GPUACT__CACHE_DIR_MAX was refused by gpuact_context_create; a
+   derived one that long means no disk cache. */
 static void gpuact__resolve_cache_dir(gpuact_context *ctx, const char *asked) {
     const char *env = getenv("GPUACT_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (asked) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", asked);
-    else if (env) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", env);
-    else if (xdg && xdg[0]) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/gpuact", xdg);
-    else if (home && home[0]) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/.cache/gpuact", home);
-    else ctx->cache_dir[0] = '\0';
+    int n = 0;
+    if (asked) n = snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", asked);
+    else if (env) n = snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", env);
+    else if (xdg && xdg[0]) n = snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/gpuact", xdg);
+    else if (home && home[0]) n = snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/.cache/gpuact", home);
+    if (n < 0 || n > GPUACT__CACHE_DIR_MAX) n = 0;
+    ctx->cache_dir[n] = '\0';
 }
 
 /* ---- >>backends ---------------------------------------------------------- */
@@ -711,8 +843,17 @@ static gpuact_result gpuact__try_backend(gpuact_backend id, const gpuact_context
         GPUACT_FREE(ctx);
         return gpuact__fail(GPUACT_ERROR_DEVICE, "gpuact_context_create: pthread_mutex_init failed");
     }
+    if (pthread_cond_init(&ctx->ws_freed, NULL) != 0) {
+        pthread_mutex_destroy(&ctx->ws_lock);
+        pthread_mutex_destroy(&ctx->lock);
+        GPUACT_FREE(ctx);
+        return gpuact__fail(GPUACT_ERROR_DEVICE, "gpuact_context_create: pthread_cond_init failed");
+    }
+    pthread_mutex_lock(&gpuact__load_lock);
     r = be->create(ctx);
+    pthread_mutex_unlock(&gpuact__load_lock);
     if (r != GPUACT_SUCCESS) {
+        pthread_cond_destroy(&ctx->ws_freed);
         pthread_mutex_destroy(&ctx->ws_lock);
         pthread_mutex_destroy(&ctx->lock);
         GPUACT_FREE(ctx);
@@ -735,6 +876,7 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_context_create: out is NULL; pass the "
                                                            "address of a gpuact_context pointer");
     *out = NULL;
+    gpuact__named_library_failed = 0;
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
     if ((int)d.backend < 0 || d.backend > GPUACT_BACKEND_OPENCL)
@@ -744,6 +886,15 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
     if (d.device < 0)
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
                             "gpuact_context_create: desc->device is %d; device ordinals start at 0", d.device);
+    {
+        const char *cache = d.cache_dir ? d.cache_dir : getenv("GPUACT_CACHE_DIR");
+        if (cache && strlen(cache) > GPUACT__CACHE_DIR_MAX)
+            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                                "gpuact_context_create: %s is %zu bytes long; a cache directory's path may "
+                                "have at most %d. Use a shorter path, or \"\" for no disk cache",
+                                d.cache_dir ? "desc->cache_dir" : "$GPUACT_CACHE_DIR", strlen(cache),
+                                GPUACT__CACHE_DIR_MAX);
+    }
     if (d.backend == GPUACT_BACKEND_AUTO && env && env[0]) {
         for (i = 1; i <= 3 && strcmp(env, gpuact_backend_name((gpuact_backend)i)) != 0; i++) {}
         if (i > 3)
@@ -763,6 +914,11 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
     for (i = 0; i < 3; i++) {
         gpuact_result r = gpuact__try_backend(order[i], &d, out);
         if (r == GPUACT_SUCCESS) return r;
+        if (gpuact__named_library_failed) {
+            gpuact__append("\n(AUTO stops here: a library named in the environment did not load, and "
+                           "taking another backend instead would hide that)");
+            return r;
+        }
         last = r;
         if (used < sizeof tried)
             used += (size_t)snprintf(tried + used, sizeof tried - used, "- %s\n", gpuact__error_text);
@@ -776,8 +932,17 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
 GPUACT_DEF void gpuact_context_destroy(gpuact_context *ctx) {
     int i;
     if (!ctx) return;
-    for (i = 0; i < ctx->ws_count; i++) ctx->be->free(ctx, ctx->ws[i].buf);
+    /* The workspaces may still be in use by work on streams the caller has
+       released: wait for their events (never for a stream), then free. */
+    for (i = 0; i < ctx->ws_count; i++) {
+        if (ctx->ws[i].event) {
+            ctx->be->event_wait(ctx, ctx->ws[i].event);
+            ctx->be->event_release(ctx, ctx->ws[i].event);
+        }
+        if (ctx->ws[i].buf.handle) ctx->be->free(ctx, ctx->ws[i].buf);
+    }
     ctx->be->destroy(ctx);
+    pthread_cond_destroy(&ctx->ws_freed);
     pthread_mutex_destroy(&ctx->ws_lock);
     pthread_mutex_destroy(&ctx->lock);
     GPUACT_FREE(ctx);
@@ -797,6 +962,9 @@ GPUACT_DEF gpuact_context_desc gpuact_context_query_desc(const gpuact_context *c
 
 /* ---- >>memory ------------------------------------------------------------ */
 
+static gpuact_result gpuact__check_extent(gpuact_context *ctx, const char *fn, const char *name, gpuact_buffer b,
+                                          size_t need);
+
 #define GPUACT__NEED_CTX(fn)                                                                          \
     if (!ctx) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: ctx is NULL; create one with "     \
                                                                  "gpuact_context_create", fn)
@@ -812,19 +980,23 @@ GPUACT_DEF void gpuact_buffer_free(gpuact_context *ctx, gpuact_buffer buf) {
     if (ctx && buf.handle) ctx->be->free(ctx, buf);
 }
 GPUACT_DEF gpuact_result gpuact_buffer_write(gpuact_context *ctx, gpuact_buffer dst, const void *src, size_t bytes) {
+    gpuact_result r;
     GPUACT__NEED_CTX("gpuact_buffer_write");
     if (!bytes) return GPUACT_SUCCESS;
     if (!dst.handle || !src)
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_buffer_write: %s is NULL",
                             !dst.handle ? "dst.handle" : "src");
+    if ((r = gpuact__check_extent(ctx, "gpuact_buffer_write", "dst", dst, bytes))) return r;
     return ctx->be->write(ctx, dst, src, bytes);
 }
 GPUACT_DEF gpuact_result gpuact_buffer_read(gpuact_context *ctx, void *dst, gpuact_buffer src, size_t bytes) {
+    gpuact_result r;
     GPUACT__NEED_CTX("gpuact_buffer_read");
     if (!bytes) return GPUACT_SUCCESS;
     if (!src.handle || !dst)
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_buffer_read: %s is NULL",
                             !src.handle ? "src.handle" : "dst");
+    if ((r = gpuact__check_extent(ctx, "gpuact_buffer_read", "src", src, bytes))) return r;
     return ctx->be->read(ctx, dst, src, bytes);
 }
 GPUACT_DEF gpuact_result gpuact_synchronize(gpuact_context *ctx, gpuact_stream stream) {
@@ -832,41 +1004,114 @@ GPUACT_DEF gpuact_result gpuact_synchronize(gpuact_context *ctx, gpuact_stream s
     return ctx->be->synchronize(ctx, stream ? stream : ctx->desc.stream);
 }
 
-/* The per-stream workspace of the bias gradient: grown rarely, never shrunk.
-   Growing waits for the stream, so a buffer in use is never freed. Returns
-   with ctx->ws_lock held on success: the caller enqueues the backward and
-   its dbias finish, then unlocks, so threads sharing a stream cannot slip a
-   backward between the two. */
-static gpuact_result gpuact__workspace(gpuact_context *ctx, gpuact_stream s, size_t bytes, gpuact_buffer *out) {
+/* ---- >>workspace ------------------------------------------------------------ */
+
+/* The bias gradient's workspace: a pool of up to GPUACT__MAX_WORKSPACES
+   slots, grown rarely, never shrunk. A call takes a slot no other call
+   holds: first one last used on the same stream handle (then ordering on
+   its event costs the device nothing), else one whose last use is over,
+   else a new one, else any, and waits all the same for the slot's last
+   use through its event on the device (event_after). Growing a slot waits
+   on the host for its event before freeing the old buffer. No stream is
+   ever kept or touched after the call that gave it: a released stream's
+   handle may come back as another stream, so the hint only picks a slot.
+   The caller enqueues its work on *out, then gives the slot back with
+   gpuact__workspace_release, which records the slot's new event. */
+static gpuact_result gpuact__workspace(gpuact_context *ctx, gpuact_stream s, size_t bytes, gpuact_buffer *out,
+                                       int *slot) {
     gpuact_result r = GPUACT_SUCCESS;
-    gpuact__ws_slot *w = NULL;
-    int i;
+    gpuact__ws_slot *w;
+    int i, pick = -1;
     pthread_mutex_lock(&ctx->ws_lock);
-    for (i = 0; i < ctx->ws_count; i++)
-        if (ctx->ws[i].stream == s) w = &ctx->ws[i];
-    if (!w && ctx->ws_count == GPUACT__MAX_WORKSPACES) {
-        /* Many streams: recycle the oldest slot once its stream is idle. */
-        w = &ctx->ws[0];
-        r = ctx->be->synchronize(ctx, w->stream);
-    } else if (!w) {
-        w = &ctx->ws[ctx->ws_count++];
-        memset(w, 0, sizeof *w);
-    }
-    if (r == GPUACT_SUCCESS && w->bytes < bytes) {
-        size_t grown = bytes + bytes / 2;
-        if (w->buf.handle) {
-            r = ctx->be->synchronize(ctx, w->stream);
-            if (r == GPUACT_SUCCESS) ctx->be->free(ctx, w->buf);
-            w->buf.handle = NULL;
-            w->bytes = 0;
+    for (;;) {
+        for (i = 0; i < ctx->ws_count && pick < 0; i++)
+            if (!ctx->ws[i].busy && ctx->ws[i].hint == s && ctx->ws[i].bytes >= bytes) pick = i;
+        for (i = 0; i < ctx->ws_count && pick < 0; i++)
+            if (!ctx->ws[i].busy && (!ctx->ws[i].event || ctx->be->event_done(ctx, ctx->ws[i].event) == 1))
+                pick = i;
+        if (pick < 0 && ctx->ws_count < GPUACT__MAX_WORKSPACES) {
+            pick = ctx->ws_count++;
+            memset(&ctx->ws[pick], 0, sizeof ctx->ws[pick]);
         }
-        if (r == GPUACT_SUCCESS) r = ctx->be->alloc(ctx, grown, &w->buf);
-        if (r == GPUACT_SUCCESS) w->bytes = grown;
+        for (i = 0; i < ctx->ws_count && pick < 0; i++)
+            if (!ctx->ws[i].busy) pick = i;
+        if (pick >= 0) break;
+        pthread_cond_wait(&ctx->ws_freed, &ctx->ws_lock); /* every slot taken by calls in progress */
     }
-    w->stream = s;
+    w = &ctx->ws[pick];
+    w->busy = 1;
+    pthread_mutex_unlock(&ctx->ws_lock);
+    if (w->bytes < bytes) {
+        size_t grown = bytes <= SIZE_MAX / 3 * 2 ? bytes + bytes / 2 : bytes;
+        if (w->event) r = ctx->be->event_wait(ctx, w->event);
+        if (r == GPUACT_SUCCESS) { /* the old buffer is idle: replace it */
+            if (w->event) ctx->be->event_release(ctx, w->event);
+            w->event = NULL;
+            if (w->buf.handle) ctx->be->free(ctx, w->buf);
+            w->buf.handle = NULL;
+            w->buf.offset = 0;
+            w->bytes = 0;
+            r = ctx->be->alloc(ctx, grown, &w->buf);
+            if (r == GPUACT_SUCCESS) w->bytes = grown;
+        }
+    } else if (w->event) {
+        r = ctx->be->event_after(ctx, s, w->event);
+    }
     *out = w->buf;
-    if (r != GPUACT_SUCCESS) pthread_mutex_unlock(&ctx->ws_lock);
+    *slot = pick;
+    if (r != GPUACT_SUCCESS) {
+        pthread_mutex_lock(&ctx->ws_lock);
+        w->busy = 0;
+        pthread_cond_signal(&ctx->ws_freed);
+        pthread_mutex_unlock(&ctx->ws_lock);
+    }
     return r;
+}
+
+/* Gives the slot back after the work on s that uses it was enqueued (r: how
+   that went): its event now marks that work. Should recording fail, the
+   work is waited for here, while s is still the caller's to use. */
+static gpuact_result gpuact__workspace_release(gpuact_context *ctx, gpuact_stream s, int slot, gpuact_result r) {
+    gpuact__ws_slot *w = &ctx->ws[slot];
+    if (ctx->be->event_record(ctx, s, &w->event) != GPUACT_SUCCESS) {
+        gpuact_result sr = ctx->be->synchronize(ctx, s);
+        if (w->event) ctx->be->event_release(ctx, w->event);
+        w->event = NULL;
+        if (r == GPUACT_SUCCESS) r = sr;
+    }
+    pthread_mutex_lock(&ctx->ws_lock);
+    w->hint = s;
+    w->busy = 0;
+    pthread_cond_signal(&ctx->ws_freed);
+    pthread_mutex_unlock(&ctx->ws_lock);
+    return r;
+}
+
+/* Row groups of the bias gradient: about GPUACT__DBIAS_GROUPS_PER_UNIT per
+   compute unit, at most rows and GPUACT__MAX_GRID_Y, and few enough that
+   the workspace's parts * cols * 4 bytes fit size_t (cols * 4 does: the
+   dbias extent was checked). */
+static size_t gpuact__dbias_parts(size_t units, size_t gx, size_t rows, size_t cols) {
+    size_t want = gpuact__div_up(units * GPUACT__DBIAS_GROUPS_PER_UNIT, gx), parts;
+    parts = want < rows ? want : rows;
+    if (parts > GPUACT__MAX_GRID_Y) parts = GPUACT__MAX_GRID_Y;
+    if (cols && parts > SIZE_MAX / 4 / cols) parts = SIZE_MAX / 4 / cols;
+    return parts ? parts : 1;
+}
+
+/* rows == 0 with a bias gradient: the sum over no rows is 0 in every
+   column (as PyTorch's sum over an empty dimension), so dbias gets zeros,
+   from the dbias pass over zero partial rows. */
+static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L);
+static gpuact_result gpuact__dbias_zero(gpuact_context *ctx, gpuact_stream s,
+                                        const gpuact_epilogue_backward_desc *d) {
+    gpuact__launch F;
+    memset(&F, 0, sizeof F);
+    F.v.op = GPUACT_OP_dbias;
+    F.v.t[0] = GPUACT_F32; F.v.t[1] = d->dbias_dtype; F.v.t[2] = GPUACT_F32;
+    F.in = d->dbias; /* never read: no rows */
+    F.out = d->dbias; F.rows = 0; F.cols = d->cols; F.grid_y = 1;
+    return gpuact__dispatch(ctx, s, &F);
 }
 
 /* ---- >>validation ---------------------------------------------------------- */
@@ -896,7 +1141,34 @@ static int gpuact__extent(size_t rows, size_t cols, size_t ld, size_t esize, siz
     return 1;
 }
 
-static gpuact_result gpuact__check_regions(const char *fn, const gpuact__region *r, int n) {
+/* Whether `need` bytes from b.offset lie inside b's allocation, and the
+   allocation is this context's, as far as the driver can tell (see
+   GPUACT__EXTENT_*: memory the driver does not know is accepted). */
+static gpuact_result gpuact__check_extent(gpuact_context *ctx, const char *fn, const char *name, gpuact_buffer b,
+                                          size_t need) {
+    size_t size = 0;
+    const char *kind = ctx->desc.backend == GPUACT_BACKEND_OPENCL ? "cl_mem" : "device allocation";
+    switch (ctx->be->buffer_extent(ctx, b, &size)) {
+    case GPUACT__EXTENT_KNOWN:
+        if (b.offset <= size && need <= size - b.offset) return GPUACT_SUCCESS;
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: %s is too small: its %s holds %zu bytes, and this needs %zu bytes from "
+                            "offset %zu (bytes %zu..%zu)", fn, name, kind, size, need, b.offset, b.offset,
+                            b.offset + need);
+    case GPUACT__EXTENT_FOREIGN:
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: %s is a %s of another context; this context (%s) cannot use it. Allocate it "
+                            "in this context, or create the gpuact context on that one (desc.native_context)",
+                            fn, name, kind, gpuact_backend_name(ctx->desc.backend));
+    case GPUACT__EXTENT_INVALID:
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: %s.handle = %p is not a %s", fn, name, b.handle,
+                            kind);
+    default: return GPUACT_SUCCESS;
+    }
+}
+
+static gpuact_result gpuact__check_regions(gpuact_context *ctx, const char *fn, const gpuact__region *r, int n) {
+    gpuact_result res;
     int i, j;
     for (i = 0; i < n; i++) {
         if (!r[i].buf.handle) continue; /* the caller decided which ones are required */
@@ -907,6 +1179,7 @@ static gpuact_result gpuact__check_regions(const char *fn, const gpuact__region 
         if (r[i].bytes > SIZE_MAX - r[i].buf.offset)
             return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: %s.offset + its extent overflows size_t",
                                 fn, r[i].name);
+        if (r[i].bytes && (res = gpuact__check_extent(ctx, fn, r[i].name, r[i].buf, r[i].bytes))) return res;
     }
     for (i = 0; i < n; i++)
         for (j = i + 1; j < n; j++) {
@@ -1040,7 +1313,10 @@ static float gpuact__round_to_dtype(gpuact_dtype dt, float f) {
 
 /* Grid shape, then the backend. */
 static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L) {
-    if (!L->grid_x) L->grid_x = gpuact__div_up(gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)), GPUACT_BLOCK);
+    if (!L->grid_x)
+        L->grid_x = L->v.op == GPUACT_OP_dbias
+                        ? gpuact__div_up((size_t)L->cols, GPUACT_DBIAS_COLS)
+                        : gpuact__div_up(gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)), GPUACT_BLOCK);
     if (!gpuact__variant_reachable(&L->v)) {
         char name[GPUACT__NAME_MAX];
         gpuact__variant_name(&L->v, name, sizeof name);
@@ -1090,7 +1366,7 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
     reg[2].output = 0;    reg[2].alias = -1;
     reg[3].name = "mask"; reg[3].buf = d->mask; reg[3].bytes = mb; reg[3].align = 1;
     reg[3].output = 1;    reg[3].alias = -1;
-    if ((r = gpuact__check_regions(fn, reg, 4)) || !has_data) return r;
+    if ((r = gpuact__check_regions(ctx, fn, reg, 4)) || !has_data) return r;
 
     memset(&L, 0, sizeof L);
     L.v.op = GPUACT_OP_forward;
@@ -1171,9 +1447,10 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
     reg[4].name = "dbias"; reg[4].buf = d->dbias; reg[4].bytes = db;
     reg[4].align = d->dbias.handle ? gpuact_dtype_size(d->dbias_dtype) : 1;
     reg[4].output = 1;   reg[4].alias = -1;
-    if ((r = gpuact__check_regions(fn, reg, 5)) || !has_data) return r;
-
+    if ((r = gpuact__check_regions(ctx, fn, reg, 5))) return r;
     if (!s) s = ctx->desc.stream;
+    if (!has_data) return d->dbias.handle && d->cols ? gpuact__dbias_zero(ctx, s, d) : GPUACT_SUCCESS;
+
     memset(&L, 0, sizeof L);
     L.v.op = GPUACT_OP_backward;
     L.v.t[0] = d->dy_dtype;
@@ -1193,22 +1470,19 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
            the parts in order. No atomics, so every run gives the same bits. */
         const size_t slices = ctx->dbias_slices ? ctx->dbias_slices : 1;
         size_t gx = gpuact__div_up(gpuact__div_up(d->cols, gpuact__items(ctx, &L)), GPUACT_BLOCK / slices);
-        size_t want = gpuact__div_up((size_t)ctx->units * GPUACT__DBIAS_GROUPS_PER_UNIT, gx), parts;
+        size_t parts = gpuact__dbias_parts(ctx->units, gx, gpuact__div_up(d->rows, slices), d->cols);
         gpuact__launch F;
-        parts = want < gpuact__div_up(d->rows, slices) ? want : gpuact__div_up(d->rows, slices);
-        if (parts > GPUACT__MAX_GRID_Y) parts = GPUACT__MAX_GRID_Y;
-        if ((r = gpuact__workspace(ctx, s, parts * d->cols * 4, &L.part))) return r;
+        int slot;
+        if ((r = gpuact__workspace(ctx, s, parts * d->cols * 4, &L.part, &slot))) return r;
         L.grid_x = gx;
         L.grid_y = parts;
         memset(&F, 0, sizeof F);
         F.v.op = GPUACT_OP_dbias;
         F.v.t[0] = GPUACT_F32; F.v.t[1] = d->dbias_dtype; F.v.t[2] = GPUACT_F32;
         F.in = L.part; F.out = d->dbias; F.rows = parts; F.cols = d->cols;
-        F.grid_x = gpuact__div_up(d->cols, GPUACT_DBIAS_COLS);
         F.grid_y = 1;
         if ((r = gpuact__dispatch(ctx, s, &L)) == GPUACT_SUCCESS) r = gpuact__dispatch(ctx, s, &F);
-        pthread_mutex_unlock(&ctx->ws_lock);
-        return r;
+        return gpuact__workspace_release(ctx, s, slot, r);
     }
     return gpuact__dispatch(ctx, s, &L);
 }

@@ -39,9 +39,45 @@ static const char *const gpuact__cuda_rtc_options[2] = {"--fmad=false", "--ftz=f
 static int (*gpuact__cuGetErrorName)(int, const char **);
 static int (*gpuact__cuDevicePrimaryCtxRelease)(int);
 
+/* The CUresult codes a user is likely to meet, named without the driver
+   (which may be the thing that failed to load or to start). */
+static const char *gpuact__cuda_known_error(int e) {
+    switch (e) {
+    case 0: return "CUDA_SUCCESS";
+    case 1: return "CUDA_ERROR_INVALID_VALUE";
+    case 2: return "CUDA_ERROR_OUT_OF_MEMORY";
+    case 3: return "CUDA_ERROR_NOT_INITIALIZED";
+    case 4: return "CUDA_ERROR_DEINITIALIZED";
+    case 34: return "CUDA_ERROR_STUB_LIBRARY: this is the stub libcuda from the toolkit, not the driver; install "
+                    "the NVIDIA driver, or take the toolkit's stubs directory out of the library path "
+                    "(LD_LIBRARY_PATH, GPUACT_CUDA_LIBRARY)";
+    case 46: return "CUDA_ERROR_DEVICE_UNAVAILABLE (the GPU is busy in exclusive-process mode or unavailable)";
+    case 100: return "CUDA_ERROR_NO_DEVICE";
+    case 101: return "CUDA_ERROR_INVALID_DEVICE";
+    case 200: return "CUDA_ERROR_INVALID_IMAGE";
+    case 201: return "CUDA_ERROR_INVALID_CONTEXT";
+    case 209: return "CUDA_ERROR_NO_BINARY_FOR_GPU";
+    case 218: return "CUDA_ERROR_INVALID_PTX";
+    case 222: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION (the driver is older than NVRTC)";
+    case 304: return "CUDA_ERROR_OPERATING_SYSTEM";
+    case 400: return "CUDA_ERROR_INVALID_HANDLE";
+    case 500: return "CUDA_ERROR_NOT_FOUND";
+    case 600: return "CUDA_ERROR_NOT_READY";
+    case 700: return "CUDA_ERROR_ILLEGAL_ADDRESS";
+    case 701: return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
+    case 702: return "CUDA_ERROR_LAUNCH_TIMEOUT";
+    case 719: return "CUDA_ERROR_LAUNCH_FAILED";
+    case 802: return "CUDA_ERROR_SYSTEM_NOT_READY";
+    case 803: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (the kernel module and libcuda are of different versions)";
+    case 804: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
+    case 999: return "CUDA_ERROR_UNKNOWN";
+    }
+    return NULL;
+}
+
 static const char *gpuact__cuda_error_name(int e) {
-    const char *s = NULL;
-    if (gpuact__cuGetErrorName) gpuact__cuGetErrorName(e, &s);
+    const char *s = gpuact__cuda_known_error(e);
+    if (!s && gpuact__cuGetErrorName) gpuact__cuGetErrorName(e, &s);
     return s ? s : "an unknown CUDA error";
 }
 
@@ -103,6 +139,9 @@ static gpuact_result gpuact__cuda_load(gpuact__gpu *g, gpuact__cuda_setup *s) {
         GPUACT__SYM(g->api.event_record, "cuEventRecord"), GPUACT__SYM(g->api.event_sync, "cuEventSynchronize"),
         GPUACT__SYM(g->api.event_elapsed, "cuEventElapsedTime"),
         GPUACT__SYM(g->api.event_destroy, "cuEventDestroy_v2"),
+        GPUACT__SYM(g->api.event_query, "cuEventQuery"),
+        GPUACT__SYM(g->api.stream_wait_event, "cuStreamWaitEvent"),
+        GPUACT__SYM(g->api.mem_range, "cuMemGetAddressRange_v2"),
     };
     gpuact__symbol rtc[] = {
         GPUACT__SYM(g->api.rtc_create, "nvrtcCreateProgram"), GPUACT__SYM(g->api.rtc_compile, "nvrtcCompileProgram"),
@@ -143,6 +182,25 @@ static gpuact_result gpuact__cuda_load(gpuact__gpu *g, gpuact__cuda_setup *s) {
     return GPUACT_SUCCESS;
 }
 
+/* Loaded once per process under gpuact__load_lock (the core holds it around
+   create) and copied into each context; the libraries are never closed. */
+static gpuact__gpu gpuact__cuda_proto;
+static gpuact__cuda_setup gpuact__cuda_proto_setup;
+static int gpuact__cuda_loaded, gpuact__cuda_served;
+
+static gpuact_result gpuact__cuda_load_once(gpuact__gpu *g, gpuact__cuda_setup *s) {
+    if (!gpuact__cuda_loaded) {
+        gpuact_result r;
+        memset(&gpuact__cuda_proto.api, 0, sizeof gpuact__cuda_proto.api);
+        memset(&gpuact__cuda_proto_setup, 0, sizeof gpuact__cuda_proto_setup);
+        if ((r = gpuact__cuda_load(&gpuact__cuda_proto, &gpuact__cuda_proto_setup)) != GPUACT_SUCCESS) return r;
+        gpuact__cuda_loaded = 1;
+    }
+    g->api = gpuact__cuda_proto.api;
+    *s = gpuact__cuda_proto_setup;
+    return GPUACT_SUCCESS;
+}
+
 static gpuact_result gpuact__cuda_create(gpuact_context *ctx) {
     gpuact__cuda_setup s;
     gpuact__gpu *g = (gpuact__gpu *)GPUACT_MALLOC(sizeof *g);
@@ -152,10 +210,14 @@ static gpuact_result gpuact__cuda_create(gpuact_context *ctx) {
     memset(g, 0, sizeof *g);
     memset(&s, 0, sizeof s);
     ctx->impl = g;
-    if ((r = gpuact__cuda_load(g, &s))) goto fail;
+    if ((r = gpuact__cuda_load_once(g, &s))) goto fail;
     if ((e = s.cuInit(0))) {
         r = gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE, "cuda: cuInit failed with %s (%d): no usable NVIDIA "
                          "GPU or driver", gpuact__cuda_error_name(e), e);
+        /* A library that cannot start (the toolkit's stub, a driver without
+           a GPU) is not kept: a later create loads afresh, e.g. after the
+           environment was fixed. Never once a context used the table. */
+        if (!gpuact__cuda_served) gpuact__cuda_loaded = 0;
         goto fail;
     }
     s.cuDriverGetVersion(&g->driver_version);
@@ -199,6 +261,7 @@ static gpuact_result gpuact__cuda_create(gpuact_context *ctx) {
     g->fatbin = gpuact__cuda_fatbin;
 #endif
     gpuact__gpu_set_shape(ctx, g, units);
+    gpuact__cuda_served = 1;
     return GPUACT_SUCCESS;
 fail:
     gpuact__gpu_destroy(ctx);

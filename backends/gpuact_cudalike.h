@@ -9,11 +9,12 @@
             SASS for the device's exact architecture / hiprtc to the device's
             gfx target), loaded as a module and kept for the context's life.
    Cache:   compiled code is also kept on disk, in ctx->cache_dir, one file a
-            variant; the file carries a magic, the format and library
-            versions, the architecture, the driver and compiler versions, a
-            hash of source and options, and a checksum of the code. Anything
-            that does not match is rebuilt and rewritten (through a temporary
-            file renamed into place), never loaded.
+            variant, under a SHA-256 key of everything that went into it; the
+            file repeats those inputs and carries the code's SHA-256.
+            Anything that does not match in full, or that the driver refuses
+            to load, is rebuilt and rewritten (through a temporary file
+            renamed into place), never used. A directory that others could
+            write to is not used at all (see >>disk cache).
    Context: every call makes the context current on the calling thread and
             restores the previous one, so callers' own CUDA/HIP code is not
             disturbed. */
@@ -42,6 +43,9 @@ typedef struct gpuact__gpu_api {
     int (*event_sync)(void *ev);
     int (*event_elapsed)(float *ms, void *start, void *end);
     int (*event_destroy)(void *ev);
+    int (*event_query)(void *ev);                           /* 0: done; 600: not yet (both APIs) */
+    int (*stream_wait_event)(void *stream, void *ev, unsigned flags);
+    int (*mem_range)(void **base, size_t *size, void *ptr); /* the allocation holding ptr */
     const char *(*error_name)(int err); /* never NULL */
     /* run-time compiler */
     int (*rtc_create)(void **prog, const char *src, const char *name, int nheaders, const char *const *headers,
@@ -58,7 +62,7 @@ typedef struct gpuact__gpu_api {
 /* What a cudalike backend knows of its device and libraries. */
 typedef struct gpuact__gpu {
     gpuact__gpu_api api;
-    void *libs[2];                     /* driver, compiler (dlclose on destroy) */
+    void *libs[2];                     /* driver, compiler (dlclose on destroy; NULL: loaded once per process) */
     void *context;                     /* CUcontext / hipCtx_t (or NULL where HIP has none) */
     void (*release)(struct gpuact__gpu *g); /* releases context (primary retain etc.) */
     int device;                        /* ordinal */
@@ -138,18 +142,100 @@ static void gpuact__gpu_leave(const gpuact__gpu *g) {
 
 /* ---- >>disk cache ----------------------------------------------------------- */
 
-/* FNV-1a, 64 bit: source and options hash, and the code checksum. */
-static uint64_t gpuact__hash(uint64_t h, const void *data, size_t n) {
-    const unsigned char *p = (const unsigned char *)data;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 1099511628211ull;
+/* Threat model (docs/RELIABILITY.md): the cache directory holds code the
+   GPU runs, so only its owner may be able to write there. A directory not
+   owned by this (effective) user, not a directory, or writable by group or
+   others is refused and the disk cache is not used at all (builds still
+   work, from memory). An entry is found by a SHA-256 key over everything
+   that went into the code (source, options, library, backend, device
+   architecture, driver and compiler versions); the file repeats those and
+   carries the code's SHA-256, and anything that does not match in full is
+   rebuilt and replaced, never loaded. Entries are written to a temporary
+   file (0600) and renamed into place, so a reader never sees half of one.
+   Code the driver then refuses to load is rebuilt and replaced too. */
+
+/* SHA-256 (FIPS 180-4), written for this cache. */
+typedef struct gpuact__sha256 {
+    uint32_t h[8];
+    uint64_t length;          /* bytes hashed so far */
+    unsigned char block[64];
+    size_t used;
+} gpuact__sha256;
+
+static const uint32_t gpuact__sha256_k[64] = {
+    0x428a2f98u, 0x71374491u, 0xb5c0fbcfu, 0xe9b5dba5u, 0x3956c25bu, 0x59f111f1u, 0x923f82a4u, 0xab1c5ed5u,
+    0xd807aa98u, 0x12835b01u, 0x243185beu, 0x550c7dc3u, 0x72be5d74u, 0x80deb1feu, 0x9bdc06a7u, 0xc19bf174u,
+    0xe49b69c1u, 0xefbe4786u, 0x0fc19dc6u, 0x240ca1ccu, 0x2de92c6fu, 0x4a7484aau, 0x5cb0a9dcu, 0x76f988dau,
+    0x983e5152u, 0xa831c66du, 0xb00327c8u, 0xbf597fc7u, 0xc6e00bf3u, 0xd5a79147u, 0x06ca6351u, 0x14292967u,
+    0x27b70a85u, 0x2e1b2138u, 0x4d2c6dfcu, 0x53380d13u, 0x650a7354u, 0x766a0abbu, 0x81c2c92eu, 0x92722c85u,
+    0xa2bfe8a1u, 0xa81a664bu, 0xc24b8b70u, 0xc76c51a3u, 0xd192e819u, 0xd6990624u, 0xf40e3585u, 0x106aa070u,
+    0x19a4c116u, 0x1e376c08u, 0x2748774cu, 0x34b0bcb5u, 0x391c0cb3u, 0x4ed8aa4au, 0x5b9cca4fu, 0x682e6ff3u,
+    0x748f82eeu, 0x78a5636fu, 0x84c87814u, 0x8cc70208u, 0x90befffau, 0xa4506cebu, 0xbef9a3f7u, 0xc67178f2u};
+
+#define GPUACT__ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+static void gpuact__sha256_block(gpuact__sha256 *c, const unsigned char *p) {
+    uint32_t w[64], v[8], t1, t2;
+    int i;
+    for (i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    for (i = 16; i < 64; i++)
+        w[i] = w[i - 16] + (GPUACT__ROR(w[i - 15], 7) ^ GPUACT__ROR(w[i - 15], 18) ^ (w[i - 15] >> 3)) + w[i - 7] +
+               (GPUACT__ROR(w[i - 2], 17) ^ GPUACT__ROR(w[i - 2], 19) ^ (w[i - 2] >> 10));
+    memcpy(v, c->h, sizeof v);
+    for (i = 0; i < 64; i++) {
+        t1 = v[7] + (GPUACT__ROR(v[4], 6) ^ GPUACT__ROR(v[4], 11) ^ GPUACT__ROR(v[4], 25)) +
+             ((v[4] & v[5]) ^ (~v[4] & v[6])) + gpuact__sha256_k[i] + w[i];
+        t2 = (GPUACT__ROR(v[0], 2) ^ GPUACT__ROR(v[0], 13) ^ GPUACT__ROR(v[0], 22)) +
+             ((v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]));
+        memmove(v + 1, v, 7 * sizeof v[0]);
+        v[4] += t1;
+        v[0] = t1 + t2;
     }
-    return h;
+    for (i = 0; i < 8; i++) c->h[i] += v[i];
 }
-#define GPUACT__HASH_SEED 14695981039346656037ull
-#define GPUACT__CACHE_FORMAT 1u
+#undef GPUACT__ROR
+
+static void gpuact__sha256_init(gpuact__sha256 *c) {
+    static const uint32_t h0[8] = {0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au,
+                                   0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u};
+    memcpy(c->h, h0, sizeof h0);
+    c->length = 0;
+    c->used = 0;
+}
+static void gpuact__sha256_add(gpuact__sha256 *c, const void *data, size_t n) {
+    const unsigned char *p = (const unsigned char *)data;
+    c->length += n;
+    while (n) {
+        size_t k = 64 - c->used < n ? 64 - c->used : n;
+        memcpy(c->block + c->used, p, k);
+        c->used += k;
+        p += k;
+        n -= k;
+        if (c->used == 64) {
+            gpuact__sha256_block(c, c->block);
+            c->used = 0;
+        }
+    }
+}
+static void gpuact__sha256_end(gpuact__sha256 *c, unsigned char out[32]) {
+    uint64_t bits = c->length * 8;
+    unsigned char pad[72];
+    size_t n = (c->used < 56 ? 56 : 120) - c->used;
+    int i;
+    memset(pad, 0, sizeof pad);
+    pad[0] = 0x80;
+    for (i = 0; i < 8; i++) pad[n + (size_t)i] = (unsigned char)(bits >> (56 - 8 * i));
+    gpuact__sha256_add(c, pad, n + 8);
+    for (i = 0; i < 32; i++) out[i] = (unsigned char)(c->h[i / 4] >> (24 - 8 * (i % 4)));
+}
+static void gpuact__sha256_of(const void *data, size_t n, unsigned char out[32]) {
+    gpuact__sha256 c;
+    gpuact__sha256_init(&c);
+    gpuact__sha256_add(&c, data, n);
+    gpuact__sha256_end(&c, out);
+}
+
+#define GPUACT__CACHE_FORMAT 2u
 
 typedef struct gpuact__cache_header {
     char magic[8];            /* "GPUACTK\0" */
@@ -159,11 +245,36 @@ typedef struct gpuact__cache_header {
     char backend[8];          /* "cuda" / "hip" */
     char arch[64];
     int32_t driver_version, rtc_version;
-    uint64_t key;             /* hash of source and options */
-    uint64_t size, checksum;  /* of the code that follows */
+    unsigned char key[32];    /* SHA-256 of everything that went into the code */
+    uint64_t size;            /* of the code that follows */
+    unsigned char code_sha256[32];
 } gpuact__cache_header;
 
-static void gpuact__cache_fill(const gpuact__gpu *g, uint64_t key, gpuact__cache_header *h) {
+/* The key of a variant: every input of the build, each length-prefixed. */
+static void gpuact__cache_key(const gpuact__gpu *g, const char *src, const char *const *opts, int nopts,
+                              unsigned char key[32]) {
+    gpuact__sha256 c;
+    int32_t versions[2];
+    const char *parts[4];
+    int i;
+    parts[0] = "gpuact kernel cache 2";
+    parts[1] = GPUACT_VERSION_STRING;
+    parts[2] = g->api.name;
+    parts[3] = g->arch;
+    gpuact__sha256_init(&c);
+    for (i = 0; i < 4 + 1 + nopts; i++) {
+        const char *t = i < 4 ? parts[i] : i == 4 ? src : opts[i - 5];
+        uint64_t n = strlen(t);
+        gpuact__sha256_add(&c, &n, sizeof n);
+        gpuact__sha256_add(&c, t, (size_t)n);
+    }
+    versions[0] = g->driver_version;
+    versions[1] = g->rtc_version;
+    gpuact__sha256_add(&c, versions, sizeof versions);
+    gpuact__sha256_end(&c, key);
+}
+
+static void gpuact__cache_fill(const gpuact__gpu *g, const unsigned char key[32], gpuact__cache_header *h) {
     memset(h, 0, sizeof *h);
     memcpy(h->magic, "GPUACTK", 8);
     h->format = GPUACT__CACHE_FORMAT;
@@ -173,57 +284,100 @@ static void gpuact__cache_fill(const gpuact__gpu *g, uint64_t key, gpuact__cache
     snprintf(h->arch, sizeof h->arch, "%s", g->arch);
     h->driver_version = g->driver_version;
     h->rtc_version = g->rtc_version;
-    h->key = key;
+    memcpy(h->key, key, 32);
 }
 
-static void gpuact__cache_path(const gpuact_context *ctx, const gpuact__gpu *g, uint64_t key, char *path, size_t n) {
-    snprintf(path, n, "%s/%s-%s-%016llx.bin", ctx->cache_dir, g->api.name, g->arch, (unsigned long long)key);
+/* The entry's path, or 0 when it would not fit (then nothing is cached). */
+static int gpuact__cache_path(const char *dir, const gpuact__gpu *g, const unsigned char key[32], char *path,
+                              size_t n) {
+    char hex[33], arch[64];
+    int i, k;
+    for (i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", key[i]);
+    /* gfx targets carry ':' and '+' ("gfx90a:sramecc+:xnack-"): keep names plain */
+    for (i = 0; g->arch[i] && i < 63; i++)
+        arch[i] = (g->arch[i] >= 'a' && g->arch[i] <= 'z') || (g->arch[i] >= '0' && g->arch[i] <= '9') ||
+                  g->arch[i] == '_' ? g->arch[i] : '-';
+    arch[i] = '\0';
+    k = snprintf(path, n, "%s/%s-%s-%s.bin", dir, g->api.name, arch, hex);
+    return k > 0 && (size_t)k < n;
+}
+
+/* Whether dir may hold the cache: it exists (made, 0700, when missing), is
+   a directory, is owned by this user, and neither group nor others may
+   write to it. why (may be NULL) says what is wrong. */
+static int gpuact__cache_dir_ok(const char *dir, int create, char *why, size_t why_size) {
+    struct stat st;
+    char tmp[GPUACT__CACHE_DIR_MAX + 1], *p;
+    if (why && why_size) why[0] = '\0';
+    if (!dir[0] || strlen(dir) > GPUACT__CACHE_DIR_MAX) {
+        if (why) snprintf(why, why_size, "no directory, or its path is longer than %d bytes", GPUACT__CACHE_DIR_MAX);
+        return 0;
+    }
+    if (create && stat(dir, &st) != 0) {
+        snprintf(tmp, sizeof tmp, "%s", dir);
+        for (p = tmp + 1; *p; p++)
+            if (*p == '/') {
+                *p = '\0';
+                mkdir(tmp, 0700);
+                *p = '/';
+            }
+        mkdir(tmp, 0700);
+    }
+    if (stat(dir, &st) != 0) {
+        if (why) snprintf(why, why_size, "%s", strerror(errno));
+        return 0;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        if (why) snprintf(why, why_size, "not a directory");
+        return 0;
+    }
+    if (st.st_uid != geteuid()) {
+        if (why) snprintf(why, why_size, "owned by uid %ld, not by this user (uid %ld)", (long)st.st_uid,
+                          (long)geteuid());
+        return 0;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        if (why) snprintf(why, why_size, "writable by %s (mode %03o)", st.st_mode & S_IWOTH ? "others" : "its group",
+                          (unsigned)(st.st_mode & 0777));
+        return 0;
+    }
+    return 1;
 }
 
 /* The cached code for key, or NULL (missing, foreign, stale or corrupt). */
-static char *gpuact__cache_load(const gpuact_context *ctx, const gpuact__gpu *g, uint64_t key) {
+static char *gpuact__cache_load(const char *dir, const gpuact__gpu *g, const unsigned char key[32], size_t *size) {
     gpuact__cache_header want, got;
-    char path[1200], *code = NULL;
+    unsigned char sum[32];
+    char path[GPUACT__CACHE_DIR_MAX + 200], *code = NULL;
     FILE *f;
-    if (!ctx->cache_dir[0]) return NULL;
-    gpuact__cache_path(ctx, g, key, path, sizeof path);
+    if (!gpuact__cache_dir_ok(dir, 0, NULL, 0) || !gpuact__cache_path(dir, g, key, path, sizeof path)) return NULL;
     if (!(f = fopen(path, "rb"))) return NULL;
     gpuact__cache_fill(g, key, &want);
-    if (fread(&got, sizeof got, 1, f) == 1 && got.size < ((uint64_t)1 << 31) &&
+    if (fread(&got, sizeof got, 1, f) == 1 && got.size > 0 && got.size < ((uint64_t)1 << 31) &&
         memcmp(&got, &want, offsetof(gpuact__cache_header, size)) == 0 &&
         (code = (char *)GPUACT_MALLOC((size_t)got.size + 1)) != NULL) {
-        if (fread(code, 1, (size_t)got.size, f) != got.size ||
-            gpuact__hash(GPUACT__HASH_SEED, code, (size_t)got.size) != got.checksum || fgetc(f) != EOF) {
+        if (fread(code, 1, (size_t)got.size, f) != got.size || fgetc(f) != EOF ||
+            (gpuact__sha256_of(code, (size_t)got.size, sum), memcmp(sum, got.code_sha256, 32) != 0)) {
             GPUACT_FREE(code);
             code = NULL;
+        } else {
+            code[got.size] = '\0';
+            *size = (size_t)got.size;
         }
     }
     fclose(f);
     return code;
 }
 
-static void gpuact__mkdirs(const char *dir) {
-    char tmp[1100], *p;
-    snprintf(tmp, sizeof tmp, "%s", dir);
-    for (p = tmp + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(tmp, 0755);
-            *p = '/';
-        }
-    mkdir(tmp, 0755);
-}
-
-/* Best effort: a cache that cannot be written only costs the next build. */
-static void gpuact__cache_store(const gpuact_context *ctx, const gpuact__gpu *g, uint64_t key, const char *code,
+/* Best effort: a cache that cannot be written only costs the next build.
+   Written to a temporary file (mkstemp: 0600) and renamed into place. */
+static void gpuact__cache_store(const char *dir, const gpuact__gpu *g, const unsigned char key[32], const char *code,
                                 size_t size) {
     gpuact__cache_header h;
-    char path[1200], tmp[1300];
+    char path[GPUACT__CACHE_DIR_MAX + 200], tmp[GPUACT__CACHE_DIR_MAX + 220];
     FILE *f;
     int fd, ok;
-    if (!ctx->cache_dir[0]) return;
-    gpuact__mkdirs(ctx->cache_dir);
-    gpuact__cache_path(ctx, g, key, path, sizeof path);
+    if (!gpuact__cache_dir_ok(dir, 1, NULL, 0) || !gpuact__cache_path(dir, g, key, path, sizeof path)) return;
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
     if ((fd = mkstemp(tmp)) < 0) return;
     if (!(f = fdopen(fd, "wb"))) {
@@ -233,10 +387,37 @@ static void gpuact__cache_store(const gpuact_context *ctx, const gpuact__gpu *g,
     }
     gpuact__cache_fill(g, key, &h);
     h.size = size;
-    h.checksum = gpuact__hash(GPUACT__HASH_SEED, code, size);
+    gpuact__sha256_of(code, size, h.code_sha256);
     ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(code, 1, size, f) == size;
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, path) != 0) unlink(tmp);
+}
+
+static gpuact_result gpuact__gpu_compile(const gpuact__gpu *g, const char *src, const char *const *opts, int nopts,
+                                         const char *what, char **code, size_t *size);
+
+/* The module of one variant: from the disk cache when an entry matches in
+   full and the driver loads it, else compiled (and the entry written or
+   replaced). */
+static gpuact_result gpuact__cached_module(const char *dir, const gpuact__gpu *g, const char *src,
+                                           const char *const *opts, int nopts, const char *name, void **module) {
+    unsigned char key[32];
+    size_t size = 0;
+    char *code = NULL;
+    gpuact_result r;
+    int e;
+    gpuact__cache_key(g, src, opts, nopts, key);
+    if (dir[0] && (code = gpuact__cache_load(dir, g, key, &size)) != NULL) {
+        e = g->api.module_load_data(module, code);
+        GPUACT_FREE(code);
+        if (!e) return GPUACT_SUCCESS;
+        *module = NULL; /* an entry the driver refuses: rebuilt and replaced below */
+    }
+    if ((r = gpuact__gpu_compile(g, src, opts, nopts, name, &code, &size)) != GPUACT_SUCCESS) return r;
+    e = g->api.module_load_data(module, code);
+    if (!e && dir[0]) gpuact__cache_store(dir, g, key, code, size);
+    GPUACT_FREE(code);
+    return e ? gpuact__gpu_fail(g, e, "loading a compiled kernel module") : GPUACT_SUCCESS;
 }
 
 /* ---- >>kernel builds --------------------------------------------------------- */
@@ -282,10 +463,8 @@ static gpuact_result gpuact__gpu_compile(const gpuact__gpu *g, const char *src, 
    a fresh build. Called with ctx->lock held and the context current. */
 static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, const gpuact__launch *L, void **fn) {
     char name[GPUACT__NAME_MAX], defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX];
-    const char *opts[GPUACT__DEFINES + 6];
-    char *src = NULL, *code = NULL;
-    size_t size = 0;
-    uint64_t key;
+    const char *opts[GPUACT__DEFINES + 8];
+    char *src = NULL;
     int e, i, nopts = 0, v = gpuact__variant_index(&L->v);
     gpuact_result r = GPUACT_SUCCESS;
     gpuact__variant_name(&L->v, name, sizeof name);
@@ -302,18 +481,9 @@ static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, cons
         if (g->rtc_options[i]) opts[nopts++] = g->rtc_options[i];
     if (!(src = gpuact__join(g->sources[L->v.op])))
         return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", g->api.name);
-    key = gpuact__hash(GPUACT__HASH_SEED, src, strlen(src));
-    for (i = 0; i < nopts; i++) key = gpuact__hash(key, opts[i], strlen(opts[i]) + 1);
-    code = gpuact__cache_load(ctx, g, key);
-    if (!code) {
-        r = gpuact__gpu_compile(g, src, opts, nopts, name, &code, &size);
-        if (r == GPUACT_SUCCESS) gpuact__cache_store(ctx, g, key, code, size);
-    }
+    r = gpuact__cached_module(ctx->cache_dir, g, src, opts, nopts, name, &g->modules[v]);
     GPUACT_FREE(src);
     if (r != GPUACT_SUCCESS) return r;
-    e = g->api.module_load_data(&g->modules[v], code);
-    GPUACT_FREE(code);
-    if (e) return gpuact__gpu_fail(g, e, "loading a compiled kernel module");
     e = g->api.module_get_function(fn, g->modules[v], name);
     return e ? gpuact__gpu_fail(g, e, name) : GPUACT_SUCCESS;
 }
@@ -464,7 +634,73 @@ static gpuact_result gpuact__gpu_timer_end(gpuact_context *ctx, gpuact_stream s,
     return e ? gpuact__gpu_fail(g, e, "timing with events") : GPUACT_SUCCESS;
 }
 
+/* Events of the bias-gradient workspace: one event a slot, made once
+   (timing off: cheaper) and re-recorded by each use. */
+static gpuact_result gpuact__gpu_event_record(gpuact_context *ctx, gpuact_stream s, void **ev) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    gpuact_result r = gpuact__gpu_enter(g);
+    int e = 0;
+    if (r) return r;
+    if (!*ev) e = g->api.event_create(ev, 2 /* CU_EVENT_DISABLE_TIMING = hipEventDisableTiming */);
+    if (!e) e = g->api.event_record(*ev, s);
+    gpuact__gpu_leave(g);
+    return e ? gpuact__gpu_fail(g, e, "recording the workspace's event") : GPUACT_SUCCESS;
+}
+static gpuact_result gpuact__gpu_event_after(gpuact_context *ctx, gpuact_stream s, void *ev) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    gpuact_result r = gpuact__gpu_enter(g);
+    int e;
+    if (r) return r;
+    e = g->api.stream_wait_event(s, ev, 0);
+    gpuact__gpu_leave(g);
+    return e ? gpuact__gpu_fail(g, e, "waiting on the device for the workspace's last use") : GPUACT_SUCCESS;
+}
+static int gpuact__gpu_event_done(gpuact_context *ctx, void *ev) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    int e;
+    if (gpuact__gpu_enter(g)) return 0;
+    e = g->api.event_query(ev);
+    gpuact__gpu_leave(g);
+    return e == 0;
+}
+static gpuact_result gpuact__gpu_event_wait(gpuact_context *ctx, void *ev) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    gpuact_result r = gpuact__gpu_enter(g);
+    int e;
+    if (r) return r;
+    e = g->api.event_sync(ev);
+    gpuact__gpu_leave(g);
+    return e ? gpuact__gpu_fail(g, e, "waiting for the workspace's event") : GPUACT_SUCCESS;
+}
+static void gpuact__gpu_event_release(gpuact_context *ctx, void *ev) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    if (gpuact__gpu_enter(g)) return;
+    g->api.event_destroy(ev);
+    gpuact__gpu_leave(g);
+}
+
+/* The allocation holding b.handle, as the driver knows it
+   (cuMemGetAddressRange / hipMemGetAddressRange). Memory the driver cannot
+   place (host-registered or system memory, some managed and imported
+   allocations) is accepted unchecked: see RELIABILITY.md. The owning
+   context is not checked: with unified addressing a pointer of another
+   context can be valid here (peer access). */
+static int gpuact__gpu_buffer_extent(gpuact_context *ctx, gpuact_buffer b, size_t *bytes) {
+    gpuact__gpu *g = GPUACT__GPU(ctx);
+    void *base = NULL;
+    size_t size = 0;
+    int e;
+    if (gpuact__gpu_enter(g)) return GPUACT__EXTENT_UNKNOWN;
+    e = g->api.mem_range(&base, &size, b.handle);
+    gpuact__gpu_leave(g);
+    if (e || (char *)b.handle < (char *)base || (size_t)((char *)b.handle - (char *)base) > size)
+        return GPUACT__EXTENT_UNKNOWN;
+    *bytes = size - (size_t)((char *)b.handle - (char *)base);
+    return GPUACT__EXTENT_KNOWN;
+}
+
 #define GPUACT__GPU_VTABLE(id, create)                                                                 \
     {id, create, gpuact__gpu_destroy, gpuact__gpu_alloc, gpuact__gpu_free, gpuact__gpu_write,        \
      gpuact__gpu_read, gpuact__gpu_synchronize, gpuact__gpu_launch, gpuact__gpu_copy,                 \
-     gpuact__gpu_timer_begin, gpuact__gpu_timer_end}
+     gpuact__gpu_timer_begin, gpuact__gpu_timer_end, gpuact__gpu_event_record, gpuact__gpu_event_after, \
+     gpuact__gpu_event_done, gpuact__gpu_event_wait, gpuact__gpu_event_release, gpuact__gpu_buffer_extent}

@@ -161,6 +161,9 @@ static gpuact_result gpuact__hip_load(gpuact__gpu *g, gpuact__hip_setup *s) {
         GPUACT__SYM(g->api.event_record, "hipEventRecord"), GPUACT__SYM(g->api.event_sync, "hipEventSynchronize"),
         GPUACT__SYM(g->api.event_elapsed, "hipEventElapsedTime"),
         GPUACT__SYM(g->api.event_destroy, "hipEventDestroy"),
+        GPUACT__SYM(g->api.event_query, "hipEventQuery"),
+        GPUACT__SYM(g->api.stream_wait_event, "hipStreamWaitEvent"),
+        GPUACT__SYM(g->api.mem_range, "hipMemGetAddressRange"),
     };
     gpuact__symbol props[] = {
         GPUACT__SYM(s->hipGetDeviceProperties, "hipGetDevicePropertiesR0000"),
@@ -199,8 +202,12 @@ static gpuact_result gpuact__hip_load(gpuact__gpu *g, gpuact__hip_setup *s) {
     rtc_lib = s->runtime;
     snprintf(rtc_tried, sizeof rtc_tried, "    (the program itself: link with -lhiprtc on ROCm 6)\n");
 #else
-    if (rtc_env && rtc_env[0])
+    if (rtc_env && rtc_env[0]) {
         rtc_lib = gpuact__dlopen_first("GPUACT_HIPRTC_LIBRARY", none, rtc_tried, sizeof rtc_tried);
+        if (!rtc_lib)
+            return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
+                                "hip: GPUACT_HIPRTC_LIBRARY=%s could not be loaded:\n%s", rtc_env, rtc_tried);
+    }
     if (!rtc_lib && dlsym(s->runtime, "hiprtcCompileProgram")) {
         rtc_lib = s->runtime;
     } else if (!rtc_lib) {
@@ -243,6 +250,27 @@ static gpuact_result gpuact__hip_adopt(gpuact__gpu *g, const gpuact__hip_setup *
     return e ? gpuact__gpu_fail(g, e, "adopting desc.native_context") : GPUACT_SUCCESS;
 }
 
+/* Loaded once per process under gpuact__load_lock (the core holds it around
+   create) and copied into each context. */
+static gpuact__gpu gpuact__hip_proto;
+static gpuact__hip_setup gpuact__hip_proto_setup;
+static int gpuact__hip_loaded;
+
+static gpuact_result gpuact__hip_load_once(gpuact__gpu *g, gpuact__hip_setup *s) {
+    if (!gpuact__hip_loaded) {
+        gpuact_result r;
+        memset(&gpuact__hip_proto.api, 0, sizeof gpuact__hip_proto.api);
+        memset(&gpuact__hip_proto_setup, 0, sizeof gpuact__hip_proto_setup);
+        if ((r = gpuact__hip_load(&gpuact__hip_proto, &gpuact__hip_proto_setup)) != GPUACT_SUCCESS) return r;
+        gpuact__hip_loaded = 1;
+    }
+    g->api = gpuact__hip_proto.api;
+    memcpy(g->rtc_options, gpuact__hip_proto.rtc_options, sizeof g->rtc_options);
+    memcpy(g->sources, gpuact__hip_proto.sources, sizeof g->sources);
+    *s = gpuact__hip_proto_setup;
+    return GPUACT_SUCCESS;
+}
+
 static gpuact_result gpuact__hip_create(gpuact_context *ctx) {
     gpuact__hip_setup s;
     gpuact__hip_props props;
@@ -253,7 +281,7 @@ static gpuact_result gpuact__hip_create(gpuact_context *ctx) {
     memset(g, 0, sizeof *g);
     memset(&s, 0, sizeof s);
     ctx->impl = g;
-    if ((r = gpuact__hip_load(g, &s))) goto fail;
+    if ((r = gpuact__hip_load_once(g, &s))) goto fail;
     s.hipDriverGetVersion(&g->driver_version);
     /* No GPU, no driver or no /dev/kfd access all end here (ROCm 5.2 says
        hipErrorInvalidDevice or hipErrorNoDevice), so AUTO moves on. */

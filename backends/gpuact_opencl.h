@@ -111,6 +111,10 @@ typedef struct gpuact__cl_api {
     gpuact__cl_int(GPUACT__CLAPI *clGetEventProfilingInfo)(gpuact__cl_event, gpuact__cl_uint, size_t, void *,
                                                           size_t *);
     gpuact__cl_int(GPUACT__CLAPI *clReleaseEvent)(gpuact__cl_event);
+    gpuact__cl_int(GPUACT__CLAPI *clGetEventInfo)(gpuact__cl_event, gpuact__cl_uint, size_t, void *, size_t *);
+    gpuact__cl_int(GPUACT__CLAPI *clEnqueueBarrierWithWaitList)(gpuact__cl_queue, gpuact__cl_uint,
+                                                               const gpuact__cl_event *, gpuact__cl_event *);
+    gpuact__cl_int(GPUACT__CLAPI *clGetMemObjectInfo)(gpuact__cl_mem, gpuact__cl_uint, size_t, void *, size_t *);
 } gpuact__cl_api;
 
 typedef struct gpuact__cl_kernel_slot { gpuact__cl_program program; gpuact__cl_kernel kernel; } gpuact__cl_kernel_slot;
@@ -146,20 +150,89 @@ static const char *gpuact__cl_error_name(gpuact__cl_int e) {
     case -54: return "CL_INVALID_WORK_GROUP_SIZE";
     case -61: return "CL_INVALID_BUFFER_SIZE";
     case -63: return "CL_INVALID_GLOBAL_WORK_SIZE";
+    case -14: return "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST";
+    case -49: return "CL_INVALID_ARG_INDEX";
+    case -50: return "CL_INVALID_ARG_VALUE";
+    case -58: return "CL_INVALID_EVENT";
     case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
     }
     return "an OpenCL error";
 }
 
+/* clSetKernelArg goes through gpuact__cl_set_arg, which keeps this
+   thread's first failure since the last argument 0 (a launch sets them in
+   order), so the message can say which argument it was. */
+static gpuact__cl_int(GPUACT__CLAPI *gpuact__cl_real_set_arg)(gpuact__cl_kernel, gpuact__cl_uint, size_t,
+                                                             const void *);
+static GPUACT__TLS int gpuact__cl_bad_arg = -1;
+static GPUACT__TLS gpuact__cl_int gpuact__cl_bad_arg_error;
+static GPUACT__TLS size_t gpuact__cl_bad_arg_size;
+static gpuact__cl_int GPUACT__CLAPI gpuact__cl_set_arg(gpuact__cl_kernel k, gpuact__cl_uint index, size_t size,
+                                                      const void *value) {
+    gpuact__cl_int e = gpuact__cl_real_set_arg(k, index, size, value);
+    if (index == 0) gpuact__cl_bad_arg = -1;
+    if (e && gpuact__cl_bad_arg < 0) {
+        gpuact__cl_bad_arg = (int)index;
+        gpuact__cl_bad_arg_error = e;
+        gpuact__cl_bad_arg_size = size;
+    }
+    return e;
+}
+/* The kernels' parameters, in order (GPUACT_PARAMS in kernels/opencl/common.cl). */
+static const char *const gpuact__cl_arg_names[] = {
+    "in (cl_mem)", "in_off", "out (cl_mem)", "out_off", "aux (cl_mem)", "aux_off", "mask (cl_mem)", "mask_off",
+    "part (cl_mem)", "part_off", "rows", "cols", "ld_in", "ld_out", "ld_aux", "mask_ld", "scale", "slope",
+    "ceiling", "kind", "flags"};
+
 /* Maps an OpenCL error of `what` to a gpuact result and message. */
 static gpuact_result gpuact__cl_fail(gpuact__cl_int e, const char *what) {
-    gpuact_result r = e == -4 || e == -6 || e == -61 ? GPUACT_ERROR_OUT_OF_MEMORY : GPUACT_ERROR_DEVICE;
+    gpuact_result r;
+    if (strcmp(what, "clSetKernelArg") == 0 && gpuact__cl_bad_arg >= 0) {
+        int i = gpuact__cl_bad_arg;
+        e = gpuact__cl_bad_arg_error;
+        gpuact__cl_bad_arg = -1;
+        return gpuact__fail(e == -6 ? GPUACT_ERROR_OUT_OF_MEMORY : GPUACT_ERROR_DEVICE,
+                            "opencl: clSetKernelArg failed for argument %d (%s, %zu bytes) with %s (%d)", i,
+                            i < (int)(sizeof gpuact__cl_arg_names / sizeof gpuact__cl_arg_names[0])
+                                ? gpuact__cl_arg_names[i] : "beyond the known parameters",
+                            gpuact__cl_bad_arg_size, gpuact__cl_error_name(e), (int)e);
+    }
+    r = e == -4 || e == -6 || e == -61 ? GPUACT_ERROR_OUT_OF_MEMORY : GPUACT_ERROR_DEVICE;
     return gpuact__fail(r, "opencl: %s failed with %s (%d)", what, gpuact__cl_error_name(e), (int)e);
 }
 
 #define GPUACT__CL(ctx) ((gpuact__opencl *)(ctx)->impl)
 
+/* The process-wide table: filled once, under gpuact__load_lock (the core
+   holds it around create), and copied into each context. The library stays
+   loaded until the process exits. */
+static gpuact__cl_api gpuact__cl_loaded;
+static int gpuact__cl_is_loaded;
+
+static gpuact_result gpuact__opencl_load_once(gpuact__opencl *o);
 static gpuact_result gpuact__opencl_load(gpuact__opencl *o) {
+    gpuact_result r = GPUACT_SUCCESS;
+    if (!gpuact__cl_is_loaded) {
+        gpuact__opencl tmp;
+        memset(&tmp.cl, 0, sizeof tmp.cl);
+        tmp.lib = NULL;
+        if ((r = gpuact__opencl_load_once(&tmp)) != GPUACT_SUCCESS) {
+#ifndef GPUACT_NO_RUNTIME_LINKING
+            if (tmp.lib) dlclose(tmp.lib);
+#endif
+            return r;
+        }
+        gpuact__cl_loaded = tmp.cl;
+        gpuact__cl_real_set_arg = tmp.cl.clSetKernelArg;
+        gpuact__cl_loaded.clSetKernelArg = gpuact__cl_set_arg;
+        gpuact__cl_is_loaded = 1;
+    }
+    o->cl = gpuact__cl_loaded;
+    o->lib = NULL; /* never closed */
+    return r;
+}
+
+static gpuact_result gpuact__opencl_load_once(gpuact__opencl *o) {
 #ifdef GPUACT_NO_RUNTIME_LINKING
     o->cl.clGetPlatformIDs = clGetPlatformIDs;
     o->cl.clGetDeviceIDs = clGetDeviceIDs;
@@ -188,6 +261,9 @@ static gpuact_result gpuact__opencl_load(gpuact__opencl *o) {
     o->cl.clWaitForEvents = clWaitForEvents;
     o->cl.clGetEventProfilingInfo = clGetEventProfilingInfo;
     o->cl.clReleaseEvent = clReleaseEvent;
+    o->cl.clGetEventInfo = clGetEventInfo;
+    o->cl.clEnqueueBarrierWithWaitList = clEnqueueBarrierWithWaitList;
+    o->cl.clGetMemObjectInfo = clGetMemObjectInfo;
     return GPUACT_SUCCESS;
 #else
     static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so", NULL};
@@ -204,6 +280,7 @@ static gpuact_result gpuact__opencl_load(gpuact__opencl *o) {
         GPUACT__SYM(clReleaseProgram), GPUACT__SYM(clCreateKernel), GPUACT__SYM(clReleaseKernel),
         GPUACT__SYM(clSetKernelArg), GPUACT__SYM(clEnqueueNDRangeKernel), GPUACT__SYM(clEnqueueMarkerWithWaitList),
         GPUACT__SYM(clWaitForEvents), GPUACT__SYM(clGetEventProfilingInfo), GPUACT__SYM(clReleaseEvent),
+        GPUACT__SYM(clGetEventInfo), GPUACT__SYM(clEnqueueBarrierWithWaitList), GPUACT__SYM(clGetMemObjectInfo),
 #undef GPUACT__SYM
     };
     o->lib = gpuact__dlopen_first("GPUACT_OPENCL_LIBRARY", names, tried, sizeof tried);
@@ -357,6 +434,58 @@ static gpuact_result gpuact__opencl_copy(gpuact_context *ctx, gpuact_stream s, g
     return e ? gpuact__cl_fail(e, "clEnqueueCopyBuffer") : GPUACT_SUCCESS;
 }
 
+/* Events of the bias-gradient workspace: a marker after the work enqueued
+   so far (on an in-order or out-of-order queue alike), a barrier that waits
+   for it, and the event's status. */
+static gpuact_result gpuact__opencl_event_record(gpuact_context *ctx, gpuact_stream s, void **ev) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    gpuact__cl_event marker = NULL;
+    gpuact__cl_int e = o->cl.clEnqueueMarkerWithWaitList((gpuact__cl_queue)s, 0, NULL, &marker);
+    if (e) return gpuact__cl_fail(e, "clEnqueueMarkerWithWaitList (the workspace's event)");
+    if (*ev) o->cl.clReleaseEvent((gpuact__cl_event)*ev);
+    *ev = marker;
+    return GPUACT_SUCCESS;
+}
+static gpuact_result gpuact__opencl_event_after(gpuact_context *ctx, gpuact_stream s, void *ev) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    gpuact__cl_event w = (gpuact__cl_event)ev;
+    gpuact__cl_int e = o->cl.clEnqueueBarrierWithWaitList((gpuact__cl_queue)s, 1, &w, NULL);
+    return e ? gpuact__cl_fail(e, "clEnqueueBarrierWithWaitList (waiting for the workspace's last use)")
+             : GPUACT_SUCCESS;
+}
+static int gpuact__opencl_event_done(gpuact_context *ctx, void *ev) {
+    gpuact__cl_int status = 1;
+    if (GPUACT__CL(ctx)->cl.clGetEventInfo((gpuact__cl_event)ev, 0x11D3 /* CL_EVENT_COMMAND_EXECUTION_STATUS */,
+                                           sizeof status, &status, NULL) != 0)
+        return 0;
+    return status <= 0; /* CL_COMPLETE (0), or the command failed and is over */
+}
+static gpuact_result gpuact__opencl_event_wait(gpuact_context *ctx, void *ev) {
+    gpuact__cl_event w = (gpuact__cl_event)ev;
+    gpuact__cl_int e = GPUACT__CL(ctx)->cl.clWaitForEvents(1, &w);
+    /* -14: CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST: over, though failed */
+    return e && e != -14 ? gpuact__cl_fail(e, "clWaitForEvents (the workspace's event)") : GPUACT_SUCCESS;
+}
+static void gpuact__opencl_event_release(gpuact_context *ctx, void *ev) {
+    GPUACT__CL(ctx)->cl.clReleaseEvent((gpuact__cl_event)ev);
+}
+
+/* The cl_mem's size, and whether it is one of this context's. */
+static int gpuact__opencl_buffer_extent(gpuact_context *ctx, gpuact_buffer b, size_t *bytes) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    gpuact__cl_context owner = NULL;
+    size_t size = 0;
+    gpuact__cl_int e = o->cl.clGetMemObjectInfo((gpuact__cl_mem)b.handle, 0x1106 /* CL_MEM_CONTEXT */,
+                                                sizeof owner, &owner, NULL);
+    if (e == -38 /* CL_INVALID_MEM_OBJECT */) return GPUACT__EXTENT_INVALID;
+    if (e) return GPUACT__EXTENT_UNKNOWN;
+    if (owner != o->context) return GPUACT__EXTENT_FOREIGN;
+    if (o->cl.clGetMemObjectInfo((gpuact__cl_mem)b.handle, 0x1102 /* CL_MEM_SIZE */, sizeof size, &size, NULL))
+        return GPUACT__EXTENT_UNKNOWN;
+    *bytes = size;
+    return GPUACT__EXTENT_KNOWN;
+}
+
 /* Builds the program of one variant; called with ctx->lock held. */
 static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__launch *L, gpuact__cl_kernel_slot *slot) {
     static const char *const *const *const programs[GPUACT_OP_COUNT] = {gpuact__opencl_forward, gpuact__opencl_backward,
@@ -480,4 +609,6 @@ static const gpuact__backend gpuact__opencl_backend = {
     GPUACT_BACKEND_OPENCL,   gpuact__opencl_create,      gpuact__opencl_destroy, gpuact__opencl_alloc,
     gpuact__opencl_free,     gpuact__opencl_write,       gpuact__opencl_read,    gpuact__opencl_synchronize,
     gpuact__opencl_launch,   gpuact__opencl_copy,        gpuact__opencl_timer_begin,
-    gpuact__opencl_timer_end};
+    gpuact__opencl_timer_end, gpuact__opencl_event_record, gpuact__opencl_event_after,
+    gpuact__opencl_event_done, gpuact__opencl_event_wait, gpuact__opencl_event_release,
+    gpuact__opencl_buffer_extent};

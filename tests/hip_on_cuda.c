@@ -65,6 +65,9 @@ static struct {
     int (*cuEventSynchronize)(void *);
     int (*cuEventElapsedTime)(float *, void *, void *);
     int (*cuEventDestroy)(void *);
+    int (*cuEventQuery)(void *);
+    int (*cuStreamWaitEvent)(void *, void *, unsigned);
+    int (*cuMemGetAddressRange)(hoc_devptr *, size_t *, hoc_devptr);
 } cu;
 
 static struct {
@@ -98,6 +101,8 @@ static const hoc_symbol cu_symbols[] = {
     HOC_SYM(cu, cuLaunchKernel, "cuLaunchKernel"), HOC_SYM(cu, cuEventCreate, "cuEventCreate"),
     HOC_SYM(cu, cuEventRecord, "cuEventRecord"), HOC_SYM(cu, cuEventSynchronize, "cuEventSynchronize"),
     HOC_SYM(cu, cuEventElapsedTime, "cuEventElapsedTime"), HOC_SYM(cu, cuEventDestroy, "cuEventDestroy_v2"),
+    HOC_SYM(cu, cuEventQuery, "cuEventQuery"), HOC_SYM(cu, cuStreamWaitEvent, "cuStreamWaitEvent"),
+    HOC_SYM(cu, cuMemGetAddressRange, "cuMemGetAddressRange_v2"),
 };
 static const hoc_symbol rtc_symbols[] = {
     HOC_SYM(rtc, nvrtcVersion, "nvrtcVersion"), HOC_SYM(rtc, nvrtcCreateProgram, "nvrtcCreateProgram"),
@@ -313,6 +318,18 @@ int hipEventRecord(void *ev, void *stream) { ON_DEVICE(cu.cuEventRecord(ev, stre
 int hipEventSynchronize(void *ev) { ON_DEVICE(cu.cuEventSynchronize(ev)); }
 int hipEventElapsedTime(float *ms, void *start, void *stop) { ON_DEVICE(cu.cuEventElapsedTime(ms, start, stop)); }
 int hipEventDestroy(void *ev) { ON_DEVICE(cu.cuEventDestroy(ev)); }
+/* hipErrorNotReady is CUDA_ERROR_NOT_READY's 600; the flags are CUDA's. */
+int hipEventQuery(void *ev) { ON_DEVICE(cu.cuEventQuery(ev)); }
+int hipStreamWaitEvent(void *stream, void *ev, unsigned flags) { ON_DEVICE(cu.cuStreamWaitEvent(stream, ev, flags)); }
+int hipMemGetAddressRange(void **base, size_t *size, void *p) {
+    hoc_devptr b = 0;
+    int e;
+    NEED_CUDA;
+    if ((e = current())) return e;
+    e = cu.cuMemGetAddressRange(&b, size, (hoc_devptr)(uintptr_t)p);
+    *base = e ? NULL : (void *)(uintptr_t)b;
+    return e;
+}
 
 int hiprtcVersion(int *major, int *minor) {
     NEED_NVRTC;

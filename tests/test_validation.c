@@ -501,7 +501,96 @@ static void empty_work(void)
     b.n = 0; expect_nothing("backward: n = 0", B(b));
     e.rows = 0; expect_nothing("epilogue_forward: rows = 0", E(e));
     e = epi(); e.cols = 0; expect_nothing("epilogue_forward: cols = 0", E(e));
-    eb.rows = 0; expect_nothing("epilogue_backward: rows = 0 with dbias", EB(eb));
+    eb.rows = 0; eb.dbias = ABSENT; expect_nothing("epilogue_backward: rows = 0 without dbias", EB(eb));
+    eb = epib(); eb.cols = 0; expect_nothing("epilogue_backward: cols = 0 with dbias", EB(eb));
+}
+
+/* rows = 0 with dbias: the sum over no rows is 0 in every column (as
+   PyTorch's sum over an empty dimension), so exactly dbias's cols elements
+   become +0; nothing else is written. */
+static void empty_dbias(void)
+{
+    static const gpuact_dtype dts[3] = {GPUACT_F32, GPUACT_F16, GPUACT_BF16};
+    static unsigned char got[BUF_BYTES];
+    int k;
+    for (k = 0; k < 3; k++) {
+        gpuact_epilogue_backward_desc eb = epib();
+        const size_t bytes = COLS * gpuact_dtype_size(dts[k]), off = 2 * gpuact_dtype_size(dts[k]);
+        gpuact_result r;
+        char what[96], why[400] = "";
+        size_t i;
+        eb.rows = 0;
+        eb.dbias_dtype = dts[k];
+        eb.dbias = buf(DBIAS, off);
+        r = EB(eb);
+        snprintf(what, sizeof what, "epilogue_backward: rows = 0 writes %s zeros to dbias", dts[k] == GPUACT_F32 ? "f32" : dts[k] == GPUACT_F16 ? "f16" : "bf16");
+        if (r != GPUACT_SUCCESS)
+            snprintf(why, sizeof why, "returned %s (%s)", gpuact_result_string(r), first_line(gpuact_last_error()));
+        else if (gpuact_synchronize(ctx, NULL) || gpuact_buffer_read(ctx, got, bufs[DBIAS], sizeof got))
+            snprintf(why, sizeof why, "read back: %s", first_line(gpuact_last_error()));
+        for (i = 0; i < sizeof got && !*why; i++) {
+            unsigned char want = i >= off && i < off + bytes ? 0 : pattern_of(DBIAS);
+            if (got[i] != want)
+                snprintf(why, sizeof why, "dbias byte %zu is 0x%02x, want 0x%02x", i, got[i], want);
+        }
+        if (!*why) {
+            fill_patterns();
+            bufs[DBIAS].handle = NULL; /* the others must be untouched */
+        }
+        report(!*why, what, why);
+        if (!bufs[DBIAS].handle) {
+            const char *changed;
+            bufs[DBIAS] = eb.dbias;
+            bufs[DBIAS].offset = 0;
+            changed = untouched();
+            report(!*changed, "epilogue_backward: rows = 0 writes nothing but dbias", changed);
+        }
+        fill_patterns();
+    }
+}
+
+/* Pieces that are hard to reach through the API on this machine. */
+static void internals(void)
+{
+    char why[400];
+    const size_t cols = SIZE_MAX / 8, p = gpuact__dbias_parts(132, 1, 1000, cols);
+    snprintf(why, sizeof why, "%zu parts of %zu columns overflow the workspace size", p, cols);
+    expect_true("dbias parts * cols * 4 fits size_t (SIZE_MAX/8 columns)", p >= 1 && p <= SIZE_MAX / 4 / cols, why);
+    expect_true("dbias parts for a plain shape", gpuact__dbias_parts(132, 1, 1000, 64) == 1000 &&
+                gpuact__dbias_parts(132, 4, 1000, 4096) == 264 && gpuact__dbias_parts(132, 1, 0, 64) == 1,
+                "want 1000, 264 and 1");
+#ifndef GPUACT_NO_CUDA
+    {
+        const char *stub = gpuact__cuda_known_error(34);
+        snprintf(why, sizeof why, "CUresult 34 is \"%s\"", stub ? stub : "(null)");
+        expect_true("CUDA error 34 names the toolkit's stub libcuda",
+                    stub && strstr(stub, "CUDA_ERROR_STUB_LIBRARY") && strstr(stub, "stub libcuda"), why);
+        expect_true("CUDA errors 2, 100, 700 are named",
+                    gpuact__cuda_known_error(2) && gpuact__cuda_known_error(100) && gpuact__cuda_known_error(700) &&
+                    strcmp(gpuact__cuda_error_name(100), "CUDA_ERROR_NO_DEVICE") == 0, "a name is missing");
+    }
+#endif
+#ifndef GPUACT_NO_OPENCL
+    if (gpuact_context_backend(ctx) == GPUACT_BACKEND_OPENCL) {
+        /* a launch's clSetKernelArg failure names the argument */
+        gpuact__opencl *o = GPUACT__CL(ctx);
+        gpuact__cl_kernel k = NULL;
+        gpuact__cl_mem m = (gpuact__cl_mem)bufs[X].handle;
+        gpuact__cl_int e;
+        char bad[2] = {0, 0};
+        int i;
+        for (i = 0; i < GPUACT__VARIANTS && !k; i++)
+            k = o->k[i].kernel;
+        e = o->cl.clSetKernelArg(k, 0, sizeof m, &m);
+        e |= o->cl.clSetKernelArg(k, 3, 1, bad); /* out_off is a ulong: 1 byte is wrong */
+        e |= o->cl.clSetKernelArg(k, 4, sizeof m, &m);
+        gpuact__cl_fail(e, "clSetKernelArg");
+        snprintf(why, sizeof why, "%s", first_line(gpuact_last_error()));
+        expect_true("clSetKernelArg failure names argument 3 (out_off)",
+                    k && strstr(gpuact_last_error(), "argument 3 (out_off") &&
+                    strstr(gpuact_last_error(), "CL_INVALID_ARG_SIZE"), why);
+    }
+#endif
 }
 
 static void contexts_and_names(void)
@@ -548,6 +637,242 @@ static void contexts_and_names(void)
                 "want 4, 2, 2 and 0 for an unknown dtype");
 }
 
+/* >>buffer extents and owners: a buffer smaller than the operation needs,
+   or one of another context, is refused before anything is launched. */
+static void extents_and_owners(void)
+{
+    static unsigned char small_fill[400], got[400], host[BUF_BYTES];
+    gpuact_buffer small = {NULL, 0}, foreign = {NULL, 0};
+    gpuact_context *other = NULL;
+    gpuact_context_desc desc;
+    gpuact_forward_desc f;
+    gpuact_epilogue_backward_desc eb;
+    char why[300];
+    int intact = 1;
+
+    memset(small_fill, 0xA5, sizeof small_fill);
+    if (gpuact_buffer_alloc(ctx, sizeof small_fill, &small) != GPUACT_SUCCESS ||
+        gpuact_buffer_write(ctx, small, small_fill, sizeof small_fill) != GPUACT_SUCCESS) {
+        report(0, "extents: a 400-byte buffer", first_line(gpuact_last_error()));
+        return;
+    }
+    /* 1000 f32 elements of y are 4000 bytes; the buffer holds 400 */
+    f = fwd(); f.n = 1000; f.mask = ABSENT; f.y = small;
+    expect_invalid("forward: y is a 400-byte buffer, n = 1000 f32", F(f));
+    if (gpuact_buffer_read(ctx, got, small, sizeof got) != GPUACT_SUCCESS || memcmp(got, small_fill, sizeof got))
+        intact = 0;
+    expect_true("forward: the 400-byte y was not written", intact, "its bytes changed");
+    snprintf(why, sizeof why, "the message does not name y and both sizes: %s", first_line(gpuact_last_error()));
+    F(f);
+    expect_true("forward: the message names y, 400 and 4000",
+                strstr(gpuact_last_error(), " y ") && strstr(gpuact_last_error(), "400 bytes") &&
+                strstr(gpuact_last_error(), "4000 bytes"), why);
+    f = fwd(); f.n = 100; f.x = small; f.x.offset = 4; f.mask = ABSENT;
+    expect_invalid("forward: x 100 f32 from offset 4 of 400 bytes", F(f));
+    f = fwd(); f.n = 99; f.x = small; f.x.offset = 4; f.mask = ABSENT;
+    expect_accepted("forward: x 99 f32 from offset 4 of 400 bytes (fits exactly)", F(f));
+    f = fwd(); f.n = BUF_BYTES / 4 + 1; f.mask = ABSENT;
+    expect_invalid("forward: x and y one element past their 4096 bytes", F(f));
+    f = fwd(); f.mask = buf(MASK, BUF_BYTES - 7);
+    expect_invalid("forward: mask of 8 bytes starting 7 before the end", F(f));
+    f = fwd(); f.x = buf(X, BUF_BYTES + 64);
+    expect_invalid("forward: x.offset past the end of its allocation", F(f));
+    eb = epib(); eb.dbias = small; eb.dbias.offset = 400 - 4 * COLS + 4;
+    expect_invalid("epilogue_backward: dbias runs 4 bytes past its allocation", EB(eb));
+    eb = epib(); eb.rows = BUF_BYTES / (4 * COLS) + 1;
+    expect_invalid("epilogue_backward: dy and dx one row past their allocations", EB(eb));
+    expect_invalid("buffer_read: 200 bytes from offset 4000 of 4096", gpuact_buffer_read(ctx, host, buf(X, 4000), 200));
+    expect_invalid("buffer_write: 200 bytes from offset 4000 of 4096", gpuact_buffer_write(ctx, buf(X, 4000), host, 200));
+    expect_invalid("buffer_write: 401 bytes into 400", gpuact_buffer_write(ctx, small, host, 401));
+    expect_accepted("buffer_read: the last 96 bytes exactly", gpuact_buffer_read(ctx, host, buf(X, 4000), 96));
+
+    /* an allocation of another context of the same backend and device */
+    memset(&desc, 0, sizeof desc);
+    desc.backend = gpuact_context_backend(ctx);
+    if (desc.backend == GPUACT_BACKEND_OPENCL) {
+        if (gpuact_context_create(&desc, &other) != GPUACT_SUCCESS ||
+            gpuact_buffer_alloc(other, BUF_BYTES, &foreign) != GPUACT_SUCCESS) {
+            report(0, "owners: a second context", first_line(gpuact_last_error()));
+        } else {
+            f = fwd(); f.x = foreign;
+            expect_invalid("forward: x is a cl_mem of another context", F(f));
+            f = fwd(); f.y = foreign;
+            expect_invalid("forward: y is a cl_mem of another context", F(f));
+            eb = epib(); eb.dbias = foreign;
+            expect_invalid("epilogue_backward: dbias is a cl_mem of another context", EB(eb));
+            expect_invalid("buffer_write: a cl_mem of another context", gpuact_buffer_write(ctx, foreign, host, 16));
+        }
+        gpuact_buffer_free(other, foreign);
+        gpuact_context_destroy(other);
+    }
+    gpuact_buffer_free(ctx, small);
+}
+
+#ifndef GPUACT_NO_OPENCL
+/* >>stream lifetime: once the call that used a queue has returned (and the
+   caller synchronized it), the caller may release the queue; gpuact must
+   never use it again. Every queue-taking OpenCL entry point is wrapped to
+   catch a use of a queue the test has let go (the queues stay allocated
+   until the end, so a handle never comes back as another queue). */
+#define LIFETIME_QUEUES 70
+static gpuact__cl_queue dead_queues[LIFETIME_QUEUES];
+static int n_dead, dead_uses;
+static gpuact__cl_api real_cl;
+
+static void check_queue(gpuact__cl_queue q) {
+    int i;
+    for (i = 0; i < n_dead; i++)
+        if (dead_queues[i] == q) dead_uses++;
+}
+static gpuact__cl_int GPUACT__CLAPI finish_w(gpuact__cl_queue q) {
+    check_queue(q);
+    return real_cl.clFinish(q);
+}
+static gpuact__cl_int GPUACT__CLAPI marker_w(gpuact__cl_queue q, gpuact__cl_uint n, const gpuact__cl_event *w,
+                                            gpuact__cl_event *ev) {
+    check_queue(q);
+    return real_cl.clEnqueueMarkerWithWaitList(q, n, w, ev);
+}
+static gpuact__cl_int GPUACT__CLAPI barrier_w(gpuact__cl_queue q, gpuact__cl_uint n, const gpuact__cl_event *w,
+                                             gpuact__cl_event *ev) {
+    check_queue(q);
+    return real_cl.clEnqueueBarrierWithWaitList(q, n, w, ev);
+}
+static gpuact__cl_int GPUACT__CLAPI ndrange_w(gpuact__cl_queue q, gpuact__cl_kernel k, gpuact__cl_uint dims,
+                                             const size_t *off, const size_t *global, const size_t *local,
+                                             gpuact__cl_uint n, const gpuact__cl_event *w, gpuact__cl_event *ev) {
+    check_queue(q);
+    return real_cl.clEnqueueNDRangeKernel(q, k, dims, off, global, local, n, w, ev);
+}
+
+static void stream_lifetime(void)
+{
+    gpuact__opencl *o;
+    gpuact__cl_queue q[LIFETIME_QUEUES];
+    gpuact_epilogue_backward_desc eb;
+    gpuact_result r = GPUACT_SUCCESS;
+    char why[400] = "";
+    int i;
+    if (gpuact_context_backend(ctx) != GPUACT_BACKEND_OPENCL)
+        return;
+    o = GPUACT__CL(ctx);
+    real_cl = o->cl;
+    o->cl.clFinish = finish_w;
+    o->cl.clEnqueueMarkerWithWaitList = marker_w;
+    o->cl.clEnqueueBarrierWithWaitList = barrier_w;
+    o->cl.clEnqueueNDRangeKernel = ndrange_w;
+    for (i = 0; i < LIFETIME_QUEUES; i++) {
+        gpuact__cl_int e = 0;
+        q[i] = real_cl.clCreateCommandQueue(o->context, o->device, 0, &e);
+        if (!q[i]) {
+            snprintf(why, sizeof why, "clCreateCommandQueue failed (%d)", (int)e);
+            break;
+        }
+    }
+    /* one backward with dbias on each queue, then the queue is let go */
+    for (i = 0; i < LIFETIME_QUEUES && !*why; i++) {
+        eb = epib();
+        if ((r = gpuact_epilogue_backward(ctx, &eb, q[i])) != GPUACT_SUCCESS ||
+            (r = gpuact_synchronize(ctx, q[i])) != GPUACT_SUCCESS)
+            snprintf(why, sizeof why, "queue %d: %s (%s)", i, gpuact_result_string(r), first_line(gpuact_last_error()));
+        dead_queues[n_dead++] = q[i];
+    }
+    /* more rows and columns on the context's queue: a workspace grows */
+    eb = epib();
+    eb.rows = 8;
+    eb.cols = 128;
+    if (!*why && ((r = gpuact_epilogue_backward(ctx, &eb, NULL)) != GPUACT_SUCCESS ||
+                  (r = gpuact_synchronize(ctx, NULL)) != GPUACT_SUCCESS))
+        snprintf(why, sizeof why, "growing: %s (%s)", gpuact_result_string(r), first_line(gpuact_last_error()));
+    if (!*why && dead_uses)
+        snprintf(why, sizeof why, "gpuact used a queue after the call that got it had returned, %d time(s)",
+                 dead_uses);
+    o->cl = real_cl;
+    for (i = 0; i < LIFETIME_QUEUES; i++)
+        if (q[i])
+            real_cl.clReleaseCommandQueue(q[i]);
+    report(!*why, "70 short-lived queues with dbias: no queue used after its call", why);
+    fill_patterns();
+}
+#else
+static void stream_lifetime(void) {}
+#endif
+
+/* A library named by GPUACT_*_LIBRARY that does not load is an error that
+   names it: no quiet fall-back to the built-in names, and AUTO does not
+   move on to another backend. Runs before any library is loaded (they are
+   loaded once per process). Results are reported once a context exists. */
+static char named_results[4][400];
+static int named_ok[4];
+static void named_libraries(void)
+{
+    static const char *const path = "/nonexistent/gpuact-test/libnamed.so.1";
+    gpuact_context_desc desc;
+    gpuact_context *c = NULL;
+    gpuact_result r;
+    const char *vars[2] = {"GPUACT_OPENCL_LIBRARY", "GPUACT_CUDA_LIBRARY"};
+    const gpuact_backend ids[2] = {GPUACT_BACKEND_OPENCL, GPUACT_BACKEND_CUDA};
+    int k;
+    for (k = 0; k < 2; k++) {
+        memset(&desc, 0, sizeof desc);
+        desc.backend = ids[k];
+        setenv(vars[k], path, 1);
+        r = gpuact_context_create(&desc, &c);
+        named_ok[k] = r == GPUACT_ERROR_BACKEND_UNAVAILABLE && !c && strstr(gpuact_last_error(), path) &&
+                      strstr(gpuact_last_error(), vars[k]) && !strstr(gpuact_last_error(), "libOpenCL.so.1:") &&
+                      !strstr(gpuact_last_error(), "libcuda.so.1:");
+        snprintf(named_results[k], sizeof named_results[k], "%s: %s", gpuact_result_string(r),
+                 first_line(gpuact_last_error()));
+        if (c) gpuact_context_destroy(c);
+        c = NULL;
+        unsetenv(vars[k]);
+    }
+    /* AUTO with a CUDA library named that does not load stops there */
+    setenv("GPUACT_CUDA_LIBRARY", path, 1);
+    memset(&desc, 0, sizeof desc);
+    r = gpuact_context_create(&desc, &c);
+    named_ok[2] = r != GPUACT_SUCCESS && !c && strstr(gpuact_last_error(), path) != NULL;
+    snprintf(named_results[2], sizeof named_results[2], "%s: %s", gpuact_result_string(r),
+             first_line(gpuact_last_error()));
+    if (c) gpuact_context_destroy(c);
+    c = NULL;
+    unsetenv("GPUACT_CUDA_LIBRARY");
+#ifndef GPUACT_NO_CUDA
+    { /* the CUDA toolkit's stub libcuda: cuInit says CUDA_ERROR_STUB_LIBRARY, and the message says what that is */
+        const char *home = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
+        char stub_lib[300], nvrtc[300];
+        snprintf(stub_lib, sizeof stub_lib, "%s/lib64/stubs/libcuda.so", home);
+        snprintf(nvrtc, sizeof nvrtc, "%s/lib64/libnvrtc.so", home);
+        if (access(stub_lib, R_OK) != 0 || access(nvrtc, R_OK) != 0) {
+            named_ok[3] = 1;
+            snprintf(named_results[3], sizeof named_results[3], "(no toolkit stub under %s: not tried)", home);
+        } else {
+            setenv("GPUACT_CUDA_LIBRARY", stub_lib, 1);
+            setenv("GPUACT_NVRTC_LIBRARY", nvrtc, 1);
+            memset(&desc, 0, sizeof desc);
+            desc.backend = GPUACT_BACKEND_CUDA;
+            r = gpuact_context_create(&desc, &c);
+            named_ok[3] = r == GPUACT_ERROR_BACKEND_UNAVAILABLE && strstr(gpuact_last_error(), "CUDA_ERROR_STUB_LIBRARY") &&
+                          strstr(gpuact_last_error(), "stub libcuda from the toolkit, not the driver");
+            snprintf(named_results[3], sizeof named_results[3], "%s: %s", gpuact_result_string(r),
+                     first_line(gpuact_last_error()));
+            if (c) gpuact_context_destroy(c);
+            unsetenv("GPUACT_CUDA_LIBRARY");
+            unsetenv("GPUACT_NVRTC_LIBRARY");
+        }
+    }
+#else
+    named_ok[3] = 1;
+#endif
+}
+static void report_named_libraries(void)
+{
+    report(named_ok[0], "GPUACT_OPENCL_LIBRARY naming a missing library is an error naming it", named_results[0]);
+    report(named_ok[1], "GPUACT_CUDA_LIBRARY naming a missing library is an error naming it", named_results[1]);
+    report(named_ok[2], "AUTO stops at a named library that does not load", named_results[2]);
+    report(named_ok[3], "the toolkit's stub libcuda is named as such", named_results[3]);
+}
+
 int main(int argc, char **argv)
 {
     static const gpuact_backend ORDER[] = {GPUACT_BACKEND_OPENCL, GPUACT_BACKEND_CUDA, GPUACT_BACKEND_HIP};
@@ -557,6 +882,7 @@ int main(int argc, char **argv)
 
     if (argc > 1 && strcmp(argv[1], "-v") == 0)
         verbose = 1;
+    named_libraries();
     for (i = 0; i < sizeof ORDER / sizeof ORDER[0] && !ctx; i++) {
         memset(&desc, 0, sizeof desc);
         desc.backend = ORDER[i];
@@ -578,6 +904,7 @@ int main(int argc, char **argv)
         printf("FAIL gpuact_buffer_write: %s\n0 passed, 1 failed\n", first_line(gpuact_last_error()));
         return 1;
     }
+    report_named_libraries();
     baselines();
     null_arguments();
     absent_buffers();
@@ -587,7 +914,11 @@ int main(int argc, char **argv)
     overlaps();
     epilogue_shapes();
     empty_work();
+    empty_dbias();
+    internals();
     contexts_and_names();
+    extents_and_owners();
+    stream_lifetime();
     for (b = 0; b < N_BUFS; b++)
         gpuact_buffer_free(ctx, bufs[b]);
     gpuact_context_destroy(ctx);
