@@ -41,6 +41,15 @@ __device__ __forceinline__ void gpuact_bwd_words(const gpuact_u32 (&dy)[4], cons
     }
 }
 
+/* The element path (f32 and mixed dtypes): one dx from dy and the region. */
+template <class DY, class DX, int KIND, int SELECT>
+__device__ __forceinline__ gpuact_u32 gpuact_bwd_elem(gpuact_u32 dy, bool pass, bool do_scale, float scale,
+                                                      float slope) {
+    const float g = gpuact_tof<DY>(dy), gs = do_scale ? g * scale : g;
+    if (pass) return SELECT ? dy : gpuact_fromf<DX>(gs);
+    return gpuact_kind_slope(KIND) ? gpuact_fromf<DX>(gpuact_blocked_grad(KIND, gs, slope)) : 0u;
+}
+
 template <class DY, class DX, class S, int KIND, int FROM_MASK, int DBIAS, int SELECT_>
 __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<DY, DX, S>::value, U = GPUACT_UNROLL, PAIRS = VEC == 8 };
@@ -50,9 +59,18 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     enum { SL = DBIAS ? GPUACT_DBIAS_SLICES : 1, W = GPUACT_BLOCK / SL };
     const int slice = SL > 1 ? threadIdx.x / W : 0; /* without DBIAS: 0, known at compile time */
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (W * U) + (SL > 1 ? threadIdx.x % W : threadIdx.x);
-    const bool aligned = gpuact_rows_aligned(in, ld_in * DY::size, rows) &&
-                         gpuact_rows_aligned(out, ld_out * DX::size, rows) &&
-                         (FROM_MASK || gpuact_rows_aligned(aux, ld_aux * S::size, rows));
+    const gpuact_u64 phase = (gpuact_u64)in % 16;
+    /* Every array off the 16-byte grid by the same amount: vectors from the
+       first aligned element, thread 0 of each row's first block takes the
+       head (as in the forward; not with the mask or the bias gradient). */
+    const bool shifted = !FROM_MASK && !DBIAS && DY::size == DX::size && DY::size == S::size &&
+                         phase % DY::size == 0 && (gpuact_u64)out % 16 == phase && (gpuact_u64)aux % 16 == phase &&
+                         (rows == 1 || ((ld_in * DY::size) % 16 == 0 && (ld_out * DX::size) % 16 == 0 &&
+                                        (ld_aux * S::size) % 16 == 0));
+    const gpuact_u64 shift = shifted ? (16 - phase) % 16 / DY::size : 0;
+    const bool aligned = shifted || (gpuact_rows_aligned(in, ld_in * DY::size, rows) &&
+                                     gpuact_rows_aligned(out, ld_out * DX::size, rows) &&
+                                     (FROM_MASK || gpuact_rows_aligned(aux, ld_aux * S::size, rows)));
     const bool do_scale = !SELECT && (flags & GPUACT_F_SCALE);
     const gpuact_u32 cbits = gpuact_fromf<S>(ceiling); /* exact: see gpuact_passes_bits */
     float acc[U][VEC];
@@ -60,6 +78,33 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     for (int u = 0; u < U; u++)
 #pragma unroll
         for (int k = 0; k < VEC; k++) acc[u][k] = 0.0f;
+    /* The head of a shifted row, columns [0, shift), before the main loop so
+       its registers are free again there (shift > 0 implies no DBIAS). */
+    if (shift && blockIdx.x == 0 && threadIdx.x == 0)
+        for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
+            const unsigned char *dyr = in + r * ld_in * DY::size, *sr = aux + r * ld_aux * S::size;
+            unsigned char *dxr = out + r * ld_out * DX::size;
+            const gpuact_u64 hn = shift < cols ? shift : cols;
+            gpuact_u32 hdy[VEC], hs[VEC], hdx[VEC];
+            if (PAIRS) {
+                gpuact_u32 pass[4];
+                gpuact_load_words<DY>(dyr, 0, hn, false, reinterpret_cast<gpuact_u32(&)[4]>(hdy));
+                gpuact_load_words<S>(sr, 0, hn, false, reinterpret_cast<gpuact_u32(&)[4]>(hs));
+#pragma unroll
+                for (int j = 0; j < 4; j++) pass[j] = gpuact_passes_pair(KIND, hs[j], gpuact_inf<S>::value, cbits * 0x00010001u);
+                gpuact_bwd_words<DY, DX, KIND, SELECT>(reinterpret_cast<const gpuact_u32(&)[4]>(hdy), pass,
+                                                       reinterpret_cast<gpuact_u32(&)[4]>(hdx), do_scale, scale, slope);
+                gpuact_store_words<DX>(dxr, 0, hn, false, reinterpret_cast<const gpuact_u32(&)[4]>(hdx));
+            } else {
+                gpuact_load<DY, VEC>(dyr, 0, hn, false, hdy);
+                gpuact_load<S, VEC>(sr, 0, hn, false, hs);
+#pragma unroll
+                for (int k = 0; k < VEC; k++)
+                    hdx[k] = gpuact_bwd_elem<DY, DX, KIND, SELECT>(hdy[k], gpuact_passes_bits<S, KIND>(hs[k], cbits),
+                                                                  do_scale, scale, slope);
+                gpuact_store<DX, VEC>(dxr, 0, hn, false, hdx);
+            }
+        }
     if (!DBIAS && v0 * VEC >= cols) return; /* no lane exchange in the backward */
     for (gpuact_u64 r = (gpuact_u64)blockIdx.y * SL + slice; r < rows; r += (gpuact_u64)gridDim.y * SL) {
         const unsigned char *dyr = in + r * ld_in * DY::size, *sr = aux + r * ld_aux * S::size;
@@ -67,7 +112,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
         gpuact_u32 dy[U][VEC], s[U][VEC], dx[U][VEC], bits[U];
 #pragma unroll
         for (int u = 0; u < U; u++) { /* every load first */
-            const gpuact_u64 cv = v0 + u * W, c0 = cv * VEC;
+            const gpuact_u64 cv = v0 + u * W, c0 = shift + cv * VEC;
             const bool vec_ok = aligned && c0 + VEC <= cols;
             if (c0 >= cols) continue;
             if (PAIRS) gpuact_load_words<DY, CS>(dyr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(dy[u]));
@@ -78,7 +123,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            const gpuact_u64 c0 = (v0 + u * W) * VEC;
+            const gpuact_u64 c0 = shift + (v0 + u * W) * VEC;
             const bool vec_ok = aligned && c0 + VEC <= cols;
             if (c0 >= cols) continue;
             if (PAIRS) {
@@ -104,9 +149,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
 #pragma unroll
             for (int k = 0; k < VEC; k++) {
                 const bool pass = FROM_MASK ? (bits[u] >> k) & 1u : gpuact_passes_bits<S, KIND>(s[u][k], cbits);
-                const float g = gpuact_tof<DY>(dy[u][k]), gs = do_scale ? g * scale : g;
-                if (pass) dx[u][k] = SELECT ? dy[u][k] : gpuact_fromf<DX>(gs);
-                else dx[u][k] = gpuact_kind_slope(KIND) ? gpuact_fromf<DX>(gpuact_blocked_grad(KIND, gs, slope)) : 0u;
+                dx[u][k] = gpuact_bwd_elem<DY, DX, KIND, SELECT>(dy[u][k], pass, do_scale, scale, slope);
                 if (DBIAS) acc[u][k] += gpuact_tof<DX>(dx[u][k]);
             }
             gpuact_store<DX, VEC, CS>(dxr, c0, cols, vec_ok, dx[u]);

@@ -95,15 +95,50 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     enum { SELECT = SELECT_ && gpuact_same<X, Y>::value };
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (GPUACT_BLOCK * U) + threadIdx.x;
     const bool has_bias = !SELECT && (flags & GPUACT_F_BIAS);
-    const bool aligned = gpuact_rows_aligned(in, ld_in * X::size, rows) &&
-                         gpuact_rows_aligned(out, ld_out * Y::size, rows) &&
-                         (!has_bias || (gpuact_u64)aux % 16 == 0);
+    const gpuact_u64 phase = (gpuact_u64)in % 16;
+    /* Every array off the 16-byte grid by the same amount (a view offset by
+       a few elements, in place or not): the vectors start at the first
+       aligned element and thread 0 of each row's first block takes the
+       head. Not when writing the mask, whose bytes follow the row's own
+       element numbering. */
+    const bool shifted = !MASK && X::size == Y::size && X::size == B::size && phase % X::size == 0 &&
+                         (gpuact_u64)out % 16 == phase && (!has_bias || (gpuact_u64)aux % 16 == phase) &&
+                         (rows == 1 || ((ld_in * X::size) % 16 == 0 && (ld_out * Y::size) % 16 == 0));
+    const gpuact_u64 shift = shifted ? (16 - phase) % 16 / X::size : 0;
+    const bool aligned = shifted || (gpuact_rows_aligned(in, ld_in * X::size, rows) &&
+                                     gpuact_rows_aligned(out, ld_out * Y::size, rows) &&
+                                     (!has_bias || (gpuact_u64)aux % 16 == 0));
     const gpuact_u32 cbits = gpuact_fromf<Y>(ceiling); /* clipped's ceiling as Y */
-    float b[U][VEC];
     (void)part; (void)ld_aux; (void)cbits; (void)DBIAS_;
+    /* The head of a shifted row, columns [0, shift), before the main loop so
+       its registers are free again there. */
+    if (shift && blockIdx.x == 0 && threadIdx.x == 0)
+        for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
+            const unsigned char *xr = in + r * ld_in * X::size;
+            unsigned char *yr = out + r * ld_out * Y::size;
+            const gpuact_u64 hn = shift < cols ? shift : cols;
+            gpuact_u32 hx[VEC], hy[VEC], hb[VEC];
+            float hf[VEC];
+            if (has_bias) gpuact_load<B, VEC>(aux, 0, hn, false, hb);
+#pragma unroll
+            for (int k = 0; k < VEC; k++) hf[k] = has_bias ? gpuact_tof<B>(hb[k]) : 0.0f;
+            if (PAIRS) {
+                gpuact_load_words<X>(xr, 0, hn, false, reinterpret_cast<gpuact_u32(&)[4]>(hx));
+                gpuact_fwd_words<X, Y, KIND, SELECT>(reinterpret_cast<const gpuact_u32(&)[4]>(hx),
+                                                     reinterpret_cast<const float(&)[8]>(hf),
+                                                     reinterpret_cast<gpuact_u32(&)[4]>(hy), has_bias, flags, scale,
+                                                     slope, ceiling, cbits * 0x00010001u);
+                gpuact_store_words<Y>(yr, 0, hn, false, reinterpret_cast<const gpuact_u32(&)[4]>(hy));
+            } else {
+                gpuact_load<X, VEC>(xr, 0, hn, false, hx);
+                gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC>(hx, hf, hy, has_bias, flags, scale, slope, ceiling, cbits);
+                gpuact_store<Y, VEC>(yr, 0, hn, false, hy);
+            }
+        }
+    float b[U][VEC];
 #pragma unroll
     for (int u = 0; u < U; u++) {
-        const gpuact_u64 c0 = (v0 + u * GPUACT_BLOCK) * VEC;
+        const gpuact_u64 c0 = shift + (v0 + u * GPUACT_BLOCK) * VEC;
         gpuact_u32 bb[VEC];
         if (has_bias && c0 < cols) gpuact_load<B, VEC>(aux, c0, cols, aligned && c0 + VEC <= cols, bb);
 #pragma unroll
@@ -115,7 +150,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
         gpuact_u32 x[U][VEC], y[U][VEC], bits[U];
 #pragma unroll
         for (int u = 0; u < U; u++) { /* every load first: two vectors in flight */
-            const gpuact_u64 c0 = (v0 + u * GPUACT_BLOCK) * VEC;
+            const gpuact_u64 c0 = shift + (v0 + u * GPUACT_BLOCK) * VEC;
             const bool vec_ok = aligned && c0 + VEC <= cols;
             if (c0 >= cols) continue;
             if (PAIRS) gpuact_load_words<X>(xr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(x[u]));
@@ -123,7 +158,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            const gpuact_u64 cv = v0 + u * GPUACT_BLOCK, c0 = cv * VEC;
+            const gpuact_u64 cv = v0 + u * GPUACT_BLOCK, c0 = shift + cv * VEC;
             const bool vec_ok = aligned && c0 + VEC <= cols;
             bits[u] = 0;
             if (c0 < cols) {
