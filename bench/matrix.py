@@ -43,19 +43,6 @@ class Matrix:
     def randn(self, *shape, dtype=None):
         return self.t.randn(*shape, device="cuda", dtype=dtype or self.t.float32, generator=self.gen)
 
-    def time(self, fn):
-        for _ in range(self.warmup):
-            fn()
-        self.t.cuda.synchronize()
-        ts = []
-        for _ in range(self.reps):
-            self.e0.record()
-            fn()
-            self.e1.record()
-            self.e1.synchronize()
-            ts.append(self.e0.elapsed_time(self.e1))
-        return statistics.median(ts)
-
     def same(self, a, b):
         t = self.t
         iv = t.int32 if a.dtype == t.float32 else t.int16
@@ -107,7 +94,7 @@ class Matrix:
         t, F = self.t, self.F
         x = self.randn(n)
         y = t.empty_like(x)
-        self.copy_ms = self.time(lambda: y.copy_(x))
+        self.copy_ms = self.time_all([lambda: y.copy_(x)])[0]
         self.copy_gbps = 8 * n / (self.copy_ms * 1e6)
         print(f"copy f32 n={n}: {self.copy_ms:.4f} ms, {self.copy_gbps:.0f} GB/s", flush=True)
         del x, y
