@@ -185,8 +185,12 @@ $(BUILD)/manual_example: gpuact.h $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $(BUILD)/manual_example.c -o $@ $(LIBS)
 manual-example: $(BUILD)/manual_example
 	$(BUILD)/manual_example
-test: manual-example
-.PHONY: manual-example
+# Every cell of the benchmark matrix at a small size: each op, kind, dtype
+# and mode runs (and is checked where the benchmark's CPU check models it).
+bench-smoke: $(BUILD)/gpuact-bench
+	$(BUILD)/gpuact-bench --matrix --quick --reps 3 --warmup 1
+test: manual-example bench-smoke
+.PHONY: manual-example bench-smoke
 
 # ---- demo and examples -----------------------------------------------------------
 # Examples with one backend only go to their own folder, so `make demo`

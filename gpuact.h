@@ -325,6 +325,22 @@ typedef struct gpuact_epilogue_backward_desc {
 } gpuact_epilogue_backward_desc;
 GPUACT_DEF gpuact_result gpuact_epilogue_backward(gpuact_context *ctx, const gpuact_epilogue_backward_desc *d, gpuact_stream s);
 
+/* TESTING: the kernel variants, for test suites that must prove they ran
+   each one. i runs from 0; returns -1 past the last slot, 0 for a slot no
+   call can reach, 1 for a reachable variant this context never launched,
+   2 for one it launched. name (if not NULL) gets the kernel's name, as a
+   profiler shows it. */
+GPUACT_DEF int gpuact_testing_variant(const gpuact_context *ctx, int i, char *name, size_t name_size);
+/* TESTING: what benchmarks need beside the operations. An asynchronous
+   device-to-device copy on s (NULL: the context's stream), the bandwidth
+   limit the kernels are measured against; and device-side timing on s:
+   begin returns a token, end waits for the work queued in between and gives
+   its milliseconds (CUDA/HIP events, OpenCL profiling markers). */
+GPUACT_DEF gpuact_result gpuact_testing_copy(gpuact_context *ctx, gpuact_stream s, gpuact_buffer dst,
+                                             gpuact_buffer src, size_t bytes);
+GPUACT_DEF gpuact_result gpuact_testing_timer_begin(gpuact_context *ctx, gpuact_stream s, void **token);
+GPUACT_DEF gpuact_result gpuact_testing_timer_end(gpuact_context *ctx, gpuact_stream s, void *token, double *ms);
+
 #ifdef __cplusplus
 }
 #endif
@@ -512,6 +528,14 @@ static GPUACT__UNUSED const char *gpuact__resolve(void *lib, const gpuact__symbo
 
 static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); }
 
+#if defined(__GNUC__) || defined(__clang__)
+#define GPUACT__STORE_RELAXED(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define GPUACT__LOAD_RELAXED(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#else
+#define GPUACT__STORE_RELAXED(p, v) (*(p) = (v))
+#define GPUACT__LOAD_RELAXED(p) (*(p))
+#endif
+
 /* ---- >>backend interface ----------------------------------------------- */
 
 /* What the host and the kernels share (dtypes, activation kinds, variant
@@ -575,8 +599,14 @@ static int gpuact__variant_reachable(const gpuact__variant *V) {
     switch (V->op) {
     case GPUACT_OP_forward:
         return !V->dbias && (!V->select || (V->t[0] == V->t[1] && V->t[1] == V->t[2]));
-    case GPUACT_OP_backward:
+    case GPUACT_OP_backward: {
+#define GPUACT__KIND_FROM_Y_ROW_(name, slope, ceiling, from_y) from_y,
+        static const unsigned char from_y[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_FROM_Y_ROW_) 0};
+        /* without the mask and without from_y, only the elementwise op: one dtype, no scale, no dbias */
+        if (!V->mask && !from_y[V->kind])
+            return V->t[0] == V->t[1] && V->t[1] == V->t[2] && V->select && !V->dbias;
         return (!V->mask || V->t[2] == V->t[0]) && (!V->select || V->t[0] == V->t[1]);
+    }
     default:
         return V->t[0] == GPUACT_F32 && V->t[2] == GPUACT_F32 && !V->kind && !V->mask && !V->dbias && !V->select;
     }
@@ -734,6 +764,7 @@ struct gpuact_context {
     pthread_cond_t ws_freed;       /* a slot was given back (waited for only when all 64 are taken) */
     gpuact__ws_slot ws[GPUACT__MAX_WORKSPACES];
     int ws_count;
+    unsigned char launched[GPUACT__VARIANTS]; /* gpuact_testing_variant (stored with relaxed atomics) */
     void *impl;                    /* the backend's own state */
 };
 
@@ -1234,8 +1265,7 @@ static gpuact_result gpuact__check_act(const char *fn, gpuact_activation a) {
 
 /* Whether the epilogue backward may take the kind's region from y. */
 static int gpuact__kind_from_y(gpuact_activation_kind kind) {
-#define GPUACT__KIND_FROM_Y_(name, slope, ceiling, from_y) from_y,
-    static const unsigned char from_y[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_FROM_Y_) 0};
+    static const unsigned char from_y[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_FROM_Y_ROW_) 0};
     return from_y[kind];
 }
 
@@ -1325,7 +1355,11 @@ static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpua
     /* A block row per matrix row (up to the grid's limit): measured on the
        H200, one wave of blocks walking many rows each was 6-12% slower. */
     if (!L->grid_y) L->grid_y = L->rows < GPUACT__MAX_GRID_Y ? L->rows : GPUACT__MAX_GRID_Y;
-    return ctx->be->launch(ctx, s, L);
+    {
+        gpuact_result r = ctx->be->launch(ctx, s, L);
+        if (r == GPUACT_SUCCESS) GPUACT__STORE_RELAXED(&ctx->launched[gpuact__variant_index(&L->v)], (unsigned char)1);
+        return r;
+    }
 }
 
 typedef struct gpuact__fwd {
@@ -1563,6 +1597,37 @@ GPUACT_DEF gpuact_result gpuact_epilogue_backward(gpuact_context *ctx, const gpu
     b.src_name = "y";
     b.d = *d;
     return gpuact__backward(ctx, &b, s);
+}
+
+GPUACT_DEF int gpuact_testing_variant(const gpuact_context *ctx, int i, char *name, size_t name_size) {
+    gpuact__variant V;
+    if (i < 0 || i >= GPUACT__VARIANTS) return -1;
+    gpuact__variant_at(i, &V);
+    if (name && name_size) gpuact__variant_name(&V, name, name_size);
+    if (!gpuact__variant_reachable(&V)) return 0;
+    return ctx && GPUACT__LOAD_RELAXED(&ctx->launched[i]) ? 2 : 1;
+}
+
+GPUACT_DEF gpuact_result gpuact_testing_copy(gpuact_context *ctx, gpuact_stream s, gpuact_buffer dst,
+                                             gpuact_buffer src, size_t bytes) {
+    GPUACT__NEED_CTX("gpuact_testing_copy");
+    if (!bytes) return GPUACT_SUCCESS;
+    if (!dst.handle || !src.handle)
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_testing_copy: %s.handle is NULL",
+                            !dst.handle ? "dst" : "src");
+    return ctx->be->copy(ctx, s ? s : ctx->desc.stream, dst, src, bytes);
+}
+GPUACT_DEF gpuact_result gpuact_testing_timer_begin(gpuact_context *ctx, gpuact_stream s, void **token) {
+    GPUACT__NEED_CTX("gpuact_testing_timer_begin");
+    if (!token) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_testing_timer_begin: token is NULL");
+    return ctx->be->timer_begin(ctx, s ? s : ctx->desc.stream, token);
+}
+GPUACT_DEF gpuact_result gpuact_testing_timer_end(gpuact_context *ctx, gpuact_stream s, void *token, double *ms) {
+    GPUACT__NEED_CTX("gpuact_testing_timer_end");
+    if (!token || !ms)
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_testing_timer_end: %s is NULL",
+                            !token ? "token" : "ms");
+    return ctx->be->timer_end(ctx, s ? s : ctx->desc.stream, token, ms);
 }
 
 #endif /* GPUACT__IMPLEMENTATION_DONE */

@@ -1176,12 +1176,62 @@ static void epilogue_suite(void)
     }
 }
 
+/* Every kernel variant the API can reach, at least once: every activation
+   kind x every x/y/bias dtype triple x {bias and scale 0.5, neither} x
+   {forward with the mask and a backward with dbias, neither}, with the
+   backward's dy/dx and the forward's y dtypes running through all 27
+   triples alongside; small matrices with a ragged last vector. Together
+   with the other suites this launches all of them (variants_launched). */
+static void variant_suite(void)
+{
+    static const gpuact_activation KINDS[] = {{GPUACT_RELU, 0.0f, 0.0f}, {GPUACT_LEAKY_RELU, 0.125f, 0.0f},
+                                              {GPUACT_CLIPPED_RELU, 0.0f, 1.5f}};
+    unsigned long k = 900000;
+    unsigned a, combo, general, with;
+    for (a = 0; a < sizeof KINDS / sizeof KINDS[0]; a++)
+        for (combo = 0; combo < 27; combo++)
+            for (general = 0; general < 2; general++)
+                for (with = 0; with < 2; with++) {
+                    epi_case c;
+                    epi_setup(&c, ++k, KINDS[a], 3, 37, general ? 0.5f : 1.0f, (int)general);
+                    c.xt = (gpuact_dtype)(combo % 3);
+                    c.yt = (gpuact_dtype)(combo / 3 % 3);
+                    c.bt = (gpuact_dtype)(combo / 9);
+                    c.dyt = (gpuact_dtype)(combo % 3);
+                    c.dxt = (gpuact_dtype)(combo / 9);
+                    c.dbt = (gpuact_dtype)((combo + a) % 3);
+                    c.fwd_mask = (int)with;
+                    c.dbias = (int)with;
+                    c.in_place = c.bwd_in_place = 0;
+                    epi_run(&c);
+                }
+}
+
 /* >>main */
 
 static const char *env_or(const char *name, const char *dflt)
 {
     const char *v = getenv(name);
     return v && *v ? v : dflt;
+}
+
+/* Every kernel variant the API can reach must have run on this backend:
+   lists the ones that did not (each is a FAIL) and counts the rest. */
+static void variants_launched(void)
+{
+    char name[96];
+    int i, state, reachable = 0, launched = 0;
+    case_begin("every reachable kernel variant launched");
+    for (i = 0; (state = gpuact_testing_variant(ctx, i, name, sizeof name)) >= 0; i++) {
+        reachable += state > 0;
+        launched += state == 2;
+        if (state == 1)
+            printf("  never launched: %s\n", name);
+    }
+    printf("variants: %d of %d reachable kernel variants launched\n", launched, reachable);
+    if (!reachable || launched != reachable)
+        fail("%d of %d reachable variants never launched (listed above)", reachable - launched, reachable);
+    case_end();
 }
 
 int main(int argc, char **argv)
@@ -1257,7 +1307,9 @@ int main(int argc, char **argv)
         tested++;
         elementwise_suite();
         epilogue_suite();
+        variant_suite();
         large_suite(large);
+        variants_launched();
         gpuact_context_destroy(ctx);
         ctx = NULL;
     }

@@ -4,7 +4,7 @@
    A job is one op's program (as the backend composes it) followed by one
    GPUACT_KERNEL line for each variant of the job, named as the backend
    names it. The first target of a check compiles every reachable variant
-   (gpuact__variant_reachable: the ones the API can launch, 471); the others
+   (gpuact__variant_reachable: the ones the API can launch, 402); the others
    compile every dtype triple at two settings of the fields per op, the
    most involved ones (leaky writing/reading the mask with dbias and the
    general paths; clipped on the selection path), so the check stays within

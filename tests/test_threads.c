@@ -25,7 +25,8 @@ static void *worker(void *arg) {
         const gpuact_dtype dt = dts[(round + j->id) % 3];
         const size_t es = gpuact_dtype_size(dt), n = (size_t)ROWS * COLS;
         unsigned char *hx = (unsigned char *)malloc(n * 4), *hy = (unsigned char *)malloc(n * 4),
-                      *want = (unsigned char *)malloc(n * 4), *hdb = (unsigned char *)malloc(COLS * 4);
+                      *want = (unsigned char *)malloc(n * 4), *hdb = (unsigned char *)malloc(COLS * 4),
+                      *hdx = (unsigned char *)malloc(n * 4);
         double sums[COLS], mags[COLS];
         gpuact_ref_rng rng;
         gpuact_buffer x, y, db;
@@ -48,7 +49,8 @@ static void *worker(void *arg) {
         f.x = x; f.y = y;
         b.dy = x; b.y = y; b.dx = x; b.dbias = db; /* dx in place over dy */
         if (gpuact_epilogue_forward(ctx, &f, NULL) || gpuact_epilogue_backward(ctx, &b, NULL) ||
-            gpuact_buffer_read(ctx, hy, y, n * es) || gpuact_buffer_read(ctx, hdb, db, COLS * 4)) {
+            gpuact_buffer_read(ctx, hy, y, n * es) || gpuact_buffer_read(ctx, hdx, x, n * es) ||
+            gpuact_buffer_read(ctx, hdb, db, COLS * 4)) {
             j->failed = 1;
             snprintf(j->why, sizeof j->why, "run: %.200s", gpuact_last_error());
         }
@@ -69,6 +71,12 @@ static void *worker(void *arg) {
             rb.dy_dtype = rb.dx_dtype = rb.src_dtype = dt; rb.scale = 1.0f;
             rb.dy = hx; rb.src = want; rb.dx = hy; rb.dbias = sums; rb.dbias_abs = mags;
             gpuact_ref_backward(&rb);
+            for (i = 0; i < n && !j->failed; i++) /* dx (in place over dy) against the reference's, in hy */
+                if (gpuact_ref_raw(dt, hdx, i) != gpuact_ref_raw(dt, hy, i)) {
+                    j->failed = 1;
+                    snprintf(j->why, sizeof j->why, "thread %d round %d: dx[%zu] = %x, want %x", j->id, round, i,
+                             (unsigned)gpuact_ref_raw(dt, hdx, i), (unsigned)gpuact_ref_raw(dt, hy, i));
+                }
             for (i = 0; i < COLS && !j->failed; i++) {
                 float got;
                 memcpy(&got, hdb + 4 * i, 4);
@@ -80,7 +88,7 @@ static void *worker(void *arg) {
             }
         }
         gpuact_buffer_free(ctx, x); gpuact_buffer_free(ctx, y); gpuact_buffer_free(ctx, db);
-        free(hx); free(hy); free(want); free(hdb);
+        free(hx); free(hy); free(want); free(hdb); free(hdx);
     }
     return NULL;
 }
