@@ -139,7 +139,7 @@ test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) rtc-check
 	$(BUILD)/test_threads
 	$(BUILD)/test_stress
 	$(BUILD)/test_cache
-	$(BUILD)/conformance
+	GPUACT_CONFORMANCE_REQUIRE=1 $(BUILD)/conformance
 
 # ---- sanitizers ------------------------------------------------------------------
 # The validation, thread, stress and conformance tests under AddressSanitizer

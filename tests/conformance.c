@@ -1315,6 +1315,13 @@ int main(int argc, char **argv)
     }
     free(readback);
     free(staging);
+    /* GPUACT_CONFORMANCE_REQUIRE=1 (make test sets it: `make deps` installs
+       PoCL): a run in which every backend was skipped is a failure, so CI
+       cannot pass without having tested anything. */
+    if (tested == 0 && getenv("GPUACT_CONFORMANCE_REQUIRE") && atoi(getenv("GPUACT_CONFORMANCE_REQUIRE"))) {
+        printf("FAIL no backend could be tested, and GPUACT_CONFORMANCE_REQUIRE is set\n");
+        n_failed++;
+    }
     printf("%lu passed, %lu failed\n", n_passed, n_failed);
     return n_failed == 0 && (n_passed > 0 || tested == 0) ? 0 : 1;
 }
