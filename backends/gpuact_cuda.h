@@ -110,9 +110,34 @@ static void gpuact__cuda_release(gpuact__gpu *g) {
     if (g->context && gpuact__cuDevicePrimaryCtxRelease) gpuact__cuDevicePrimaryCtxRelease(g->device);
 }
 
+/* NVRTC into g->api (and its version query into s): the one list of its
+   names and entry points, used by the backend and by tests/rtc_check.c. */
+static GPUACT__UNUSED gpuact_result gpuact__nvrtc_load(gpuact__gpu *g, gpuact__cuda_setup *s) {
+    static const char *const nvrtc_names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
+    char tried[2048];
+    const char *missing;
+    gpuact__symbol rtc[] = {
+        {"nvrtcCreateProgram", (void *)&g->api.rtc_create}, {"nvrtcCompileProgram", (void *)&g->api.rtc_compile},
+        {"nvrtcGetProgramLogSize", (void *)&g->api.rtc_log_size}, {"nvrtcGetProgramLog", (void *)&g->api.rtc_log},
+        {"nvrtcGetCUBINSize", (void *)&g->api.rtc_code_size}, {"nvrtcGetCUBIN", (void *)&g->api.rtc_code},
+        {"nvrtcDestroyProgram", (void *)&g->api.rtc_destroy},
+        {"nvrtcGetErrorString", (void *)&g->api.rtc_error_string}, {"nvrtcVersion", (void *)&s->nvrtcVersion},
+    };
+    g->libs[1] = gpuact__dlopen_first("GPUACT_NVRTC_LIBRARY", nvrtc_names, tried, sizeof tried);
+    if (!g->libs[1])
+        return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
+                            "cuda: NVRTC, which compiles gpuact's kernels, could not be loaded. Tried:\n%s"
+                            "Install the CUDA toolkit's NVRTC (e.g. Debian's libnvrtc), set "
+                            "GPUACT_NVRTC_LIBRARY to its path, or build with GPUACT_CUDA_PRECOMPILED.", tried);
+    if ((missing = gpuact__resolve(g->libs[1], rtc, (int)(sizeof rtc / sizeof rtc[0]))))
+        return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
+                            "cuda: the NVRTC library lacks %s; NVRTC 11.1 or newer is needed", missing);
+    g->api.rtc_name = "NVRTC";
+    return GPUACT_SUCCESS;
+}
+
 static gpuact_result gpuact__cuda_load(gpuact__gpu *g, gpuact__cuda_setup *s) {
     static const char *const cuda_names[] = {"libcuda.so.1", "libcuda.so", NULL};
-    static const char *const nvrtc_names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
     char tried[2048];
     const char *missing;
 #define GPUACT__SYM(slot, name) {name, (void *)&(slot)}
@@ -143,13 +168,6 @@ static gpuact_result gpuact__cuda_load(gpuact__gpu *g, gpuact__cuda_setup *s) {
         GPUACT__SYM(g->api.stream_wait_event, "cuStreamWaitEvent"),
         GPUACT__SYM(g->api.mem_range, "cuMemGetAddressRange_v2"),
     };
-    gpuact__symbol rtc[] = {
-        GPUACT__SYM(g->api.rtc_create, "nvrtcCreateProgram"), GPUACT__SYM(g->api.rtc_compile, "nvrtcCompileProgram"),
-        GPUACT__SYM(g->api.rtc_log_size, "nvrtcGetProgramLogSize"), GPUACT__SYM(g->api.rtc_log, "nvrtcGetProgramLog"),
-        GPUACT__SYM(g->api.rtc_code_size, "nvrtcGetCUBINSize"), GPUACT__SYM(g->api.rtc_code, "nvrtcGetCUBIN"),
-        GPUACT__SYM(g->api.rtc_destroy, "nvrtcDestroyProgram"),
-        GPUACT__SYM(g->api.rtc_error_string, "nvrtcGetErrorString"), GPUACT__SYM(s->nvrtcVersion, "nvrtcVersion"),
-    };
 #undef GPUACT__SYM
     g->api.name = "cuda";
     g->api.rtc_name = "NVRTC";
@@ -166,20 +184,10 @@ static gpuact_result gpuact__cuda_load(gpuact__gpu *g, gpuact__cuda_setup *s) {
                             "cuda: the CUDA driver library lacks %s; the driver is too old (CUDA 11 or newer "
                             "is needed)", missing);
 #ifndef GPUACT_CUDA_PRECOMPILED
-    g->libs[1] = gpuact__dlopen_first("GPUACT_NVRTC_LIBRARY", nvrtc_names, tried, sizeof tried);
-    if (!g->libs[1])
-        return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
-                            "cuda: NVRTC, which compiles gpuact's kernels, could not be loaded. Tried:\n%s"
-                            "Install the CUDA toolkit's NVRTC (e.g. Debian's libnvrtc), set "
-                            "GPUACT_NVRTC_LIBRARY to its path, or build with GPUACT_CUDA_PRECOMPILED.", tried);
-    if ((missing = gpuact__resolve(g->libs[1], rtc, (int)(sizeof rtc / sizeof rtc[0]))))
-        return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
-                            "cuda: the NVRTC library lacks %s; NVRTC 11.1 or newer is needed", missing);
+    return gpuact__nvrtc_load(g, s);
 #else
-    (void)rtc; /* NVRTC is not loaded at all */
-    (void)nvrtc_names;
+    return GPUACT_SUCCESS; /* NVRTC is not loaded at all */
 #endif
-    return GPUACT_SUCCESS;
 }
 
 /* Loaded once per process under gpuact__load_lock (the core holds it around

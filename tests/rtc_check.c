@@ -20,8 +20,6 @@ int main(int argc, char **argv) {
                                                                        gpuact__cuda_dbias};
     gpuact__gpu g;
     gpuact__cuda_setup s;
-    static const char *const nvrtc_names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
-    char tried[2048];
     int a, op, failed = 0, passed = 0, supported[64], nsupported = 0;
     memset(&g, 0, sizeof g);
     memset(&s, 0, sizeof s);
@@ -33,21 +31,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: rtc_check cuda FULL_ARCH [ARCH...]\n");
         return 2;
     }
-    g.libs[1] = gpuact__dlopen_first("GPUACT_NVRTC_LIBRARY", nvrtc_names, tried, sizeof tried);
-    {
-        gpuact__symbol rtc[] = {
-            {"nvrtcCreateProgram", (void *)&g.api.rtc_create}, {"nvrtcCompileProgram", (void *)&g.api.rtc_compile},
-            {"nvrtcGetProgramLogSize", (void *)&g.api.rtc_log_size}, {"nvrtcGetProgramLog", (void *)&g.api.rtc_log},
-            {"nvrtcGetCUBINSize", (void *)&g.api.rtc_code_size}, {"nvrtcGetCUBIN", (void *)&g.api.rtc_code},
-            {"nvrtcDestroyProgram", (void *)&g.api.rtc_destroy},
-            {"nvrtcGetErrorString", (void *)&g.api.rtc_error_string}};
-        if (!g.libs[1] || gpuact__resolve(g.libs[1], rtc, 8)) {
-            printf("SKIP rtc_check cuda: NVRTC not loadable:\n%s0 passed, 0 failed\n", tried);
-            return 0;
-        }
+    if (gpuact__nvrtc_load(&g, &s) != GPUACT_SUCCESS) { /* the backend's own list of NVRTC entry points */
+        printf("SKIP rtc_check cuda: NVRTC not loadable:\n%s\n0 passed, 0 failed\n", gpuact_last_error());
+        return 0;
     }
     g.api.name = "cuda";
-    g.api.rtc_name = "NVRTC";
     {
         int (*num_archs)(int *) = NULL, (*get_archs)(int *) = NULL;
         gpuact__symbol q[] = {{"nvrtcGetNumSupportedArchs", (void *)&num_archs},
