@@ -759,6 +759,7 @@ struct gpuact_context {
     unsigned units;                /* multiprocessors / compute units */
     unsigned per_item32, per_item16; /* elements per work-item: some array 4-byte / all 2-byte */
     unsigned dbias_slices;         /* row slices of a backward block with dbias (GPUACT_DBIAS_SLICES or 1) */
+    int variant_blocks;            /* CUDA/HIP: threads per block by GPUACT_VARIANT_BLOCK; OpenCL: GPUACT_BLOCK */
     pthread_mutex_t lock;          /* kernel builds (OpenCL: also argument setting and enqueue) */
     pthread_mutex_t ws_lock;       /* the workspace pool's bookkeeping (never held across a launch) */
     pthread_cond_t ws_freed;       /* a slot was given back (waited for only when all 64 are taken) */
@@ -776,6 +777,11 @@ static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L
     for (i = 0; i < 3; i++)
         if (gpuact_dtype_size(L->v.t[i]) == 4) return ctx->per_item32;
     return ctx->per_item16;
+}
+
+/* Threads (work-items) per block of L's kernel. */
+static unsigned gpuact__block(const gpuact_context *ctx, const gpuact__launch *L) {
+    return ctx->variant_blocks ? (unsigned)GPUACT_VARIANT_BLOCK(L->v.op, L->v.mask, L->v.dbias) : GPUACT_BLOCK;
 }
 
 /* Directory of the disk cache: desc, else $GPUACT_CACHE_DIR, else
@@ -1346,7 +1352,7 @@ static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpua
     if (!L->grid_x)
         L->grid_x = L->v.op == GPUACT_OP_dbias
                         ? gpuact__div_up((size_t)L->cols, GPUACT_DBIAS_COLS)
-                        : gpuact__div_up(gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)), GPUACT_BLOCK);
+                        : gpuact__div_up(gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)), gpuact__block(ctx, L));
     if (!gpuact__variant_reachable(&L->v)) {
         char name[GPUACT__NAME_MAX];
         gpuact__variant_name(&L->v, name, sizeof name);
@@ -1503,7 +1509,7 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
            column sums to the workspace in a fixed order, then one pass adds
            the parts in order. No atomics, so every run gives the same bits. */
         const size_t slices = ctx->dbias_slices ? ctx->dbias_slices : 1;
-        size_t gx = gpuact__div_up(gpuact__div_up(d->cols, gpuact__items(ctx, &L)), GPUACT_BLOCK / slices);
+        size_t gx = gpuact__div_up(gpuact__div_up(d->cols, gpuact__items(ctx, &L)), gpuact__block(ctx, &L) / slices);
         size_t parts = gpuact__dbias_parts(ctx->units, gx, gpuact__div_up(d->rows, slices), d->cols);
         gpuact__launch F;
         int slot;

@@ -118,6 +118,7 @@ static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units
     ctx->per_item32 = 4 * GPUACT__UNROLL;
     ctx->per_item16 = 8 * GPUACT__UNROLL;
     ctx->dbias_slices = GPUACT_DBIAS_SLICES;
+    ctx->variant_blocks = 1;
     g->rtc_options[2] = "-DGPUACT_UNROLL=" GPUACT__STR(GPUACT__UNROLL);
     g->rtc_options[3] = "-DGPUACT_MIN_BLOCKS_SELECT=" GPUACT__STR(GPUACT__MIN_BLOCKS_SELECT);
     g->rtc_options[4] = "-DGPUACT_MIN_BLOCKS_GENERAL=" GPUACT__STR(GPUACT__MIN_BLOCKS_GENERAL);
@@ -584,7 +585,8 @@ static gpuact_result gpuact__gpu_launch(gpuact_context *ctx, gpuact_stream s, co
         pthread_mutex_unlock(&ctx->lock);
     }
     if (r == GPUACT_SUCCESS) {
-        e = g->api.launch(fn, (unsigned)L->grid_x, (unsigned)L->grid_y, 1, GPUACT_BLOCK, 1, 1, 0, s, params, NULL);
+        e = g->api.launch(fn, (unsigned)L->grid_x, (unsigned)L->grid_y, 1, gpuact__block(ctx, L), 1, 1, 0, s, params,
+                          NULL);
         if (e) r = gpuact__gpu_fail(g, e, "launching a kernel");
     }
     gpuact__gpu_leave(g);

@@ -57,6 +57,18 @@ enum {
 #ifndef GPUACT_BLOCK
 #define GPUACT_BLOCK 256
 #endif
+/* CUDA/HIP threads per block of a variant: GPUACT_BLOCK_SMALL for the
+   forward without the mask and the backward from x or y without the bias
+   gradient, GPUACT_BLOCK otherwise. Measured on the H200: 128 threads made
+   those 0.5-2.7% faster and the mask readers, mask writers of the epilogue
+   and bias-gradient kernels 2-22% slower. OpenCL keeps GPUACT_BLOCK. */
+#ifndef GPUACT_BLOCK_SMALL
+#define GPUACT_BLOCK_SMALL 128
+#endif
+#define GPUACT_VARIANT_BLOCK(op, mask, dbias)                                                      \
+    ((((op) == GPUACT_OP_forward && !(mask)) || ((op) == GPUACT_OP_backward && !(mask) && !(dbias))) \
+         ? GPUACT_BLOCK_SMALL                                                                      \
+         : GPUACT_BLOCK)
 /* CUDA/HIP: 16-byte vectors a thread handles, a block apart (a build-time
    tuning knob; the host passes -DGPUACT_UNROLL). */
 #ifndef GPUACT_UNROLL

@@ -8,7 +8,7 @@
    (../contract.h) and is specialised at compile time by its named fields
    (kind, mask, dbias, select), so each module holds one straight-line path.
    A thread owns GPUACT_UNROLL vectors of VEC consecutive elements of a row,
-   GPUACT_BLOCK vectors apart (each warp access stays contiguous; two
+   a block's width apart (GPUACT_VARIANT_BLOCK; each warp access stays contiguous; two
    16-byte loads in flight per thread is what reaches the copy bandwidth on
    an H200). A vector is 16 bytes of the widest array (GPUACT_VEC), loaded
    with one access when rows are 16-byte aligned, element by element

@@ -92,8 +92,8 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4],
 template <class X, class Y, class B, int KIND, int MASK, int DBIAS_, int SELECT_>
 __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<X, Y, B>::value, U = GPUACT_UNROLL, PAIRS = VEC == 8 };
-    enum { SELECT = SELECT_ && gpuact_same<X, Y>::value };
-    const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (GPUACT_BLOCK * U) + threadIdx.x;
+    enum { SELECT = SELECT_ && gpuact_same<X, Y>::value, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0) };
+    const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
     const bool has_bias = !SELECT && (flags & GPUACT_F_BIAS);
     const gpuact_u64 phase = (gpuact_u64)in % 16;
     /* Every array off the 16-byte grid by the same amount (a view offset by
@@ -138,7 +138,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     float b[U][VEC];
 #pragma unroll
     for (int u = 0; u < U; u++) {
-        const gpuact_u64 c0 = shift + (v0 + u * GPUACT_BLOCK) * VEC;
+        const gpuact_u64 c0 = shift + (v0 + u * BLK) * VEC;
         gpuact_u32 bb[VEC];
         if (has_bias && c0 < cols) gpuact_load<B, VEC>(aux, c0, cols, aligned && c0 + VEC <= cols, bb);
 #pragma unroll
@@ -150,7 +150,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
         gpuact_u32 x[U][VEC], y[U][VEC], bits[U];
 #pragma unroll
         for (int u = 0; u < U; u++) { /* every load first: two vectors in flight */
-            const gpuact_u64 c0 = shift + (v0 + u * GPUACT_BLOCK) * VEC;
+            const gpuact_u64 c0 = shift + (v0 + u * BLK) * VEC;
             const bool vec_ok = aligned && c0 + VEC <= cols;
             if (c0 >= cols) continue;
             if (PAIRS) gpuact_load_words<X>(xr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(x[u]));
@@ -158,7 +158,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            const gpuact_u64 cv = v0 + u * GPUACT_BLOCK, c0 = shift + cv * VEC;
+            const gpuact_u64 cv = v0 + u * BLK, c0 = shift + cv * VEC;
             const bool vec_ok = aligned && c0 + VEC <= cols;
             bits[u] = 0;
             if (c0 < cols) {
