@@ -528,10 +528,17 @@ static GPUACT__UNUSED const char *gpuact__resolve(void *lib, const gpuact__symbo
 
 static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); }
 
+/* Values shared between threads without a lock. A built kernel is published
+   once and then read on every launch: acquire/release make that a defined
+   handoff; the launched-variant flags only need relaxed accesses. */
 #if defined(__GNUC__) || defined(__clang__)
+#define GPUACT__LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define GPUACT__STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define GPUACT__STORE_RELAXED(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #define GPUACT__LOAD_RELAXED(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-#else
+#else /* other compilers: plain aligned accesses */
+#define GPUACT__LOAD_ACQUIRE(p) (*(p))
+#define GPUACT__STORE_RELEASE(p, v) (*(p) = (v))
 #define GPUACT__STORE_RELAXED(p, v) (*(p) = (v))
 #define GPUACT__LOAD_RELAXED(p) (*(p))
 #endif
@@ -565,6 +572,8 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
 #define GPUACT__DBIAS_GROUPS_PER_UNIT 8
 #endif
 
+#define GPUACT__FIELD_ONE_(name, NAME, count) +1
+#define GPUACT__FIELD_COUNT (0 GPUACT_FIELDS(GPUACT__FIELD_ONE_))
 #define GPUACT__FIELD_DECL_(name, NAME, count) int name;
 typedef struct gpuact__variant {
     int op;                    /* GPUACT_OP_* */
@@ -586,6 +595,14 @@ typedef struct gpuact__launch {
 #define GPUACT__VARIANTS \
     (GPUACT_OP_COUNT * GPUACT_DT_COUNT * GPUACT_DT_COUNT * GPUACT_DT_COUNT GPUACT_FIELDS(GPUACT__FIELD_MUL_))
 
+/* Whether the epilogue backward may take the kind's region from y (the
+   table's from_y column). kind is in range. */
+static int gpuact__kind_from_y(int kind) {
+#define GPUACT__KIND_FROM_Y_(name, slope, ceiling, from_y) from_y,
+    static const unsigned char from_y[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_FROM_Y_) 0};
+    return from_y[kind];
+}
+
 /* Whether the API can ask for V; only those are kernels. Forward: from x
    (select: one dtype in and out, no bias); backward: from the mask, the
    region's dtype is dy's; select: dy's dtype out; dbias: f32 parts in. */
@@ -599,14 +616,11 @@ static int gpuact__variant_reachable(const gpuact__variant *V) {
     switch (V->op) {
     case GPUACT_OP_forward:
         return !V->dbias && (!V->select || (V->t[0] == V->t[1] && V->t[1] == V->t[2]));
-    case GPUACT_OP_backward: {
-#define GPUACT__KIND_FROM_Y_ROW_(name, slope, ceiling, from_y) from_y,
-        static const unsigned char from_y[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_FROM_Y_ROW_) 0};
+    case GPUACT_OP_backward:
         /* without the mask and without from_y, only the elementwise op: one dtype, no scale, no dbias */
-        if (!V->mask && !from_y[V->kind])
+        if (!V->mask && !gpuact__kind_from_y(V->kind))
             return V->t[0] == V->t[1] && V->t[1] == V->t[2] && V->select && !V->dbias;
         return (!V->mask || V->t[2] == V->t[0]) && (!V->select || V->t[0] == V->t[1]);
-    }
     default:
         return V->t[0] == GPUACT_F32 && V->t[2] == GPUACT_F32 && !V->kind && !V->mask && !V->dbias && !V->select;
     }
@@ -625,7 +639,7 @@ static GPUACT__UNUSED void gpuact__variant_at(int i, gpuact__variant *V) {
     int k;
 #define GPUACT__FIELD_COUNT_(name, NAME, count) count,
     static const int counts[] = {GPUACT_FIELDS(GPUACT__FIELD_COUNT_) 0};
-    int *fields[8], n = 0;
+    int *fields[GPUACT__FIELD_COUNT], n = 0;
 #define GPUACT__FIELD_PTR_(name, NAME, count) fields[n++] = &V->name;
     GPUACT_FIELDS(GPUACT__FIELD_PTR_)
     for (k = n - 1; k >= 0; k--) {
@@ -667,7 +681,7 @@ static void gpuact__variant_name(const gpuact__variant *V, char *buf, size_t siz
 }
 /* The compiler options that select V in the kernel sources: its name, its
    dtypes and each field as GPUACT_<FIELD>=<value>. */
-#define GPUACT__DEFINES 8
+#define GPUACT__DEFINES (4 + GPUACT__FIELD_COUNT) /* name, three dtypes, the fields */
 #define GPUACT__NAME_MAX 64
 #define GPUACT__DEFINE_MAX (GPUACT__NAME_MAX + 16)
 static void gpuact__variant_defines(const gpuact__variant *V, char (*defs)[GPUACT__DEFINE_MAX]) {
@@ -1267,12 +1281,6 @@ static gpuact_result gpuact__check_act(const char *fn, gpuact_activation a) {
                             "%s: act.ceiling = %g; %s needs a ceiling > 0 (not NaN)", fn, (double)a.ceiling,
                             gpuact__kind_names[a.kind]);
     return GPUACT_SUCCESS;
-}
-
-/* Whether the epilogue backward may take the kind's region from y. */
-static int gpuact__kind_from_y(gpuact_activation_kind kind) {
-    static const unsigned char from_y[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_FROM_Y_ROW_) 0};
-    return from_y[kind];
 }
 
 /* scale 0 means 1; NaN and infinities are refused. */

@@ -79,16 +79,6 @@ typedef struct gpuact__gpu {
 
 #define GPUACT__GPU(ctx) ((gpuact__gpu *)(ctx)->impl)
 
-/* A built kernel is published once and then read without the lock on every
-   launch: an acquire/release pair makes that a defined handoff. */
-#if defined(__GNUC__) || defined(__clang__)
-#define GPUACT__LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define GPUACT__STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#else /* other compilers: a plain aligned pointer access */
-#define GPUACT__LOAD_ACQUIRE(p) (*(p))
-#define GPUACT__STORE_RELEASE(p, v) (*(p) = (v))
-#endif
-
 /* The launch shape both dialects share (kernels/contract.h): a thread
    has GPUACT__UNROLL vectors of 16 bytes of the widest array; the kernels
    get the same number as -DGPUACT_UNROLL. (A build-time knob for tuning

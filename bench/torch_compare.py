@@ -150,13 +150,13 @@ class Gpuact:
         lib.gpuact_epilogue_backward.argtypes = [c_void_p, POINTER(EpilogueBackwardDesc), c_void_p]
         lib.gpuact_shared_context_stream.argtypes = [c_void_p]
         lib.gpuact_shared_context_stream.restype = c_void_p
-        lib.gpuact_shared_copy.argtypes = [c_void_p, c_void_p, Buffer, Buffer, c_size_t]
+        lib.gpuact_testing_copy.argtypes = [c_void_p, c_void_p, Buffer, Buffer, c_size_t]
         lib.gpuact_shared_layout.argtypes = [c_char_p, c_char_p]
         lib.gpuact_shared_layout.restype = c_size_t
         for f in ("gpuact_context_create", "gpuact_buffer_alloc", "gpuact_buffer_write", "gpuact_buffer_read",
                   "gpuact_synchronize", "gpuact_relu_forward", "gpuact_relu_backward", "gpuact_forward",
                   "gpuact_backward", "gpuact_epilogue_forward", "gpuact_epilogue_backward",
-                  "gpuact_shared_copy", "gpuact_context_backend"):
+                  "gpuact_testing_copy", "gpuact_context_backend"):
             getattr(lib, f).restype = c_int
         self.check_layouts()
         desc = ContextDesc()
@@ -252,7 +252,7 @@ class Gpuact:
                         self.stream)
 
     def copy_op(self, dst, src, nbytes):
-        return self._op(self.lib.gpuact_shared_copy, "gpuact_shared_copy", self.ctx, self.stream, buf(dst),
+        return self._op(self.lib.gpuact_testing_copy, "gpuact_testing_copy", self.ctx, self.stream, buf(dst),
                         buf(src), nbytes)
 
     # -- blocking memory helpers (for the selftest without torch) -----------------------------
@@ -380,7 +380,7 @@ def selftest_ctypes(args):
     fails += err > 1e-5
     g.copy_op(bdx, bdy, 4 * rows * cols)()
     g.synchronize()
-    expect("gpuact_shared_copy", unpack(g.read(bdx, 4 * rows * cols)), dy2)
+    expect("gpuact_testing_copy", unpack(g.read(bdx, 4 * rows * cols)), dy2)
     for b in (bx, bb, by, bm, bdy, bdx, bdb):
         g.free(b)
     stream = g.lib.gpuact_shared_context_stream(g.ctx)
@@ -851,7 +851,7 @@ class Timing:
                      lambda: self.same_bits(y, x))
         self.copy_gbps = r["bytes"] / (r["median_ms"] * 1e6)
         y.zero_()
-        self.add(f"copy f32 {shape}", "gpuact_shared_copy (cuMemcpyDtoDAsync)", g.copy_op(y, x, 4 * n), 8 * n,
+        self.add(f"copy f32 {shape}", "gpuact_testing_copy (cuMemcpyDtoDAsync)", g.copy_op(y, x, 4 * n), 8 * n,
                  lambda: self.same_bits(y, x))
         del y
 

@@ -1,11 +1,10 @@
 /* The translation unit of build/libgpuact.so (`make shared`), for callers
    that load gpuact dynamically, such as bench/torch_compare.py via ctypes.
    It exports the whole public API of gpuact.h with default visibility, plus
-   a few helpers that a foreign-function caller needs:
+   a few helpers that a foreign-function caller needs (the copy the
+   benchmarks measure against is the public gpuact_testing_copy):
 
      gpuact_shared_context_stream(ctx)   the stream a NULL stream stands for
-     gpuact_shared_copy(ctx, s, dst, src, bytes)
-                                          async device-to-device copy on s
      gpuact_shared_layout(type, field)    sizeof(type) (field "" or NULL) or
                                           offsetof(type, field); (size_t)-1
                                           for a name it does not know. ctypes
@@ -24,16 +23,9 @@
 #endif
 
 GPUACT_SHARED_API void *gpuact_shared_context_stream(const gpuact_context *ctx);
-GPUACT_SHARED_API gpuact_result gpuact_shared_copy(gpuact_context *ctx, gpuact_stream s, gpuact_buffer dst,
-                                                   gpuact_buffer src, size_t bytes);
 GPUACT_SHARED_API size_t gpuact_shared_layout(const char *type, const char *field);
 
 void *gpuact_shared_context_stream(const gpuact_context *ctx) { return ctx ? gpuact_context_query_desc(ctx).stream : NULL; }
-
-gpuact_result gpuact_shared_copy(gpuact_context *ctx, gpuact_stream s, gpuact_buffer dst, gpuact_buffer src,
-                                 size_t bytes) {
-    return gpuact_testing_copy(ctx, s, dst, src, bytes);
-}
 
 typedef struct gpuact_shared_field { const char *type, *field; size_t value; } gpuact_shared_field;
 #define GPUACT_SHARED_SIZE(T) {#T, "", sizeof(T)}
