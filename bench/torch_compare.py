@@ -150,13 +150,16 @@ class Gpuact:
         lib.gpuact_epilogue_backward.argtypes = [c_void_p, POINTER(EpilogueBackwardDesc), c_void_p]
         lib.gpuact_shared_context_stream.argtypes = [c_void_p]
         lib.gpuact_shared_context_stream.restype = c_void_p
-        lib.gpuact_testing_copy.argtypes = [c_void_p, c_void_p, Buffer, Buffer, c_size_t]
+        # the copy benchmarks measure against (builds before 2026-11-23 named it gpuact_shared_copy)
+        self.copy_fn = getattr(lib, "gpuact_testing_copy", None) or lib.gpuact_shared_copy
+        self.copy_fn.argtypes = [c_void_p, c_void_p, Buffer, Buffer, c_size_t]
+        self.copy_fn.restype = c_int
         lib.gpuact_shared_layout.argtypes = [c_char_p, c_char_p]
         lib.gpuact_shared_layout.restype = c_size_t
         for f in ("gpuact_context_create", "gpuact_buffer_alloc", "gpuact_buffer_write", "gpuact_buffer_read",
                   "gpuact_synchronize", "gpuact_relu_forward", "gpuact_relu_backward", "gpuact_forward",
                   "gpuact_backward", "gpuact_epilogue_forward", "gpuact_epilogue_backward",
-                  "gpuact_testing_copy", "gpuact_context_backend"):
+                  "gpuact_context_backend"):
             getattr(lib, f).restype = c_int
         self.check_layouts()
         desc = ContextDesc()
@@ -252,7 +255,7 @@ class Gpuact:
                         self.stream)
 
     def copy_op(self, dst, src, nbytes):
-        return self._op(self.lib.gpuact_testing_copy, "gpuact_testing_copy", self.ctx, self.stream, buf(dst),
+        return self._op(self.copy_fn, "gpuact_testing_copy", self.ctx, self.stream, buf(dst),
                         buf(src), nbytes)
 
     # -- blocking memory helpers (for the selftest without torch) -----------------------------
