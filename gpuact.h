@@ -255,12 +255,18 @@ GPUACT_DEF gpuact_result gpuact_synchronize(gpuact_context *ctx, gpuact_stream s
 typedef enum gpuact_activation_kind {
     GPUACT_RELU = 0,
     GPUACT_LEAKY_RELU,
-    GPUACT_CLIPPED_RELU
+    GPUACT_CLIPPED_RELU,   /* relu6 and friends: hardtanh(x, 0, ceiling) */
+    GPUACT_HARDTANH,       /* F.hardtanh(x, lower, ceiling) */
+    GPUACT_GELU,           /* F.gelu(x): x * Phi(x), with gpuact's own erfc */
+    GPUACT_GELU_TANH,      /* F.gelu(x, approximate="tanh") */
+    GPUACT_SILU,           /* F.silu(x) = x * sigmoid(x) (swish) */
+    GPUACT_SQUARED_RELU    /* relu(x)**2 */
 } gpuact_activation_kind;
 typedef struct gpuact_activation {
     gpuact_activation_kind kind;  /* zero-initialized = plain ReLU */
     float negative_slope;         /* LEAKY_RELU: y = x * slope for x <= 0; must be >= 0 */
-    float ceiling;                /* CLIPPED_RELU: y = min(max(x, 0), ceiling); must be > 0 */
+    float ceiling;                /* CLIPPED_RELU: y = min(max(x, 0), ceiling), > 0; HARDTANH: the upper bound */
+    float lower;                  /* HARDTANH: y = min(max(x, lower), ceiling); lower <= ceiling */
 } gpuact_activation;
 
 /* ReLU shortcuts: y = max(x, 0); dx = dy where !(x <= 0), else +0.
@@ -305,13 +311,17 @@ typedef struct gpuact_epilogue_desc {
 GPUACT_DEF gpuact_result gpuact_epilogue_forward(gpuact_context *ctx, const gpuact_epilogue_desc *d, gpuact_stream s);
 
 /* Backward of the epilogue: dx = select(passes, dy * scale, +0) (leaky:
-   (dy * scale) * slope where it does not pass), rounded once to dx's dtype;
+   (dy * scale) * slope where it does not pass; a smooth kind (GELU, SiLU,
+   squared ReLU): (dy * scale) * act'(z)), rounded once to dx's dtype;
    dbias[c] = sum over rows of dx[r][c] (optional; rows = 0 writes zeros, as
    a sum over an empty dimension), accumulated in f32 in a
    fixed order: bit-identical run to run on one device and backend.
-   The region comes from the forward's mask (exact) or from its output y
-   (relu and leaky only, scale > 0): y's region differs from z's only where
-   z * scale underflowed to zero. */
+   The region comes from the forward's mask (exact), from its output y
+   (relu and leaky only, scale > 0: y's region differs from z's only where
+   z * scale underflowed to zero), or from the forward's input x and bias:
+   z = x + bias is formed again exactly as the forward formed it (one f32
+   addition), so nothing but x has to be kept: the smooth kinds' source
+   (and only theirs). */
 typedef struct gpuact_epilogue_backward_desc {
     gpuact_activation act;
     size_t rows, cols;
@@ -322,6 +332,9 @@ typedef struct gpuact_epilogue_backward_desc {
     gpuact_buffer y, mask;     /* exactly one */
     size_t mask_ld;            /* as in the forward */
     gpuact_buffer dbias;       /* optional */
+    gpuact_buffer x, bias;     /* smooth kinds: the forward's x (instead of y or mask) and its bias (optional) */
+    gpuact_dtype x_dtype;      /* x's dtype, and the bias's: the backward takes a bias of x's dtype */
+    size_t ld_x;               /* 0 = cols */
 } gpuact_epilogue_backward_desc;
 GPUACT_DEF gpuact_result gpuact_epilogue_backward(gpuact_context *ctx, const gpuact_epilogue_backward_desc *d, gpuact_stream s);
 
@@ -550,8 +563,9 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
    kernels/contract.h. Every kernel of every backend has that parameter
    list, so one launch description serves all of them:
 
-   FORWARD  (t = x, y, bias dtypes): in=x, out=y, aux=bias, mask written.
-   BACKWARD (t = dy, dx, src dtypes): in=dy, out=dx, aux=x or y, mask read,
+   FORWARD  (t = x, y, bias dtypes): in=x, out=y, bias, mask written.
+   BACKWARD (t = dy, dx, src dtypes): in=dy, out=dx, aux=x or y, bias
+            (fromx; x's dtype), mask read,
             part = f32 partial column sums [grid_y][cols] with dbias.
    DBIAS    (t[1] = dbias dtype): in=part (rows = number of partial rows),
             out=dbias: out[c] = sum over r of part[r][c], in order.
@@ -583,9 +597,9 @@ typedef struct gpuact__variant {
 
 typedef struct gpuact__launch {
     gpuact__variant v;
-    gpuact_buffer in, out, aux, mask, part;
+    gpuact_buffer in, out, aux, bias, mask, part;
     uint64_t rows, cols, ld_in, ld_out, ld_aux, mask_ld;
-    float scale, slope, ceiling;
+    float scale, slope, ceiling, lower;
     int flags;                 /* GPUACT_F_* */
     uint64_t grid_x, grid_y;   /* blocks */
 } gpuact__launch;
@@ -598,14 +612,23 @@ typedef struct gpuact__launch {
 /* Whether the epilogue backward may take the kind's region from y (the
    table's from_y column). kind is in range. */
 static int gpuact__kind_from_y(int kind) {
-#define GPUACT__KIND_FROM_Y_(name, slope, ceiling, from_y) from_y,
+#define GPUACT__KIND_FROM_Y_(name, slope, ceiling, lower, from_y, select) from_y,
     static const unsigned char from_y[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_FROM_Y_) 0};
     return from_y[kind];
 }
+/* Whether the kind is of the ReLU family (the table's select column: mask,
+   selection paths); else smooth. kind is in range. */
+static int gpuact__kind_select(int kind) {
+#define GPUACT__KIND_SELECT_(name, slope, ceiling, lower, from_y, select) select,
+    static const unsigned char sel[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_SELECT_) 0};
+    return sel[kind];
+}
 
 /* Whether the API can ask for V; only those are kernels. Forward: from x
-   (select: one dtype in and out, no bias); backward: from the mask, the
-   region's dtype is dy's; select: dy's dtype out; dbias: f32 parts in. */
+   (select: one dtype in and out, no bias; a smooth kind: no mask, no
+   select); backward: from the mask, the region's dtype is dy's; select:
+   dy's dtype out; fromx: exactly for the smooth kinds (never with the mask
+   or select); dbias: f32 parts in. */
 static int gpuact__variant_reachable(const gpuact__variant *V) {
     int i;
 #define GPUACT__FIELD_OK_(name, NAME, count) if (V->name < 0 || V->name >= (count)) return 0;
@@ -615,14 +638,19 @@ static int gpuact__variant_reachable(const gpuact__variant *V) {
         if ((int)V->t[i] < 0 || (int)V->t[i] >= GPUACT_DT_COUNT) return 0;
     switch (V->op) {
     case GPUACT_OP_forward:
+        if (V->fromx || (!gpuact__kind_select(V->kind) && (V->mask || V->select))) return 0;
         return !V->dbias && (!V->select || (V->t[0] == V->t[1] && V->t[1] == V->t[2]));
     case GPUACT_OP_backward:
+        /* fromx: exactly the smooth kinds (the ReLU family has the mask and y) */
+        if (V->fromx != !gpuact__kind_select(V->kind)) return 0;
+        if (V->fromx) return !V->mask && !V->select;
         /* without the mask and without from_y, only the elementwise op: one dtype, no scale, no dbias */
         if (!V->mask && !gpuact__kind_from_y(V->kind))
             return V->t[0] == V->t[1] && V->t[1] == V->t[2] && V->select && !V->dbias;
         return (!V->mask || V->t[2] == V->t[0]) && (!V->select || V->t[0] == V->t[1]);
     default:
-        return V->t[0] == GPUACT_F32 && V->t[2] == GPUACT_F32 && !V->kind && !V->mask && !V->dbias && !V->select;
+        return V->t[0] == GPUACT_F32 && V->t[2] == GPUACT_F32 && !V->kind && !V->mask && !V->dbias && !V->select &&
+               !V->fromx;
     }
 }
 
@@ -655,7 +683,7 @@ static GPUACT__UNUSED void gpuact__variant_at(int i, gpuact__variant *V) {
 
 #define GPUACT__DT_NAME_(name, bytes) #name,
 static const char *const gpuact__dtype_names[] = {GPUACT_DTYPES(GPUACT__DT_NAME_) "unknown"};
-#define GPUACT__KIND_NAME_(name, slope, ceiling, from_y) #name,
+#define GPUACT__KIND_NAME_(name, slope, ceiling, lower, from_y, select) #name,
 static const char *const gpuact__kind_names[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_NAME_) "unknown"};
 #define GPUACT__OP_NAME_(name, short_name) #name,
 static GPUACT__UNUSED const char *const gpuact__op_names[] = {GPUACT_OPS(GPUACT__OP_NAME_) "unknown"};
@@ -665,7 +693,7 @@ static const char *gpuact__dtype_name(gpuact_dtype dt) {
     return gpuact__dtype_names[(unsigned)dt < GPUACT_DT_COUNT ? (int)dt : GPUACT_DT_COUNT];
 }
 
-/* The kernel's name: gpuact_<op>_<kind>[_mask|_frommask][_dbias][_plain]_
+/* The kernel's name: gpuact_<op>_<kind>[_mask|_frommask|_fromx][_dbias][_plain]_
    <t0>_<t1>_<t2>, e.g. gpuact_fwd_relu_mask_f32_f32_f32 or
    gpuact_bwd_leaky_frommask_dbias_bf16_bf16_bf16; the dbias pass is
    gpuact_dbias_f32_<dbias dtype>_f32. */
@@ -675,7 +703,8 @@ static void gpuact__variant_name(const gpuact__variant *V, char *buf, size_t siz
                  gpuact__dtype_names[V->t[2]]);
     else
         snprintf(buf, size, "gpuact_%s_%s%s%s%s_%s_%s_%s", gpuact__op_short[V->op], gpuact__kind_names[V->kind],
-                 !V->mask ? "" : V->op == GPUACT_OP_forward ? "_mask" : "_frommask", V->dbias ? "_dbias" : "",
+                 V->fromx ? "_fromx" : !V->mask ? "" : V->op == GPUACT_OP_forward ? "_mask" : "_frommask",
+                 V->dbias ? "_dbias" : "",
                  V->select ? "_plain" : "", gpuact__dtype_names[V->t[0]], gpuact__dtype_names[V->t[1]],
                  gpuact__dtype_names[V->t[2]]);
 }
@@ -1258,28 +1287,38 @@ static gpuact_result gpuact__check_dtype(const char *fn, const char *field, gpua
 }
 
 /* The public enum and the contract's table must list the same kinds. */
-typedef char gpuact__kind_table_check[GPUACT_CLIPPED_RELU + 1 == GPUACT_KIND_COUNT ? 1 : -1];
+typedef char gpuact__kind_table_check[GPUACT_SQUARED_RELU + 1 == GPUACT_KIND_COUNT ? 1 : -1];
 
-/* The kind's parameters, as its row of GPUACT_ACTIVATIONS says it uses them. */
-static gpuact_result gpuact__check_act(const char *fn, gpuact_activation a) {
-#define GPUACT__KIND_USES_(name, slope, ceiling, from_y) {slope, ceiling},
-    static const unsigned char uses[][2] = {GPUACT_ACTIVATIONS(GPUACT__KIND_USES_) {0, 0}};
-    if ((unsigned)a.kind >= GPUACT_KIND_COUNT) {
+/* The kind's parameters, as its row of GPUACT_ACTIVATIONS says it uses
+   them. A bound of -0 becomes +0 (torch's clamp with a bound of 0 gives +0
+   for -0 below it; see kernels/act.h). */
+static gpuact_result gpuact__check_act(const char *fn, gpuact_activation *a) {
+#define GPUACT__KIND_USES_(name, slope, ceiling, lower, from_y, select) {slope, ceiling, lower},
+    static const unsigned char uses[][3] = {GPUACT_ACTIVATIONS(GPUACT__KIND_USES_) {0, 0, 0}};
+    if ((unsigned)a->kind >= GPUACT_KIND_COUNT) {
         int k;
         gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: act.kind = %d is not a gpuact_activation_kind (0 to %d:", fn,
-                     (int)a.kind, GPUACT_KIND_COUNT - 1);
+                     (int)a->kind, GPUACT_KIND_COUNT - 1);
         for (k = 0; k < GPUACT_KIND_COUNT; k++) gpuact__append(" %d %s", k, gpuact__kind_names[k]);
         gpuact__append(")");
         return GPUACT_ERROR_INVALID_ARGUMENT;
     }
-    if (uses[a.kind][0] && !(a.negative_slope >= 0.0f))
+    if (uses[a->kind][0] && !(a->negative_slope >= 0.0f))
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
                             "%s: act.negative_slope = %g; %s needs a slope >= 0 (not NaN)", fn,
-                            (double)a.negative_slope, gpuact__kind_names[a.kind]);
-    if (uses[a.kind][1] && !(a.ceiling > 0.0f))
+                            (double)a->negative_slope, gpuact__kind_names[a->kind]);
+    if (uses[a->kind][2]) {
+        if (!(a->lower <= a->ceiling))
+            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                                "%s: act.lower = %g, act.ceiling = %g; %s needs lower <= ceiling (neither NaN)", fn,
+                                (double)a->lower, (double)a->ceiling, gpuact__kind_names[a->kind]);
+        if (a->lower == 0.0f) a->lower = 0.0f;
+        if (a->ceiling == 0.0f) a->ceiling = 0.0f;
+    } else if (uses[a->kind][1] && !(a->ceiling > 0.0f)) {
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: act.ceiling = %g; %s needs a ceiling > 0 (not NaN)", fn, (double)a.ceiling,
-                            gpuact__kind_names[a.kind]);
+                            "%s: act.ceiling = %g; %s needs a ceiling > 0 (not NaN)", fn, (double)a->ceiling,
+                            gpuact__kind_names[a->kind]);
+    }
     return GPUACT_SUCCESS;
 }
 
@@ -1391,7 +1430,7 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
     gpuact_result r;
     int has_data;
     GPUACT__NEED_CTX(fn);
-    if ((r = gpuact__check_act(fn, d->act)) || (r = gpuact__check_dtype(fn, "x_dtype", d->x_dtype)) ||
+    if ((r = gpuact__check_act(fn, &d->act)) || (r = gpuact__check_dtype(fn, "x_dtype", d->x_dtype)) ||
         (r = gpuact__check_dtype(fn, "y_dtype", d->y_dtype)) ||
         (d->bias.handle && (r = gpuact__check_dtype(fn, "bias_dtype", d->bias_dtype))) ||
         (r = gpuact__resolve_scale(fn, &d->scale)) || (r = gpuact__resolve_ld(fn, "ld_x", d->cols, &d->ld_x)) ||
@@ -1401,6 +1440,10 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
         (r = gpuact__matrix_extent(fn, "y", d->rows, d->cols, d->ld_y, d->y_dtype, &yb)) ||
         (d->bias.handle && (r = gpuact__matrix_extent(fn, "bias", 1, d->cols, d->cols, d->bias_dtype, &bb))))
         return r;
+    if (d->mask.handle && !gpuact__kind_select(d->act.kind))
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: %s has no 1-bit mask (its gradient is not 0 or 1): leave mask absent and keep x "
+                            "for the backward", fn, gpuact__kind_names[d->act.kind]);
     if (d->mask.handle && !gpuact__mask_extent(d->rows, d->cols, d->mask_ld, &mb))
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: the mask spans more bytes than size_t holds", fn);
     has_data = d->rows && d->cols;
@@ -1421,17 +1464,19 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
     L.v.t[0] = d->x_dtype;
     L.v.t[1] = d->y_dtype;
     L.v.t[2] = d->bias.handle ? d->bias_dtype : d->x_dtype;
-    L.in = d->x; L.out = d->y; L.aux = d->bias; L.mask = d->mask;
+    L.in = d->x; L.out = d->y; L.bias = d->bias; L.mask = d->mask;
     L.rows = d->rows; L.cols = d->cols; L.ld_in = d->ld_x; L.ld_out = d->ld_y; L.mask_ld = d->mask_ld;
     L.scale = d->scale; L.slope = d->act.negative_slope; L.v.kind = (int)d->act.kind;
     L.ceiling = f->elementwise ? gpuact__round_to_dtype(d->x_dtype, d->act.ceiling) : d->act.ceiling;
+    L.lower = f->elementwise ? gpuact__round_to_dtype(d->x_dtype, d->act.lower) : d->act.lower;
     L.flags = (d->bias.handle ? GPUACT_F_BIAS : 0) | (d->scale != 1.0f ? GPUACT_F_SCALE : 0) |
               (!d->bias.handle && d->scale == 1.0f && d->x_dtype == d->y_dtype ? GPUACT_F_RAW : 0);
     /* plain: y is a selection of x's bits (the clip test runs on bits, so
-       the ceiling must be exact in x's dtype: the elementwise ops round it). */
+       the bounds must be exact in x's dtype: the elementwise ops round them). */
     L.v.mask = d->mask.handle != NULL;
-    L.v.select = !d->bias.handle && d->scale == 1.0f && d->x_dtype == d->y_dtype &&
-                 gpuact__round_to_dtype(d->x_dtype, L.ceiling) == L.ceiling;
+    L.v.select = gpuact__kind_select(L.v.kind) && !d->bias.handle && d->scale == 1.0f &&
+                 d->x_dtype == d->y_dtype && gpuact__round_to_dtype(d->x_dtype, L.ceiling) == L.ceiling &&
+                 gpuact__round_to_dtype(d->x_dtype, L.lower) == L.lower;
     return gpuact__dispatch(ctx, s ? s : ctx->desc.stream, &L);
 }
 
@@ -1445,41 +1490,61 @@ typedef struct gpuact__bwd {
 static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuact_stream s) {
     gpuact_epilogue_backward_desc *d = &b->d;
     const char *fn = b->fn;
-    gpuact__region reg[5];
+    gpuact__region reg[7];
     gpuact__launch L;
-    size_t dyb, dxb, yb = 0, mb = 0, db = 0;
+    size_t dyb, dxb, yb = 0, mb = 0, db = 0, xb = 0, bb = 0;
     gpuact_result r;
-    int has_data;
+    int has_data, sources, smooth;
     GPUACT__NEED_CTX(fn);
     has_data = d->rows && d->cols;
-    if (d->y.handle ? d->mask.handle != NULL : d->mask.handle == NULL && has_data)
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: give exactly one of %s (the forward's %s) and mask; %s", fn, b->src_name,
-                            b->elementwise ? "input or output" : "output",
-                            d->y.handle ? "both were given" : "neither was given");
-    if ((r = gpuact__check_act(fn, d->act)) || (r = gpuact__check_dtype(fn, "dy_dtype", d->dy_dtype)) ||
+    sources = (d->y.handle != NULL) + (d->mask.handle != NULL) + (d->x.handle != NULL);
+    if (sources > 1 || (!sources && has_data))
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: give exactly one of %s and mask; %s", fn,
+                            b->elementwise ? "x (the forward's input or output)" : "y (the forward's output), x",
+                            sources ? "more than one was given" : "none was given");
+    if ((r = gpuact__check_act(fn, &d->act)) || (r = gpuact__check_dtype(fn, "dy_dtype", d->dy_dtype)) ||
         (r = gpuact__check_dtype(fn, "dx_dtype", d->dx_dtype)) ||
         (d->y.handle && (r = gpuact__check_dtype(fn, "y_dtype", d->y_dtype))) ||
+        (d->x.handle && (r = gpuact__check_dtype(fn, "x_dtype", d->x_dtype))) ||
         (d->dbias.handle && (r = gpuact__check_dtype(fn, "dbias_dtype", d->dbias_dtype))) ||
         (r = gpuact__resolve_scale(fn, &d->scale)) ||
         (r = gpuact__resolve_ld(fn, "ld_dy", d->cols, &d->ld_dy)) ||
         (r = gpuact__resolve_ld(fn, "ld_dx", d->cols, &d->ld_dx)) ||
         (d->y.handle && (r = gpuact__resolve_ld(fn, "ld_y", d->cols, &d->ld_y))) ||
+        (d->x.handle && (r = gpuact__resolve_ld(fn, "ld_x", d->cols, &d->ld_x))) ||
         (d->mask.handle && (r = gpuact__resolve_mask_ld(fn, d->cols, &d->mask_ld))) ||
         (r = gpuact__matrix_extent(fn, "dy", d->rows, d->cols, d->ld_dy, d->dy_dtype, &dyb)) ||
         (r = gpuact__matrix_extent(fn, "dx", d->rows, d->cols, d->ld_dx, d->dx_dtype, &dxb)) ||
         (d->y.handle && (r = gpuact__matrix_extent(fn, b->src_name, d->rows, d->cols, d->ld_y, d->y_dtype, &yb))) ||
+        (d->x.handle && (r = gpuact__matrix_extent(fn, "x", d->rows, d->cols, d->ld_x, d->x_dtype, &xb))) ||
+        (d->x.handle && d->bias.handle &&
+         (r = gpuact__matrix_extent(fn, "bias", 1, d->cols, d->cols, d->x_dtype, &bb))) ||
         (d->dbias.handle && (r = gpuact__matrix_extent(fn, "dbias", 1, d->cols, d->cols, d->dbias_dtype, &db))))
         return r;
+    smooth = !gpuact__kind_select(d->act.kind);
+    if (d->bias.handle && !d->x.handle)
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: bias is only read with x (the backward from the forward's input); it was given "
+                            "with %s", fn, d->mask.handle ? "mask" : "y");
+    if (d->x.handle && !smooth)
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: x is the source of the smooth kinds' backward; %s takes the forward's mask%s", fn,
+                            gpuact__kind_names[d->act.kind], gpuact__kind_from_y(d->act.kind) ? " or y" : "");
+    if (smooth && d->mask.handle)
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: %s has no 1-bit mask (its gradient is not 0 or 1): give the forward's input x%s",
+                            fn, gpuact__kind_names[d->act.kind], b->elementwise ? "" : " (and its bias)");
     if (d->y.handle && !b->elementwise && !gpuact__kind_from_y(d->act.kind))
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: %s's epilogue backward needs the forward's mask: its output y cannot tell "
-                            "x + bias >= ceiling from x + bias just below it after scaling", fn,
-                            gpuact__kind_names[d->act.kind]);
-    if (d->y.handle && !(d->scale > 0.0f))
+                            smooth ? "%s: %s's epilogue backward needs the forward's input x (and its bias): the "
+                                     "derivative is taken at x + bias, which y does not determine"
+                                   : "%s: %s's epilogue backward needs the forward's mask or its input x: its "
+                                     "output y cannot tell x + bias >= ceiling from x + bias just below it after "
+                                     "scaling", fn, gpuact__kind_names[d->act.kind]);
+    if (d->y.handle && !(d->scale > 0.0f) && !(b->elementwise && smooth))
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
                             "%s: the backward from y needs scale > 0 (got %g): a negative scale flips the "
-                            "sign y carries; use the mask", fn, (double)d->scale);
+                            "sign y carries; use the mask or x", fn, (double)d->scale);
     if (d->mask.handle && !gpuact__mask_extent(d->rows, d->cols, d->mask_ld, &mb))
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: the mask spans more bytes than size_t holds", fn);
     if (has_data && ((r = gpuact__require(fn, "dy", d->dy)) || (r = gpuact__require(fn, "dx", d->dx)))) return r;
@@ -1495,7 +1560,12 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
     reg[4].name = "dbias"; reg[4].buf = d->dbias; reg[4].bytes = db;
     reg[4].align = d->dbias.handle ? gpuact_dtype_size(d->dbias_dtype) : 1;
     reg[4].output = 1;   reg[4].alias = -1;
-    if ((r = gpuact__check_regions(ctx, fn, reg, 5))) return r;
+    reg[5].name = "x";   reg[5].buf = d->x;   reg[5].bytes = xb;
+    reg[5].align = d->x.handle ? gpuact_dtype_size(d->x_dtype) : 1;
+    reg[5].output = 0;   reg[5].alias = -1;
+    reg[6].name = "bias"; reg[6].buf = d->bias; reg[6].bytes = bb; reg[6].align = reg[5].align;
+    reg[6].output = 0;   reg[6].alias = -1;
+    if ((r = gpuact__check_regions(ctx, fn, reg, 7))) return r;
     if (!s) s = ctx->desc.stream;
     if (!has_data) return d->dbias.handle && d->cols ? gpuact__dbias_zero(ctx, s, d) : GPUACT_SUCCESS;
 
@@ -1503,15 +1573,19 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
     L.v.op = GPUACT_OP_backward;
     L.v.t[0] = d->dy_dtype;
     L.v.t[1] = d->dx_dtype;
-    L.v.t[2] = d->y.handle ? d->y_dtype : d->dy_dtype;
-    L.in = d->dy; L.out = d->dx; L.aux = d->y; L.mask = d->mask;
-    L.rows = d->rows; L.cols = d->cols; L.ld_in = d->ld_dy; L.ld_out = d->ld_dx; L.ld_aux = d->ld_y;
+    L.v.t[2] = d->y.handle ? d->y_dtype : d->x.handle ? d->x_dtype : d->dy_dtype;
+    L.in = d->dy; L.out = d->dx; L.aux = d->x.handle ? d->x : d->y; L.bias = d->bias; L.mask = d->mask;
+    L.rows = d->rows; L.cols = d->cols; L.ld_in = d->ld_dy; L.ld_out = d->ld_dx;
+    L.ld_aux = d->x.handle ? d->ld_x : d->ld_y;
     L.mask_ld = d->mask_ld; L.scale = d->scale; L.slope = d->act.negative_slope; L.v.kind = (int)d->act.kind;
     L.ceiling = b->elementwise ? gpuact__round_to_dtype(d->dy_dtype, d->act.ceiling) : d->act.ceiling;
-    L.flags = d->scale != 1.0f ? GPUACT_F_SCALE : 0;
+    L.lower = b->elementwise ? gpuact__round_to_dtype(d->dy_dtype, d->act.lower) : d->act.lower;
+    L.flags = (d->scale != 1.0f ? GPUACT_F_SCALE : 0) | (d->bias.handle ? GPUACT_F_BIAS : 0);
     L.v.mask = d->mask.handle != NULL;
     L.v.dbias = d->dbias.handle != NULL;
-    L.v.select = d->scale == 1.0f && d->dy_dtype == d->dx_dtype;
+    /* z in f32 from the forward's input: the smooth kinds */
+    L.v.fromx = smooth;
+    L.v.select = !smooth && d->scale == 1.0f && d->dy_dtype == d->dx_dtype;
     if (d->dbias.handle) {
         /* Deterministic bias gradient: each of `parts` row groups writes its
            column sums to the workspace in a fixed order, then one pass adds

@@ -125,16 +125,27 @@ static const char *dt_name(gpuact_dtype dt)
 
 static const char *act_name(gpuact_activation a)
 {
-    static char buf[4][32];
+    static char buf[4][48];
     static unsigned next;
     char *b = buf[next++ % 4];
     if (a.kind == GPUACT_LEAKY_RELU)
         snprintf(b, sizeof buf[0], "leaky(%g)", a.negative_slope);
     else if (a.kind == GPUACT_CLIPPED_RELU)
         snprintf(b, sizeof buf[0], "clipped(%g)", a.ceiling);
+    else if (a.kind == GPUACT_HARDTANH)
+        snprintf(b, sizeof buf[0], "hardtanh(%g,%g)", a.lower, a.ceiling);
     else
-        snprintf(b, sizeof buf[0], "relu");
+        snprintf(b, sizeof buf[0], "%s", a.kind == GPUACT_GELU ? "gelu" : a.kind == GPUACT_GELU_TANH ? "gelu_tanh"
+                                         : a.kind == GPUACT_SILU ? "silu" : a.kind == GPUACT_SQUARED_RELU ? "sqrelu"
+                                                                                                      : "relu");
     return b;
+}
+
+/* The value whose neighbourhood the special inputs cover: a bound of the
+   kind (its negation is covered too), else 0. */
+static float near_of(gpuact_activation a)
+{
+    return a.kind == GPUACT_CLIPPED_RELU ? a.ceiling : a.kind == GPUACT_HARDTANH ? a.lower : 0.0f;
 }
 
 static size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
@@ -536,14 +547,22 @@ static void set_padding_bits(unsigned char *mask, size_t rows, size_t cols, size
 }
 
 static const gpuact_activation ACTS[] = {
-    {GPUACT_RELU, 0.0f, 0.0f},
-    {GPUACT_LEAKY_RELU, 0.0f, 0.0f},
-    {GPUACT_LEAKY_RELU, 0.01f, 0.0f},
-    {GPUACT_LEAKY_RELU, 0.2f, 0.0f},
-    {GPUACT_LEAKY_RELU, 1.0f, 0.0f},
-    {GPUACT_CLIPPED_RELU, 0.0f, 6.0f},
-    {GPUACT_CLIPPED_RELU, 0.0f, 0.5f},
-    {GPUACT_CLIPPED_RELU, 0.0f, 1e-3f}
+    {GPUACT_RELU, 0.0f, 0.0f, 0.0f},
+    {GPUACT_LEAKY_RELU, 0.0f, 0.0f, 0.0f},
+    {GPUACT_LEAKY_RELU, 0.01f, 0.0f, 0.0f},
+    {GPUACT_LEAKY_RELU, 0.2f, 0.0f, 0.0f},
+    {GPUACT_LEAKY_RELU, 1.0f, 0.0f, 0.0f},
+    {GPUACT_CLIPPED_RELU, 0.0f, 6.0f, 0.0f},
+    {GPUACT_CLIPPED_RELU, 0.0f, 0.5f, 0.0f},
+    {GPUACT_CLIPPED_RELU, 0.0f, 1e-3f, 0.0f},
+    {GPUACT_HARDTANH, 0.0f, 1.0f, -1.0f},      /* F.hardtanh's default */
+    {GPUACT_HARDTANH, 0.0f, 0.5f, -2.0f},
+    {GPUACT_HARDTANH, 0.0f, 0.0f, -1.0f},      /* an upper bound of 0: -0 stays -0 */
+    {GPUACT_HARDTANH, 0.0f, 3.1f, -0.0f},      /* a lower bound of -0 acts as +0 */
+    {GPUACT_GELU, 0.0f, 0.0f, 0.0f},
+    {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f},
+    {GPUACT_SILU, 0.0f, 0.0f, 0.0f},
+    {GPUACT_SQUARED_RELU, 0.0f, 0.0f, 0.0f}
 };
 #define N_ACTS (sizeof ACTS / sizeof ACTS[0])
 
@@ -642,7 +661,7 @@ static int ew_init(ew_data *e, gpuact_dtype dt, gpuact_activation act, size_t n)
     memset(e->mask, 0, mb);   /* tile_mask leaves the padding bits past n as they are */
     memset(&f, 0, sizeof f);
     f.act = gpuact_ref_elementwise_act(act, dt);
-    gpuact_ref_fill(&rng, dt, e->x, period, 1, f.act.kind == GPUACT_CLIPPED_RELU ? f.act.ceiling : 0.0f);
+    gpuact_ref_fill(&rng, dt, e->x, period, 1, near_of(f.act));
     gpuact_ref_fill(&rng, dt, e->dy, period, 1, 1.0f);
     f.rows = 1;
     f.cols = f.ld_x = f.ld_y = period;
@@ -819,8 +838,10 @@ static void elementwise_suite(void)
                         ew_backward(&e, &PLACES[p], 1, FROM_Y);
                     }
                     ew_forward(&e, &PLACES[p], 0, 0);
-                    ew_forward(&e, &PLACES[p], 0, 1);
                     ew_backward(&e, &PLACES[p], 0, FROM_X);
+                    if (gpuact_ref_smooth(ACTS[a]))   /* no mask; the backward needs x */
+                        continue;
+                    ew_forward(&e, &PLACES[p], 0, 1);
                     ew_backward(&e, &PLACES[p], 0, FROM_Y);
                     ew_backward(&e, &PLACES[p], 0, FROM_MASK);
                 }
@@ -835,7 +856,7 @@ static void elementwise_suite(void)
 static void large_suite(size_t n)
 {
     static const ew_place ALIGNED = {0, 0, 0, 0};
-    gpuact_activation relu = {GPUACT_RELU, 0.0f, 0.0f};
+    gpuact_activation relu = {GPUACT_RELU, 0.0f, 0.0f, 0.0f};
     ew_data e;
     if (n == 0 || !ew_init(&e, GPUACT_F32, relu, n))
         return;
@@ -916,8 +937,7 @@ static int epi_data(epi_case *c)
         epi_free(c);
         return 0;
     }
-    gpuact_ref_fill(&rng, c->xt, c->x, c->rows * c->ld_x, 1,
-                    c->act.kind == GPUACT_CLIPPED_RELU ? c->act.ceiling : 0.0f);
+    gpuact_ref_fill(&rng, c->xt, c->x, c->rows * c->ld_x, 1, near_of(c->act));
     gpuact_ref_fill(&rng, c->bt, c->b, c->cols, c->bias_specials, 0.0f);
     gpuact_ref_fill(&rng, c->yt, c->y, c->rows * c->ld_y, 1, 0.0f);  /* row padding stays random */
     gpuact_ref_fill(&rng, c->dyt, c->dy, c->rows * c->ld_dy, c->dy_specials, 1.0f);
@@ -969,23 +989,31 @@ done:
     run_end(&r);
 }
 
-static void epi_backward(const epi_case *c, int from_y)
+typedef enum epi_source { SRC_MASK, SRC_Y, SRC_X } epi_source;
+
+static void epi_backward(const epi_case *c, epi_source from)
 {
     run r;
-    region *dy, *dx = NULL, *src, *db = NULL;
+    region *dy, *dx = NULL, *src, *db = NULL, *xb = NULL;
     gpuact_epilogue_backward_desc d;
     gpuact_ref_bwd p;
     unsigned char *first = NULL;
+    /* from x, the bias goes along when it has x's dtype (the backward's rule) */
+    int with_bias = from == SRC_X && c->bias && c->bt == c->xt;
 
-    run_begin(&r, "epilogue_backward %s%s", c->label, from_y ? " from y" : " from mask");
+    run_begin(&r, "epilogue_backward %s%s", c->label,
+              from == SRC_Y ? " from y" : from == SRC_MASK ? " from mask" : with_bias ? " from x+bias" : " from x");
     if (c->bwd_in_place)
         dy = dx = region_inout(&r, "dx=dy", c->dy, c->rows * c->ld_dy * es_of(c->dyt), c->off * es_of(c->dyt));
     else if ((dy = region_in(&r, "dy", c->dy, c->rows * c->ld_dy * es_of(c->dyt), c->off * es_of(c->dyt))))
         dx = region_out(&r, "dx", c->rows * c->ld_dx * es_of(c->dxt), c->off * es_of(c->dxt));
     if (!dy || !dx || !view_elems(dx, c->dxt, c->rows, c->cols, c->ld_dx))
         goto done;
-    src = from_y ? region_in(&r, "y", c->y, c->rows * c->ld_y * es_of(c->yt), c->off * es_of(c->yt))
-                 : region_in(&r, "mask", c->m, c->rows * c->mask_ld / 8, c->mask_off);
+    src = from == SRC_Y ? region_in(&r, "y", c->y, c->rows * c->ld_y * es_of(c->yt), c->off * es_of(c->yt))
+          : from == SRC_X ? region_in(&r, "x", c->x, c->rows * c->ld_x * es_of(c->xt), c->off * es_of(c->xt))
+                          : region_in(&r, "mask", c->m, c->rows * c->mask_ld / 8, c->mask_off);
+    if (with_bias && !(xb = region_in(&r, "bias", c->b, c->cols * es_of(c->bt), c->off * es_of(c->bt))))
+        goto done;
     if (!src || (c->dbias && (!(db = region_out(&r, "dbias", c->cols * es_of(c->dbt), c->off * es_of(c->dbt))) ||
                               !view_sums(db, c->dbt, c->cols))))
         goto done;
@@ -996,15 +1024,16 @@ static void epi_backward(const epi_case *c, int from_y)
     p.cols = c->cols;
     p.ld_dy = c->ld_dy;
     p.ld_dx = c->ld_dx;
-    p.ld_src = c->ld_y;
+    p.ld_src = from == SRC_X ? c->ld_x : c->ld_y;
     p.mask_ld = c->mask_ld;
     p.dy_dtype = c->dyt;
     p.dx_dtype = c->dxt;
-    p.src_dtype = c->yt;
+    p.src_dtype = from == SRC_X ? c->xt : c->yt;
     p.scale = c->scale;
     p.dy = c->dy;
-    p.src = from_y ? c->y : NULL;
-    p.mask = from_y ? NULL : c->m;
+    p.src = from == SRC_Y ? c->y : from == SRC_X ? c->x : NULL;
+    p.mask = from == SRC_MASK ? c->m : NULL;
+    p.bias = with_bias ? c->b : NULL;
     p.dx = dx->want;
     p.dbias = db ? db->sum : NULL;
     p.dbias_abs = db ? db->sum_abs : NULL;
@@ -1027,10 +1056,17 @@ static void epi_backward(const epi_case *c, int from_y)
     d.scale = c->defaults && c->scale == 1.0f ? 0.0f : c->scale;
     d.dy = at(dy);
     d.dx = at(dx);
-    if (from_y)
+    if (from == SRC_Y) {
         d.y = at(src);
-    else
+    } else if (from == SRC_X) {
+        d.x = at(src);
+        d.x_dtype = c->xt;
+        d.ld_x = desc_ld(c, c->ld_x);
+        if (xb)
+            d.bias = at(xb);
+    } else {
         d.mask = at(src);
+    }
     d.mask_ld = c->defaults && c->mask_ld == round_up(c->cols, 128) ? 0 : c->mask_ld;
     if (db)
         d.dbias = at(db);
@@ -1121,6 +1157,7 @@ static void epi_setup(epi_case *c, unsigned long k, gpuact_activation act, size_
 static void epi_run(epi_case *c)
 {
     c->in_place = c->in_place && c->xt == c->yt;
+    c->fwd_mask = c->fwd_mask && !gpuact_ref_smooth(c->act);
     c->bwd_in_place = c->bwd_in_place && c->dyt == c->dxt;
     if (c->in_place)
         c->ld_y = c->ld_x;
@@ -1130,9 +1167,13 @@ static void epi_run(epi_case *c)
     if (!epi_data(c))
         return;
     epi_forward(c);
-    epi_backward(c, 0);
-    if (c->act.kind != GPUACT_CLIPPED_RELU)   /* clipped needs the mask; all scales here are > 0 */
-        epi_backward(c, 1);
+    if (gpuact_ref_smooth(c->act)) {          /* the smooth kinds' backward needs x (and the bias) */
+        epi_backward(c, SRC_X);
+    } else {
+        epi_backward(c, SRC_MASK);
+        if (c->act.kind == GPUACT_RELU || c->act.kind == GPUACT_LEAKY_RELU) /* the bounded kinds need the mask */
+            epi_backward(c, SRC_Y);             /* (all scales here are > 0) */
+    }
     epi_free(c);
 }
 
@@ -1184,8 +1225,11 @@ static void epilogue_suite(void)
    with the other suites this launches all of them (variants_launched). */
 static void variant_suite(void)
 {
-    static const gpuact_activation KINDS[] = {{GPUACT_RELU, 0.0f, 0.0f}, {GPUACT_LEAKY_RELU, 0.125f, 0.0f},
-                                              {GPUACT_CLIPPED_RELU, 0.0f, 1.5f}};
+    static const gpuact_activation KINDS[] = {
+        {GPUACT_RELU, 0.0f, 0.0f, 0.0f},      {GPUACT_LEAKY_RELU, 0.125f, 0.0f, 0.0f},
+        {GPUACT_CLIPPED_RELU, 0.0f, 1.5f, 0.0f}, {GPUACT_HARDTANH, 0.0f, 1.5f, -0.75f},
+        {GPUACT_GELU, 0.0f, 0.0f, 0.0f},      {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f},
+        {GPUACT_SILU, 0.0f, 0.0f, 0.0f},      {GPUACT_SQUARED_RELU, 0.0f, 0.0f, 0.0f}};
     unsigned long k = 900000;
     unsigned a, combo, general, with;
     for (a = 0; a < sizeof KINDS / sizeof KINDS[0]; a++)
@@ -1203,6 +1247,9 @@ static void variant_suite(void)
                     c.fwd_mask = (int)with;
                     c.dbias = (int)with;
                     c.in_place = c.bwd_in_place = 0;
+                    if (gpuact_ref_smooth(KINDS[a])) { /* the backward reads x: its dtype runs apart from dy's */
+                        c.dyt = (gpuact_dtype)(combo / 3 % 3);
+                    }
                     epi_run(&c);
                 }
 }
