@@ -43,7 +43,7 @@ from ctypes import POINTER, Structure, byref, c_char_p, c_float, c_int, c_size_t
 # ctypes binding of gpuact.h
 
 F32, F16, BF16 = 0, 1, 2
-RELU, LEAKY, CLIPPED = 0, 1, 2
+RELU, LEAKY, CLIPPED, HARDTANH, GELU, GELU_TANH, SILU, SQRELU = range(8)
 BACKENDS = {"auto": 0, "cuda": 1, "hip": 2, "opencl": 3}
 
 
@@ -52,7 +52,7 @@ class Buffer(Structure):
 
 
 class Activation(Structure):
-    _fields_ = [("kind", c_int), ("negative_slope", c_float), ("ceiling", c_float)]
+    _fields_ = [("kind", c_int), ("negative_slope", c_float), ("ceiling", c_float), ("lower", c_float)]
 
 
 class ContextDesc(Structure):
@@ -81,7 +81,8 @@ class EpilogueBackwardDesc(Structure):
     _fields_ = [("act", Activation), ("rows", c_size_t), ("cols", c_size_t), ("dy_dtype", c_int),
                 ("dx_dtype", c_int), ("y_dtype", c_int), ("dbias_dtype", c_int), ("ld_dy", c_size_t),
                 ("ld_dx", c_size_t), ("ld_y", c_size_t), ("scale", c_float), ("dy", Buffer), ("dx", Buffer),
-                ("y", Buffer), ("mask", Buffer), ("mask_ld", c_size_t), ("dbias", Buffer)]
+                ("y", Buffer), ("mask", Buffer), ("mask_ld", c_size_t), ("dbias", Buffer), ("x", Buffer),
+                ("bias", Buffer), ("x_dtype", c_int), ("ld_x", c_size_t)]
 
 
 STRUCTS = {
@@ -99,8 +100,8 @@ class GpuactError(RuntimeError):
     pass
 
 
-def act(kind=RELU, slope=0.0, ceiling=0.0):
-    return Activation(kind, slope, ceiling)
+def act(kind=RELU, slope=0.0, ceiling=0.0, lower=0.0):
+    return Activation(kind, slope, ceiling, lower)
 
 
 def buf(x):
@@ -243,7 +244,8 @@ class Gpuact:
                         self.stream)
 
     def epilogue_backward_op(self, rows, cols, dy, dx, dy_dtype, dx_dtype, y=None, y_dtype=None, mask=None,
-                             mask_ld=0, dbias=None, dbias_dtype=F32, a=None, scale=1.0, ld_dy=0, ld_dx=0, ld_y=0):
+                             mask_ld=0, dbias=None, dbias_dtype=F32, a=None, scale=1.0, ld_dy=0, ld_dx=0, ld_y=0,
+                             x=None, x_dtype=None, bias=None, ld_x=0):
         d = EpilogueBackwardDesc()
         d.act = a or act()
         d.rows, d.cols, d.dy_dtype, d.dx_dtype = rows, cols, dy_dtype, dx_dtype
@@ -251,6 +253,8 @@ class Gpuact:
         d.dbias_dtype = dbias_dtype
         d.ld_dy, d.ld_dx, d.ld_y, d.scale = ld_dy, ld_dx, ld_y, scale
         d.dy, d.dx, d.y, d.mask, d.mask_ld, d.dbias = buf(dy), buf(dx), buf(y), buf(mask), mask_ld, buf(dbias)
+        d.x, d.bias, d.ld_x = buf(x), buf(bias), ld_x
+        d.x_dtype = dy_dtype if x_dtype is None else x_dtype
         return self._op(self.lib.gpuact_epilogue_backward, "gpuact_epilogue_backward", self.ctx, byref(d),
                         self.stream)
 

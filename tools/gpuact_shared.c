@@ -37,7 +37,7 @@ size_t gpuact_shared_layout(const char *type, const char *field) {
         GPUACT_SHARED_FIELD(gpuact_buffer, handle), GPUACT_SHARED_FIELD(gpuact_buffer, offset),
         GPUACT_SHARED_SIZE(gpuact_activation),
         GPUACT_SHARED_FIELD(gpuact_activation, kind), GPUACT_SHARED_FIELD(gpuact_activation, negative_slope),
-        GPUACT_SHARED_FIELD(gpuact_activation, ceiling),
+        GPUACT_SHARED_FIELD(gpuact_activation, ceiling), GPUACT_SHARED_FIELD(gpuact_activation, lower),
         GPUACT_SHARED_SIZE(gpuact_context_desc),
         GPUACT_SHARED_FIELD(gpuact_context_desc, backend), GPUACT_SHARED_FIELD(gpuact_context_desc, device),
         GPUACT_SHARED_FIELD(gpuact_context_desc, native_context),
@@ -78,6 +78,10 @@ size_t gpuact_shared_layout(const char *type, const char *field) {
         GPUACT_SHARED_FIELD(gpuact_epilogue_backward_desc, mask),
         GPUACT_SHARED_FIELD(gpuact_epilogue_backward_desc, mask_ld),
         GPUACT_SHARED_FIELD(gpuact_epilogue_backward_desc, dbias),
+        GPUACT_SHARED_FIELD(gpuact_epilogue_backward_desc, x),
+        GPUACT_SHARED_FIELD(gpuact_epilogue_backward_desc, bias),
+        GPUACT_SHARED_FIELD(gpuact_epilogue_backward_desc, x_dtype),
+        GPUACT_SHARED_FIELD(gpuact_epilogue_backward_desc, ld_x),
     };
     size_t i;
     if (!type) return (size_t)-1;
