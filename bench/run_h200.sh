@@ -52,3 +52,26 @@ if [ "$what" = measure ] || [ "$what" = all ]; then
   PYTHONUNBUFFERED=1 timeout 300 python3 bench/torch_compare.py --out "$OUT/torch_compare.md" 2>&1 |
     tee "$OUT/torch_compare.txt" | tail -60
 fi
+
+# The new kinds (issue 14): every backend's conformance in one call, then the
+# A/B matrix against a build from before them (.device/base: the sources of
+# that commit) and the PyTorch comparison of the new kinds.
+if [ "$what" = kinds-check ]; then
+  for b in cuda hip opencl; do
+    log "conformance, $b"
+    ( [ $b = opencl ] && . .device/opencl-env.sh; [ $b = hip ] && export GPUACT_HIP_LIBRARY=$PWD/build/libhip_on_cuda.so
+      GPUACT_BACKEND=$b timeout ${CONF_TIMEOUT:-190} build/conformance 2>&1 | tee "$OUT/conformance_$b.txt" |
+        grep -E "^FAIL|variants:|passed," | tail -8 )
+  done
+fi
+if [ "$what" = kinds-measure ]; then
+  cc -std=c99 -O2 -fPIC -shared -I.device/base .device/base/tools/gpuact_shared.c -o build/libgpuact_base.so \
+    -ldl -lpthread -lm || exit 1
+  log "matrix A/B: before the new kinds vs now"
+  PYTHONUNBUFFERED=1 timeout ${AB_TIMEOUT:-300} python3 bench/matrix.py --reps ${AB_REPS:-15} --warmup 3 \
+    --lib before=build/libgpuact_base.so --lib now=build/libgpuact.so --out "$OUT/matrix_ab.md" >"$OUT/matrix_ab.txt" 2>&1
+  echo "matrix exit $?"; tail -70 "$OUT/matrix_ab.md" 2>/dev/null || tail -30 "$OUT/matrix_ab.txt"
+  log "new kinds vs PyTorch"
+  PYTHONUNBUFFERED=1 timeout ${NK_TIMEOUT:-240} python3 bench/new_kinds.py --out "$OUT" $NK_ARGS >"$OUT/new_kinds.txt" 2>&1
+  echo "new_kinds exit $?"; tail -40 "$OUT/new_kinds.txt"
+fi

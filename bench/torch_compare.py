@@ -96,6 +96,23 @@ STRUCTS = {
 }
 
 
+def _v0(cls, name):
+    """The 0.1.0 layout of a descriptor (gpuact_activation without lower, the epilogue backward without x and
+    bias), so one process can time a build from before the new kinds against the current one."""
+    fields = [(f, ActivationV0 if t is Activation else t) for f, t in cls._fields_]
+    if cls is EpilogueBackwardDesc:
+        fields = fields[:fields.index(("dbias", Buffer)) + 1]
+    return type(name, (Structure,), {"_fields_": fields})
+
+
+ActivationV0 = type("ActivationV0", (Structure,), {"_fields_": Activation._fields_[:3]})
+STRUCTS_V0 = dict(STRUCTS, gpuact_activation=ActivationV0,
+                  gpuact_forward_desc=_v0(ForwardDesc, "ForwardDescV0"),
+                  gpuact_backward_desc=_v0(BackwardDesc, "BackwardDescV0"),
+                  gpuact_epilogue_desc=_v0(EpilogueDesc, "EpilogueDescV0"),
+                  gpuact_epilogue_backward_desc=_v0(EpilogueBackwardDesc, "EpilogueBackwardDescV0"))
+
+
 class GpuactError(RuntimeError):
     pass
 
@@ -145,10 +162,15 @@ class Gpuact:
         lib.gpuact_synchronize.argtypes = [c_void_p, c_void_p]
         lib.gpuact_relu_forward.argtypes = [c_void_p, c_int, c_size_t, Buffer, Buffer, c_void_p]
         lib.gpuact_relu_backward.argtypes = [c_void_p, c_int, c_size_t, Buffer, Buffer, Buffer, c_void_p]
-        lib.gpuact_forward.argtypes = [c_void_p, POINTER(ForwardDesc), c_void_p]
-        lib.gpuact_backward.argtypes = [c_void_p, POINTER(BackwardDesc), c_void_p]
-        lib.gpuact_epilogue_forward.argtypes = [c_void_p, POINTER(EpilogueDesc), c_void_p]
-        lib.gpuact_epilogue_backward.argtypes = [c_void_p, POINTER(EpilogueBackwardDesc), c_void_p]
+        lib.gpuact_shared_layout.argtypes = [c_char_p, c_char_p]
+        lib.gpuact_shared_layout.restype = c_size_t
+        v0 = lib.gpuact_shared_layout(b"gpuact_activation", b"") == ctypes.sizeof(ActivationV0)
+        self.structs = STRUCTS_V0 if v0 else STRUCTS
+        self.S = {k.replace("gpuact_", ""): v for k, v in self.structs.items()}
+        lib.gpuact_forward.argtypes = [c_void_p, POINTER(self.S["forward_desc"]), c_void_p]
+        lib.gpuact_backward.argtypes = [c_void_p, POINTER(self.S["backward_desc"]), c_void_p]
+        lib.gpuact_epilogue_forward.argtypes = [c_void_p, POINTER(self.S["epilogue_desc"]), c_void_p]
+        lib.gpuact_epilogue_backward.argtypes = [c_void_p, POINTER(self.S["epilogue_backward_desc"]), c_void_p]
         lib.gpuact_shared_context_stream.argtypes = [c_void_p]
         lib.gpuact_shared_context_stream.restype = c_void_p
         # the copy benchmarks measure against (builds before 2026-11-23 named it gpuact_shared_copy)
@@ -177,7 +199,7 @@ class Gpuact:
     def check_layouts(self):
         """Every ctypes mirror against sizeof/offsetof from the C side."""
         bad = []
-        for cname, cls in STRUCTS.items():
+        for cname, cls in self.structs.items():
             want = self.lib.gpuact_shared_layout(cname.encode(), b"")
             if want != ctypes.sizeof(cls):
                 bad.append(f"sizeof({cname}) = {want}, ctypes has {ctypes.sizeof(cls)}")
@@ -201,6 +223,14 @@ class Gpuact:
     def synchronize(self):
         self.check(self.lib.gpuact_synchronize(self.ctx, self.stream), "gpuact_synchronize")
 
+    def _act(self, a):
+        a = a or act()
+        if self.structs is STRUCTS:
+            return a
+        if a.kind > CLIPPED:
+            raise GpuactError("this build predates activation kind %d" % a.kind)
+        return ActivationV0(a.kind, a.negative_slope, a.ceiling)
+
     def _op(self, fn, name, *args):
         check = self.check
 
@@ -221,21 +251,21 @@ class Gpuact:
                         buf(x), buf(dx), self.stream)
 
     def forward_op(self, dtype, n, x, y, a=None, mask=None):
-        d = ForwardDesc()
-        d.act = a or act()
+        d = self.S["forward_desc"]()
+        d.act = self._act(a)
         d.dtype, d.n, d.x, d.y, d.mask = dtype, n, buf(x), buf(y), buf(mask)
         return self._op(self.lib.gpuact_forward, "gpuact_forward", self.ctx, byref(d), self.stream)
 
     def backward_op(self, dtype, n, dy, dx, x=None, mask=None, a=None):
-        d = BackwardDesc()
-        d.act = a or act()
+        d = self.S["backward_desc"]()
+        d.act = self._act(a)
         d.dtype, d.n, d.dy, d.dx, d.x, d.mask = dtype, n, buf(dy), buf(dx), buf(x), buf(mask)
         return self._op(self.lib.gpuact_backward, "gpuact_backward", self.ctx, byref(d), self.stream)
 
     def epilogue_op(self, rows, cols, x, y, x_dtype, y_dtype, bias=None, bias_dtype=None, a=None, scale=1.0,
                     mask=None, mask_ld=0, ld_x=0, ld_y=0):
-        d = EpilogueDesc()
-        d.act = a or act()
+        d = self.S["epilogue_desc"]()
+        d.act = self._act(a)
         d.rows, d.cols, d.x_dtype, d.y_dtype = rows, cols, x_dtype, y_dtype
         d.bias_dtype = x_dtype if bias_dtype is None else bias_dtype
         d.ld_x, d.ld_y, d.scale = ld_x, ld_y, scale
@@ -246,15 +276,16 @@ class Gpuact:
     def epilogue_backward_op(self, rows, cols, dy, dx, dy_dtype, dx_dtype, y=None, y_dtype=None, mask=None,
                              mask_ld=0, dbias=None, dbias_dtype=F32, a=None, scale=1.0, ld_dy=0, ld_dx=0, ld_y=0,
                              x=None, x_dtype=None, bias=None, ld_x=0):
-        d = EpilogueBackwardDesc()
-        d.act = a or act()
+        d = self.S["epilogue_backward_desc"]()
+        d.act = self._act(a)
         d.rows, d.cols, d.dy_dtype, d.dx_dtype = rows, cols, dy_dtype, dx_dtype
         d.y_dtype = dy_dtype if y_dtype is None else y_dtype
         d.dbias_dtype = dbias_dtype
         d.ld_dy, d.ld_dx, d.ld_y, d.scale = ld_dy, ld_dx, ld_y, scale
         d.dy, d.dx, d.y, d.mask, d.mask_ld, d.dbias = buf(dy), buf(dx), buf(y), buf(mask), mask_ld, buf(dbias)
-        d.x, d.bias, d.ld_x = buf(x), buf(bias), ld_x
-        d.x_dtype = dy_dtype if x_dtype is None else x_dtype
+        if x is not None or bias is not None:
+            d.x, d.bias, d.ld_x = buf(x), buf(bias), ld_x
+            d.x_dtype = dy_dtype if x_dtype is None else x_dtype
         return self._op(self.lib.gpuact_epilogue_backward, "gpuact_epilogue_backward", self.ctx, byref(d),
                         self.stream)
 
