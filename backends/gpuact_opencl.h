@@ -491,13 +491,21 @@ static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__lau
     static const char *const *const *const programs[GPUACT_OP_COUNT] = {gpuact__opencl_forward, gpuact__opencl_backward,
                                                                        gpuact__opencl_dbias};
     gpuact__opencl *o = GPUACT__CL(ctx);
-    char options[64 + GPUACT__DEFINES * GPUACT__DEFINE_MAX], name[GPUACT__NAME_MAX], defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX];
+    char options[128 + GPUACT__DEFINES * GPUACT__DEFINE_MAX], name[GPUACT__NAME_MAX], defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX];
     char *src;
     size_t used;
     gpuact__cl_int e = 0;
     int i;
     gpuact__variant_defines(&L->v, defs);
-    used = (size_t)snprintf(options, sizeof options, "-cl-std=CL1.2 -DGPUACT_BLOCK=%d", GPUACT_BLOCK);
+    /* IEEE division (kernels/smooth.h divides; OpenCL's default single
+       division may be 2.5 ulp off) where the device offers it, as the
+       CUDA/HIP kernels and the CPU reference divide. */
+    {
+        gpuact__cl_ulong fp = 0; /* cl_device_fp_config: CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT is 1 << 7 */
+        o->cl.clGetDeviceInfo(o->device, 0x101B /* CL_DEVICE_SINGLE_FP_CONFIG */, sizeof fp, &fp, NULL);
+        used = (size_t)snprintf(options, sizeof options, "-cl-std=CL1.2 -DGPUACT_BLOCK=%d%s", GPUACT_BLOCK,
+                                (fp & (1u << 7)) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
+    }
     for (i = 0; i < GPUACT__DEFINES; i++)
         used += (size_t)snprintf(options + used, sizeof options - used, " %s", defs[i]);
     gpuact__variant_name(&L->v, name, sizeof name);
