@@ -7,8 +7,14 @@ on a machine without a GPU, CUDA on one) run everywhere.
 """
 import os
 import struct
+import sys
 
 import pytest
+
+# The tests exercise the installed package: drop the source tree python/ from the path, where its
+# gpuact/ (without the built extension) would shadow it when pytest runs from python/.
+_PYDIR = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _PYDIR]
 
 # JAX must not take 75% of the GPU's memory on import (torch tests share the device).
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")

@@ -5,8 +5,8 @@ as single nodes, and meta tensors work.
 
     gpuact::act_fwd(Tensor x, int kind, float[] params, bool with_mask) -> (Tensor y, Tensor mask)
     gpuact::act_bwd(Tensor dy, Tensor? x, Tensor? mask, int kind, float[] params) -> Tensor dx
-    gpuact::act_(Tensor(a!) x, int kind, float[] params) -> ()                       in place, no autograd
-    gpuact::act_out(Tensor x, Tensor(a!) out, int kind, float[] params) -> ()        out=, no autograd
+    gpuact::act_inplace(Tensor(a!) x, int kind, float[] params) -> ()                 in place, no autograd
+    gpuact::act_into(Tensor x, Tensor(a!) y, int kind, float[] params) -> ()          out=, no autograd
     gpuact::bias_act_fwd(Tensor x, Tensor? bias, int kind, float[] params, float scale,
                          ScalarType? out_dtype, bool with_mask) -> (Tensor y, Tensor mask)
     gpuact::bias_act_bwd(Tensor dy, Tensor mask, int kind, float[] params, float scale,
@@ -77,9 +77,9 @@ def _act_fwd_backward(ctx, dy, dmask):
     (saved,) = ctx.saved_tensors
     dy = _impl.with_strides(dy, ctx.y_stride)
     if ctx.with_mask:
-        dx = act_bwd(dy, None, saved, ctx.kind, ctx.params)
+        dx = torch.ops.gpuact.act_bwd(dy, None, saved, ctx.kind, ctx.params)
     else:
-        dx = act_bwd(dy, _impl.with_strides(saved, ctx.y_stride), None, ctx.kind, ctx.params)
+        dx = torch.ops.gpuact.act_bwd(dy, _impl.with_strides(saved, ctx.y_stride), None, ctx.kind, ctx.params)
     return dx, None, None, None
 
 
@@ -115,23 +115,23 @@ def _act_bwd_backward(ctx, gdx):
     (saved,) = ctx.saved_tensors
     gdx = _impl.with_strides(gdx, ctx.dy_stride)
     if ctx.from_mask:
-        gdy = act_bwd(gdx, None, saved, ctx.kind, ctx.params)
+        gdy = torch.ops.gpuact.act_bwd(gdx, None, saved, ctx.kind, ctx.params)
     else:
-        gdy = act_bwd(gdx, saved, None, ctx.kind, ctx.params)
+        gdy = torch.ops.gpuact.act_bwd(gdx, saved, None, ctx.kind, ctx.params)
     return gdy, None, None, None, None
 
 
 act_bwd.register_autograd(_act_bwd_backward, setup_context=_act_bwd_setup)
 
 
-@torch.library.custom_op("gpuact::act_", mutates_args=("x",))
-def act_(x: Tensor, kind: int, params: typing.List[float]) -> None:
+@torch.library.custom_op("gpuact::act_inplace", mutates_args=("x",))
+def act_inplace(x: Tensor, kind: int, params: typing.List[float]) -> None:
     _impl.act_forward(x, _act(kind, params), False, out=x, fn=_KIND_NAMES.get(kind, "activation"))
 
 
-@torch.library.custom_op("gpuact::act_out", mutates_args=("out",))
-def act_out(x: Tensor, out: Tensor, kind: int, params: typing.List[float]) -> None:
-    _impl.act_forward(x, _act(kind, params), False, out=out, fn=_KIND_NAMES.get(kind, "activation"))
+@torch.library.custom_op("gpuact::act_into", mutates_args=("y",))
+def act_into(x: Tensor, y: Tensor, kind: int, params: typing.List[float]) -> None:
+    _impl.act_forward(x, _act(kind, params), False, out=y, fn=_KIND_NAMES.get(kind, "activation"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,8 +166,8 @@ def _bias_act_fwd_backward(ctx, dy, dmask):
         _impl.no_mask_epilogue(_KIND_NAMES.get(ctx.kind), "bias_act")
     (mask,) = ctx.saved_tensors
     need_dbias = ctx.bias_dtype is not None and ctx.needs_input_grad[1]
-    dx, dbias = bias_act_bwd(dy, mask, ctx.kind, ctx.params, ctx.scale, ctx.x_dtype,
-                             ctx.bias_dtype if need_dbias else None)
+    dx, dbias = torch.ops.gpuact.bias_act_bwd(dy, mask, ctx.kind, ctx.params, ctx.scale, ctx.x_dtype,
+                                              ctx.bias_dtype if need_dbias else None)
     return (dx if ctx.needs_input_grad[0] else None), (dbias if need_dbias else None), None, None, None, None, None
 
 

@@ -25,7 +25,7 @@ import torch
 from torch.autograd.function import once_differentiable
 
 from .._core import ACT_PARAMS, ALIASES, KIND_DEFAULTS, KINDS, PARAM_DEFAULTS, InvalidArgument, NotSupported
-from . import _impl, _ops
+from . import _impl, _ops  # noqa: F401  (_ops registers torch.ops.gpuact.*)
 
 _Tensor = torch.Tensor
 _is_compiling = torch.compiler.is_compiling
@@ -37,35 +37,51 @@ except AttributeError:  # pragma: no cover - other torch builds: always take the
         return 1
 
 
-@torch.compiler.assume_constant_result
+def _templates():
+    """kind name or alias -> (kind value, default params in ACT_PARAMS order, has_mask, table name,
+    implied params): everything about kinds that the functions need, computed once from the C tables."""
+    out = {}
+    for name, (target, implied) in list({n: (n, {}) for n in KINDS}.items()) + list(ALIASES.items()):
+        info = KINDS[target]
+        values = dict(PARAM_DEFAULTS)
+        values.update(KIND_DEFAULTS.get(target, {}))
+        values.update(implied)
+        out[name] = (info.value, tuple(float(values.get(p, 0.0)) for p in ACT_PARAMS), info.has_mask, target,
+                     dict(implied))
+    return out
+
+
+_TEMPLATES = _templates()
+_PARAM_INDEX = {p: i for i, p in enumerate(ACT_PARAMS)}
+
+
 def _resolve(kind, params):
-    """(kind value, params tuple in ACT_PARAMS order, has_mask, table name)
-    from a kind name (or alias) and a dict of parameters (C field names).
-    Pure: torch.compile runs it once at trace time (assume_constant_result)."""
-    name, implied = ALIASES.get(kind, (kind, {}))
-    info = KINDS.get(name)
-    if info is None:
-        raise InvalidArgument(f"gpuact.torch: activation {kind!r} is not one of "
-                              f"{', '.join(list(KINDS) + list(ALIASES))}")
-    values = dict(PARAM_DEFAULTS)
-    values.update(KIND_DEFAULTS.get(name, {}))
-    values.update(implied)
+    """(kind value, params tuple in ACT_PARAMS order, has_mask, table name) from a kind name (or alias)
+    and a dict of parameters by the C field names (None: the default). Plain Python that torch.compile
+    traces to constants."""
+    t = _TEMPLATES.get(kind)
+    if t is None:
+        raise InvalidArgument(f"gpuact.torch: activation {kind!r} is not one of {', '.join(_TEMPLATES)}")
+    value, defaults, has_mask, name, implied = t
+    p = list(defaults)
     for k, v in params.items():
-        if k not in ACT_PARAMS:
+        i = _PARAM_INDEX.get(k)
+        if i is None:
             raise InvalidArgument(f"gpuact.torch: activation parameter {k!r} unknown; "
                                   f"gpuact_activation has {', '.join(ACT_PARAMS)}")
-        if v is not None:
-            if k in implied and float(v) != implied[k]:
-                raise InvalidArgument(f"gpuact.torch: {kind} means {k}={implied[k]}; got {k}={v}")
-            values[k] = v
-    return info.value, tuple(float(values.get(p, 0.0)) for p in ACT_PARAMS), info.has_mask, name
+        if v is None:
+            continue
+        if k in implied and float(v) != implied[k]:
+            raise InvalidArgument(f"gpuact.torch: {kind} means {k}={implied[k]}; got {k}={v}")
+        p[i] = float(v)
+    return value, tuple(p), has_mask, name
 
 
 _CACHE = {}
 
 
 def _kp(kind, params):
-    """_resolve, cached in eager mode (a dictionary lookup per call)."""
+    """_resolve, cached in eager mode (one dictionary lookup per call)."""
     if _is_compiling():
         return _resolve(kind, params)
     key = (kind, tuple(params.items()))
@@ -109,7 +125,7 @@ class _Act(torch.autograd.Function):
         if not ctx.kp[2]:
             saved = _impl.with_strides(saved, ctx.stride)
         if _grad_enabled():  # create_graph=True: a backward that is differentiable in dy
-            return _ActBackward.apply(dy, saved, ctx.kp), None, None
+            return _ActGrad.apply(dy, saved, ctx.kp), None, None
         return _backward(dy, saved, ctx.kp), None, None
 
 
@@ -121,7 +137,7 @@ def _backward(dy, saved, kp):
     return _impl.act_backward(dy, act, x=saved, fn=f"{name} backward")
 
 
-class _ActBackward(torch.autograd.Function):
+class _ActGrad(torch.autograd.Function):
     """dx from dy (and the mask or x): linear in dy, so its own backward is
     the same operation; the derivative in x is zero almost everywhere for
     the kinds with a mask (piecewise linear)."""
@@ -139,7 +155,7 @@ class _ActBackward(torch.autograd.Function):
         (saved,) = ctx.saved_tensors
         gdx = _impl.with_strides(gdx, ctx.stride)
         if _grad_enabled():
-            return _ActBackward.apply(gdx, saved, ctx.kp), None, None
+            return _ActGrad.apply(gdx, saved, ctx.kp), None, None
         return _backward(gdx, saved, ctx.kp), None, None
 
 
@@ -163,12 +179,12 @@ def _activation(x, kp, inplace, out):
     _impl.check(x, "x", name, devices=("cuda", "meta"))
     plist = list(params)
     if out is not None:
-        _ops.act_out(x, out, kind, plist)
+        torch.ops.gpuact.act_into(x, out, kind, plist)
         return out
     if inplace and not grad:
-        _ops.act_(x, kind, plist)
+        torch.ops.gpuact.act_inplace(x, kind, plist)
         return x
-    y, _ = _ops.act_fwd(x, kind, plist, bool(grad and has_mask))
+    y, _ = torch.ops.gpuact.act_fwd(x, kind, plist, bool(grad and has_mask))
     if inplace:  # with autograd: the result is written back (one extra copy)
         x.copy_(y)
         return x
@@ -255,5 +271,5 @@ def bias_act(x, bias=None, activation="relu", scale=1.0, *, out_dtype=None, **pa
     kind, prm, has_mask, name = kp
     if grad and not has_mask:
         _impl.no_mask_epilogue(name, "bias_act")
-    y, _ = _ops.bias_act_fwd(x, bias, kind, list(prm), scale, out_dtype, bool(grad))
+    y, _ = torch.ops.gpuact.bias_act_fwd(x, bias, kind, list(prm), scale, out_dtype, bool(grad))
     return y
