@@ -208,12 +208,14 @@ def test_double_backward_of_relu():
 
 
 def test_gradcheck_float32():
-    """Analytic against numeric gradients (float32: gpuact has no float64), away from the kinks."""
+    """Analytic against numeric gradients (float32: gpuact has no float64), at points at least 0.15
+    away from every kink (0 and the ceiling 3), so that eps = 1e-2 never crosses one."""
     g = torch.Generator(device=DEV).manual_seed(6)
-    x = torch.rand(64, device=DEV, generator=g) * 4 + 0.25
-    x = (x * torch.where(torch.rand(64, device=DEV, generator=g) < 0.5, -1.0, 1.0)).requires_grad_()
-    b = torch.randn(8, device=DEV, generator=g).mul_(0.01).requires_grad_()
-    kw = dict(eps=1e-2, atol=1e-2, rtol=1e-2, nondet_tol=0.0)
+    grid = torch.tensor([0.5, 1.25, 2.0, 2.75, 3.5, 4.25, -0.5, -1.25, -2.0, -2.75, -3.5, -4.25], device=DEV)
+    x = grid[torch.randint(0, grid.numel(), (64,), device=DEV, generator=g)]
+    x = (x + (torch.rand(64, device=DEV, generator=g) - 0.5) * 0.2).requires_grad_()
+    b = (torch.randn(8, device=DEV, generator=g) * 0.01).requires_grad_()
+    kw = dict(eps=1e-2, atol=1e-2, rtol=1e-2)
     assert torch.autograd.gradcheck(lambda t: ga.leaky_relu(t, 0.1), (x,), **kw)
     assert torch.autograd.gradcheck(lambda t: ga.clipped_relu(t, 3.0), (x,), **kw)
     assert torch.autograd.gradcheck(lambda t, c: ga.bias_act(t.view(8, 8), c, "leaky_relu", 0.5,
@@ -605,3 +607,13 @@ def test_host_time_is_reasonable():
     torch.cuda.synchronize()
     assert per_call < 100e-6, f"gpuact.torch.relu took {per_call * 1e6:.1f} us per call on the host"
 
+
+
+def test_readme_example():
+    """The example of the README's "Python" section runs as written."""
+    import re
+    from conftest import repo_file
+    text = repo_file("README.md")
+    section = text[text.index("## Python"):text.index("## Integrate")]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    exec(compile(code, "README.md (Python example)", "exec"), {})
