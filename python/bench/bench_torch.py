@@ -159,7 +159,6 @@ class Bench:
     # -- (b) device time, large tensors -------------------------------------------------------------
     def large(self):
         t, ga = self.torch, self.ga
-        F = t.nn.functional
         n = (1 << 22) if self.args.quick else 4096 * 393216
         rows = []
         x = self.randn(n)
@@ -181,7 +180,7 @@ class Bench:
             w = f"relu forward {str(dt)[6:]}"
             tm = add(w, "torch.relu", lambda: t.relu(xd), 2 * es * n)
             add(w, "gpuact.torch.relu", lambda: ga.relu(xd), 2 * es * n, tm)
-            del xd
+            xd = None
             self.free()
         # autograd: forward with the mask, backward from it, against torch's (saves y, backward from y)
         xg = x.detach().requires_grad_()
@@ -194,7 +193,7 @@ class Bench:
                  lambda: t.autograd.grad(yt, xg, dy, retain_graph=True), 12 * n)
         add("relu backward f32", "gpuact (from the mask)", lambda: t.autograd.grad(yg, xg, dy, retain_graph=True),
             8 * n + n // 8, tb)
-        del xg, dy, yt, yg, x, y
+        xg = dy = yt = yg = x = y = None
         self.free()
         # the epilogue
         rows_, cols = (4096, 1024) if self.args.quick else (65536, 8192)
@@ -217,7 +216,7 @@ class Bench:
                      3 * es * z.numel())
             add(wb, "gpuact (mask, dx and dbias in one pass)",
                 lambda: t.autograd.grad(yg, (zg, bg), dyz, retain_graph=True), 2 * es * z.numel(), tb)
-            del z, b, zg, bg, dyz, ye, yg
+            z = b = zg = bg = dyz = ye = yg = None
             self.free()
         self.table("(b) device time, large tensors",
                    ["workload", "implementation", "median ms", "GB/s", "of copy", "speedup vs torch eager"], rows)
@@ -258,7 +257,7 @@ class Bench:
         run(f"autograd ReLU {shape[0]}x{shape[1]} f32", [
             ("torch", relu_step(t.relu)), ("torch.compile", relu_step(ct) if ct else None),
             ("gpuact", relu_step(ga.relu)), ("torch.compile(gpuact)", relu_step(cg) if cg else None)])
-        del x, dy
+        x = dy = None
         self.free()
 
         # 2 and 3. Linear + ReLU (then / c)
@@ -289,7 +288,7 @@ class Bench:
                        ("torch.compile", step_of(ct, list(ref.parameters())) if ct else None),
                        ("gpuact", step_of(mine, list(mine.parameters()))),
                        ("torch.compile(gpuact)", step_of(cg, list(mine.parameters())) if cg else None)])
-            del ref, mine, xin, dyo
+            ref = mine = xin = dyo = None
             self.free()
         self.table("(c) training steps (forward + backward)",
                    ["step", "implementation", "median ms", "speedup vs torch", "peak MiB over inputs", "note"], rows)

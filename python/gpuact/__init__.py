@@ -20,7 +20,7 @@ epilogue_backward, Buffer for memory of gpuact's own, e.g. on OpenCL).
 """
 import atexit as _atexit
 
-from . import _C
+from . import _C, _core
 from ._core import (  # noqa: F401
     ACT_PARAMS, ALIASES, BACKENDS, DTYPES, ERRORS, KIND_COLUMNS, KIND_NAMES, KINDS, VERSION, Activation, Buffer,
     GpuactError, KindInfo, activation, backend_value, backward, cache_dir, context_info, dtype_size, dtype_value,
@@ -37,8 +37,10 @@ __all__ = ["VERSION", "KINDS", "KIND_NAMES", "DTYPES", "BACKENDS", "ACT_PARAMS",
            "context_info", "error_class", "ops", "torch"] + list(_ERRORS)
 
 # Contexts are created on first use; destroy them before the interpreter
-# (and the vendor runtimes' own exit handlers) go away.
-_atexit.register(_C._shutdown)
+# (and the vendor runtimes' own exit handlers) go away, after the frameworks'
+# queued work is done (gpuact.torch and gpuact.ops add those waits: a
+# context's kernels are unloaded when it is destroyed).
+_atexit.register(_core.shutdown)
 
 
 def __getattr__(name):

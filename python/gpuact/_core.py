@@ -345,6 +345,22 @@ class Buffer:
                 f"handle={self.handle:#x})")
 
 
+#: Called before the contexts are destroyed at exit (gpuact.torch, gpuact.ops
+#: wait there for the work their frameworks queued).
+BEFORE_SHUTDOWN = []
+
+
+def shutdown():
+    """Destroys every context gpuact created (registered with atexit); a
+    later call creates them again."""
+    for fn in BEFORE_SHUTDOWN:
+        try:
+            fn()
+        except Exception:  # exiting: nothing to report to
+            pass
+    _C._shutdown()
+
+
 def cache_dir():
     """The kernel cache directory a context would use (GPUACT_CACHE_DIR, then
     $XDG_CACHE_HOME/gpuact, then ~/.cache/gpuact; '' = disabled)."""

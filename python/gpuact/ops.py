@@ -39,7 +39,7 @@ dimension). Anything else: make it contiguous first.
 import importlib
 import importlib.util
 
-from . import _C
+from . import _C, _core
 from ._core import BACKENDS, InvalidArgument, activation as _activation, epilogue_mask_ld
 
 _KDL_CUDA, _KDL_CPU, _KDL_ROCM, _KDL_CUDA_MANAGED = 2, 1, 10, 13
@@ -218,6 +218,17 @@ def _to_input_framework(like, arr):
         import jax.dlpack
         return jax.dlpack.from_dlpack(arr)
     return arr
+
+
+def _wait_for_cupy():
+    import sys
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        for d in range(cupy.cuda.runtime.getDeviceCount()):
+            cupy.cuda.Device(d).synchronize()
+
+
+_core.BEFORE_SHUTDOWN.append(_wait_for_cupy)
 
 
 class _Call:

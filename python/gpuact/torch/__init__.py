@@ -29,5 +29,16 @@ from . import _ops  # noqa: F401  registers torch.ops.gpuact.*
 from . import nn  # noqa: F401
 from .functional import activation, bias_act, clipped_relu, leaky_relu, relu, relu6
 
+from .._core import BEFORE_SHUTDOWN as _BEFORE_SHUTDOWN
+
+
+def _wait_for_queued_work():
+    if torch.cuda.is_initialized():
+        for d in range(torch.cuda.device_count()):
+            torch.cuda.synchronize(d)
+
+
+_BEFORE_SHUTDOWN.append(_wait_for_queued_work)
+
 __all__ = ["activation", "bias_act", "clipped_relu", "leaky_relu", "relu", "relu6", "nn", "ops"]
 ops = torch.ops.gpuact
