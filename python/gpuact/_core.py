@@ -105,6 +105,9 @@ class GpuactError(RuntimeError):
             self.result, self.result_name, self.detail = result, name, detail
 
 
+GpuactError.__module__ = "gpuact"
+
+
 def _camel(result_name):
     return "".join(w.capitalize() for w in result_name.replace("GPUACT_ERROR_", "").split("_"))
 

@@ -32,7 +32,7 @@ def check(t, name, fn, devices=("cuda",)):
     dtype gpuact has (float32, float16, bfloat16)."""
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"gpuact.torch.{fn}: {name} must be a torch.Tensor, not {type(t).__name__}")
-    if t.device.type not in devices:
+    if not t.is_cuda and t.device.type not in devices:  # is_cuda first: no device object on the fast path
         _fail(fn, f"{name} is on {t.device}; gpuact runs on CUDA (and ROCm) devices only: "
                   f"move it there (.cuda()) or use torch's own op on the CPU")
     if t.dtype not in DTYPE:
@@ -90,8 +90,8 @@ def _ptr(t):
 
 def act_forward(x, act, want_mask, out=None, fn="activation"):
     """y = act(x) (and the 1-bit mask, ceil(n/8) bytes). Returns (y, mask or
-    None, strides): the mask's bits follow the memory order of a tensor with
-    those strides (x's when x is dense, else contiguous: a copy of x is used).
+    None, src): src is the tensor computed on, x or (x not dense) its
+    contiguous copy; the mask's bits follow src's memory order.
     out: the tensor to write (x itself for in place); when its layout is not
     the computed one, the result is computed apart and copied into it."""
     check(x, "x", fn)
@@ -117,7 +117,7 @@ def act_forward(x, act, want_mask, out=None, fn="activation"):
     if out is not None and y is not out:
         out.copy_(y)
         y = out
-    return y, mask, tuple(src.stride())
+    return y, mask, src
 
 
 def act_backward(dy, act, x=None, mask=None, fn="activation backward"):

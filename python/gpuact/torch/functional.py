@@ -105,17 +105,17 @@ class _Act(torch.autograd.Function):
         kind, params, has_mask, name = kp
         act = (kind,) + params
         if has_mask:
-            y, mask, stride = _impl.act_forward(x, act, True, out=x if inplace else None, fn=name)
+            y, mask, src = _impl.act_forward(x, act, True, out=x if inplace else None, fn=name)
             ctx.save_for_backward(mask)
         else:
             if inplace:
                 raise InvalidArgument(f"gpuact.torch.{name}: inplace=True with autograd needs the mask, which "
                                       f"{name} does not have (its backward needs x); use inplace=False")
-            y, _, stride = _impl.act_forward(x, act, False, fn=name)
+            y, _, src = _impl.act_forward(x, act, False, fn=name)
             ctx.save_for_backward(x)
         if inplace:
             ctx.mark_dirty(x)
-        ctx.kp, ctx.stride = kp, stride
+        ctx.kp, ctx.stride = kp, tuple(src.stride())
         return y
 
     @staticmethod
