@@ -27,9 +27,9 @@ _DTYPE_ALIASES = {"float32": "f32", "float": "f32", "float16": "f16", "half": "f
 
 #: The columns of kernels/contract.h's GPUACT_ACTIVATIONS after the name, in
 #: order. When the table gains a column, add its name here (one line);
-#: tests/test_package.py fails until then. A column named "mask" (1: the
-#: forward can write the 1-bit mask and the backward read it) decides what
-#: autograd saves; without one, every kind has the mask (as today).
+#: tests/test_package.py fails until then. A column named "mask" or "select"
+#: (1: the forward can write the 1-bit mask and the backward read it) decides
+#: what autograd saves; without one, every kind has the mask (as today).
 KIND_COLUMNS = ("slope", "ceiling", "from_y")
 
 #: Friendlier names of the table's kinds (and torch's), for every function
@@ -55,8 +55,10 @@ class KindInfo(collections.namedtuple("KindInfo", "name value columns")):
 
     @property
     def has_mask(self):
-        """Whether the forward can write the 1-bit mask (and the backward read it)."""
-        return bool(self.columns.get("mask", 1))
+        """Whether the forward can write the 1-bit mask (and the backward read it): a "mask"
+        column, or a "select" column (the ReLU family: selection paths and the mask; 0 for a smooth
+        kind whose backward needs x), else every kind has it (as the current table's do)."""
+        return bool(self.columns.get("mask", self.columns.get("select", 1)))
 
     @property
     def uses(self):
