@@ -288,3 +288,19 @@ install: $(BUILD)/gpuact-info
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- the Python package (python/) --------------------------------------------------------
+# python-test: a fresh virtual environment under build/, `pip install ./python`
+# into it (a non-editable build in pip's isolated build environment, as a user
+# gets), then pytest python/tests: the package and the raw layer on OpenCL
+# through PoCL here; the tests that need torch, CuPy, JAX or a GPU skip with the
+# reason. The GPU machine's run: python/run_gpu_checks.sh.
+PYTHON ?= python3
+PYVENV  = $(BUILD)/pyvenv
+DEB_PACKAGES += python3-dev python3-venv
+.PHONY: python-test
+python-test: deps
+	rm -rf $(PYVENV)
+	$(PYTHON) -m venv $(PYVENV)
+	$(PYVENV)/bin/python -m pip install -q --disable-pip-version-check ./python pytest
+	$(PYVENV)/bin/python -m pytest -q -rs python/tests
