@@ -43,7 +43,7 @@
 /* The float fields of gpuact_activation after `kind`, in declaration order.
    When gpuact_activation gains a field, add it here (one line); the check
    below stops the build until then. */
-#define GPUACT_PY_ACT_FIELDS(X) X(negative_slope) X(ceiling)
+#define GPUACT_PY_ACT_FIELDS(X) X(negative_slope) X(ceiling) X(lower)
 
 #define GPUACT_PY_FIELD_ONE_(f) +1
 #define GPUACT_PY_ACT_NFIELDS (0 GPUACT_PY_ACT_FIELDS(GPUACT_PY_FIELD_ONE_))
