@@ -47,7 +47,7 @@ KERNEL_SOURCES = $(wildcard kernels/*.h kernels/cuda/*.cu kernels/cuda/*.cuh ker
                             kernels/opencl/*.cl)
 EMBEDDED = kernels/gpuact_kernels_src.h
 HEADERS  = gpuact.h $(wildcard backends/*.h) $(EMBEDDED)
-EXAMPLES = relu_demo relu_family epilogue linear_relu
+EXAMPLES = relu_demo relu_family epilogue gelu_epilogue linear_relu
 TESTS    = test_reference test_validation test_threads test_stress test_cache conformance
 
 .PHONY: all demo test sanitize deps embed check-embedded compile-test rtc-check rtc-check-cuda rtc-check-hip examples bench shared \

@@ -1,7 +1,7 @@
 /*
-gpuact.h -- GPU activation kernels (ReLU, leaky ReLU, clipped ReLU and the
-fused bias+activation+scale epilogue), forward and backward, on CUDA, HIP
-and OpenCL, from one C99 header.
+gpuact.h -- GPU activation kernels (ReLU, leaky ReLU, clipped ReLU, hardtanh,
+GELU, SiLU, squared ReLU and the fused bias+activation+scale epilogue),
+forward and backward, on CUDA, HIP and OpenCL, from one C99 header.
 
 DO THIS in exactly one C or C++ file, before including this header:
 
@@ -128,8 +128,27 @@ NUMERICS (bit-exact with PyTorch; see docs/NUMERICS.md)
     NaN inputs pass through relu and clipped ReLU with their bits unchanged;
     -0 becomes +0 in relu; subnormals are never flushed. Backward passes dy
     where the gradient passes (relu: !(x <= 0); leaky: x > 0, else dy*slope;
-    clipped: !(x <= 0 || x >= ceiling)) and writes +0.0 elsewhere, by
-    selection, so a NaN in a masked-out dy does not leak.
+    clipped: !(x <= 0 || x >= ceiling); hardtanh: !(x <= lower || x >= ceiling))
+    and writes +0.0 elsewhere, by selection, so a NaN in a masked-out dy does
+    not leak. hardtanh is torch.clamp(x, lower, ceiling), bounds rounded to
+    f16/bf16 in the elementwise ops as torch does.
+
+SMOOTH KINDS (GPUACT_GELU, GPUACT_GELU_TANH, GPUACT_SILU, GPUACT_SQUARED_RELU)
+    y = act(x (+ bias)) (* scale) with gpuact's own exp/erfc/tanh
+    (kernels/smooth.h): the same operations on every backend and on the CPU,
+    so every backend gives the same bits. They have no mask: the backward is
+    dx = dy (* scale) * act'(z) and takes the forward's input x (elementwise:
+    gpuact_backward_desc.x; epilogue: gpuact_epilogue_backward_desc.x and
+    .bias, from which z = x + bias is formed again exactly):
+
+        gpuact_epilogue_backward_desc b = {0};
+        b.act.kind = GPUACT_GELU; b.rows = rows; b.cols = cols;
+        b.dy_dtype = b.dx_dtype = b.x_dtype = GPUACT_BF16; b.dbias_dtype = GPUACT_F32;
+        b.dy = dy; b.dx = dx; b.dbias = dbias;
+        b.x = x; b.bias = bias;            // the forward's x and bias (bias in x's dtype)
+        gpuact_epilogue_backward(ctx, &b, stream);
+
+    (examples/gelu_epilogue.c is a complete program.)
 
 MASK FORMAT
     One bit per element, element i is bit (i % 8) of byte (i / 8); set means
@@ -161,7 +180,7 @@ WHAT IT DOES NOT DO
     gradient keeps a small pool of workspaces, one per call in flight at
     once, grown rarely; each call records one event); no implicit
     synchronization in the operations; no Windows support yet (POSIX dlopen
-    and pthreads); no other activations (GELU, SiLU: not yet).
+    and pthreads); no gated forms (SwiGLU, GeGLU) yet.
 
 LICENSE: MIT, see the end of this file.
 */
