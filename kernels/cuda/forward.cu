@@ -81,14 +81,16 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4],
                 vl *= scale;
                 vh *= scale;
             }
-            if (flags & (GPUACT_F_BIAS | GPUACT_F_SCALE)) { /* a NaN here came from arithmetic */
+            if (flags & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) {
+                /* a NaN here came from arithmetic, or (RAW) is replaced by x's own below: the two-at-once
+                   conversion rounds every other value as the exact one does */
                 y[j] = gpuact_pack2<Y, true>(vl, vh);
-            } else { /* a NaN may be x's own: keep its payload as the element path does */
-                y[j] = gpuact_pack2<Y, false>(vl, vh);
                 if (flags & GPUACT_F_RAW) {
                     const gpuact_u32 nan = gpuact_nan_lanes(w, inf);
                     y[j] = (y[j] & ~nan) | (w & nan);
                 }
+            } else { /* a NaN may be x's own: keep its payload as the element path does */
+                y[j] = gpuact_pack2<Y, false>(vl, vh);
             }
             top[j] = !gpuact_kind_select(KIND) ? 0u
                      : (gpuact_passes(KIND, zl, ceiling, lower) ? 0x8000u : 0u) |
