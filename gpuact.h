@@ -363,6 +363,11 @@ GPUACT_DEF gpuact_result gpuact_epilogue_backward(gpuact_context *ctx, const gpu
    2 for one it launched. name (if not NULL) gets the kernel's name, as a
    profiler shows it. */
 GPUACT_DEF int gpuact_testing_variant(const gpuact_context *ctx, int i, char *name, size_t name_size);
+/* TESTING: builds kernel variant slot i (as gpuact_testing_variant counts
+   them) or loads it from the disk cache, without launching it: SUCCESS, or
+   NOT_SUPPORTED for a slot no call can reach. Threads with contexts of their
+   own build in parallel, so a test run can fill the disk cache first. */
+GPUACT_DEF gpuact_result gpuact_testing_prepare(gpuact_context *ctx, int i);
 /* TESTING: what benchmarks need beside the operations. An asynchronous
    device-to-device copy on s (NULL: the context's stream), the bandwidth
    limit the kernels are measured against; and device-side timing on s:
@@ -621,6 +626,7 @@ typedef struct gpuact__launch {
     float scale, slope, ceiling, lower;
     int flags;                 /* GPUACT_F_* */
     uint64_t grid_x, grid_y;   /* blocks */
+    int prepare_only;          /* build (or load) the kernel, launch nothing (gpuact_testing_prepare) */
 } gpuact__launch;
 
 /* Slots of the mixed-radix variant index: ops x dtypes^3 x every field. */
@@ -1704,6 +1710,17 @@ GPUACT_DEF gpuact_result gpuact_epilogue_backward(gpuact_context *ctx, const gpu
     b.src_name = "y";
     b.d = *d;
     return gpuact__backward(ctx, &b, s);
+}
+
+GPUACT_DEF gpuact_result gpuact_testing_prepare(gpuact_context *ctx, int i) {
+    gpuact__launch L;
+    GPUACT__NEED_CTX("gpuact_testing_prepare");
+    memset(&L, 0, sizeof L);
+    if (i < 0 || i >= GPUACT__VARIANTS) return GPUACT_ERROR_NOT_SUPPORTED;
+    gpuact__variant_at(i, &L.v);
+    if (!gpuact__variant_reachable(&L.v)) return GPUACT_ERROR_NOT_SUPPORTED;
+    L.prepare_only = 1;
+    return ctx->be->launch(ctx, ctx->desc.stream, &L);
 }
 
 GPUACT_DEF int gpuact_testing_variant(const gpuact_context *ctx, int i, char *name, size_t name_size) {

@@ -574,7 +574,7 @@ static gpuact_result gpuact__gpu_launch(gpuact_context *ctx, gpuact_stream s, co
             GPUACT__STORE_RELEASE(&g->functions[v], fn);
         pthread_mutex_unlock(&ctx->lock);
     }
-    if (r == GPUACT_SUCCESS) {
+    if (r == GPUACT_SUCCESS && !L->prepare_only) {
         e = g->api.launch(fn, (unsigned)L->grid_x, (unsigned)L->grid_y, 1, gpuact__block(ctx, L), 1, 1, 0, s, params,
                           NULL);
         if (e) r = gpuact__gpu_fail(g, e, "launching a kernel");

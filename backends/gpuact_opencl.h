@@ -578,8 +578,8 @@ static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s,
     global[1] = (size_t)L->grid_y;
     pthread_mutex_lock(&ctx->lock);
     if (!slot->kernel) r = gpuact__opencl_build(ctx, L, slot);
-    if (r == GPUACT_SUCCESS) r = gpuact__opencl_set_args(o, slot->kernel, L);
-    if (r == GPUACT_SUCCESS) {
+    if (r == GPUACT_SUCCESS && !L->prepare_only) r = gpuact__opencl_set_args(o, slot->kernel, L);
+    if (r == GPUACT_SUCCESS && !L->prepare_only) {
         e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, slot->kernel, 2, NULL, global, local, 0, NULL, NULL);
         if (e) r = gpuact__cl_fail(e, "clEnqueueNDRangeKernel");
     }

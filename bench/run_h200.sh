@@ -57,18 +57,31 @@ fi
 # A/B matrix against a build from before them (.device/base: the sources of
 # that commit) and the PyTorch comparison of the new kinds.
 if [ "$what" = kinds-check ]; then
-  # the three backends side by side: each spends most of its time compiling (NVRTC / the OpenCL driver) on
-  # a core of its own
+  # fill the CUDA and HIP disk caches from 16 threads each, then the three backends' conformance side by
+  # side (each spends most of its time compiling on a core of its own), the Python package's GPU tests
+  # and the C tests on CUDA alongside
+  make -s build/prewarm >/dev/null
+  log "prewarm"
+  GPUACT_BACKEND=cuda build/prewarm 16 & GPUACT_BACKEND=hip GPUACT_HIP_LIBRARY=$PWD/build/libhip_on_cuda.so \
+    build/prewarm 16 & wait
   for b in cuda hip opencl; do
     ( [ $b = opencl ] && . .device/opencl-env.sh; [ $b = hip ] && export GPUACT_HIP_LIBRARY=$PWD/build/libhip_on_cuda.so
       GPUACT_BACKEND=$b timeout ${CONF_TIMEOUT:-400} build/conformance >"$OUT/conformance_$b.txt" 2>&1
       echo "exit $?" >>"$OUT/conformance_$b.txt" ) &
   done
+  ( for t in test_validation test_threads test_stress; do GPUACT_BACKEND=cuda timeout 120 build/$t 2>&1 | tail -1; done
+    build/examples/gelu_epilogue 2>&1 | tail -1 ) >"$OUT/c_tests_cuda.txt" 2>&1 &
+  if [ -x python/run_gpu_checks.sh ] && [ -z "${NO_PYTHON:-}" ]; then
+    ( PY_TESTS_ONLY=1 timeout ${PY_TIMEOUT:-400} python/run_gpu_checks.sh "$OUT/python" >"$OUT/python_checks.txt" 2>&1
+      echo "exit $?" >>"$OUT/python_checks.txt" ) &
+  fi
   wait
   for b in cuda hip opencl; do
     log "conformance, $b"
     grep -E "^FAIL|variants:|passed,|^exit" "$OUT/conformance_$b.txt" | cut -c1-300 | tail -6
   done
+  log "C tests on CUDA"; cat "$OUT/c_tests_cuda.txt"
+  [ -f "$OUT/python_checks.txt" ] && { log "python"; tail -25 "$OUT/python_checks.txt"; }
 fi
 if [ "$what" = kinds-measure ]; then
   cc -std=c99 -O2 -fPIC -shared -I.device/base .device/base/tools/gpuact_shared.c -o build/libgpuact_base.so \
