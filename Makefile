@@ -78,9 +78,11 @@ $(BUILD)/embed: tools/embed.c | $(BUILD)
 
 # One header with every kernel source file once, and each backend's programs
 # as lists of those files (tools/embed.c).
+# The ops, as kernels/contract.h lists them (GPUACT_OPS): one program each.
+OPS := $(shell sed -n 's/^\#define GPUACT_OPS(X) //p' kernels/contract.h | grep -o 'X.[a-z_]*' | cut -c3-)
 define embed_all
 	$(BUILD)/embed $(1)/kernels/gpuact_kernels_src.h \
-	  $(foreach op,forward backward dbias,cuda_$(op)=kernels/cuda/$(op).cu hip_$(op)=kernels/hip/$(op).hip \
+	  $(foreach op,$(OPS),cuda_$(op)=kernels/cuda/$(op).cu hip_$(op)=kernels/hip/$(op).hip \
 	                                       opencl_$(op)=kernels/opencl/$(op).cl)
 endef
 
@@ -232,7 +234,7 @@ shared: $(BUILD)/libgpuact.so
 # `make cuda-fatbin FATBIN_ARCHS=sm_90` for one GPU generation.
 FATBIN_ARCHS ?= sm_75 sm_80 sm_86 sm_89 sm_90
 kernels/cuda/gpuact_cuda_fatbin.h: $(KERNEL_SOURCES) $(BUILD)/rtc_check $(BUILD)/embed
-	( for op in forward backward dbias; do echo "#include \"$$op.cu\""; done; $(BUILD)/rtc_check list ) \
+	( for op in $(OPS); do echo "#include \"$$op.cu\""; done; $(BUILD)/rtc_check list ) \
 	  > $(BUILD)/all_kernels.cu
 	$(NVCC) -fatbin --threads 0 -Ikernels/cuda --fmad=false --ftz=false \
 	  $(foreach a,$(FATBIN_ARCHS),-gencode arch=compute_$(subst sm_,,$(a)),code=$(a)) \

@@ -357,6 +357,44 @@ typedef struct gpuact_epilogue_backward_desc {
 } gpuact_epilogue_backward_desc;
 GPUACT_DEF gpuact_result gpuact_epilogue_backward(gpuact_context *ctx, const gpuact_epilogue_backward_desc *d, gpuact_stream s);
 
+/* Gated activations after an up-projection (SwiGLU with GPUACT_SILU, GeGLU
+   with GPUACT_GELU or GPUACT_GELU_TANH, ReGLU with GPUACT_RELU):
+       y[r][c] = act(a[r][c] + bias_a[c]) * (b[r][c] + bias_b[c])
+   Both sums are one f32 addition each (none without the biases), act is the
+   kind's f32 formula, the product is one f32 multiplication, y is rounded
+   once. a and b are two rows x cols matrices, or the two halves of each row
+   of one fused projection X (rows x 2 cols): a = X, b = X + cols elements,
+   ld_a = ld_b = 2 cols; the biases likewise. */
+typedef struct gpuact_glu_desc {
+    gpuact_activation act;
+    size_t rows, cols;              /* of y (and of a, b) */
+    gpuact_dtype x_dtype, y_dtype;  /* x_dtype: a, b and the biases */
+    size_t ld_a, ld_b, ld_y;        /* 0 = cols */
+    gpuact_buffer a, b, y;
+    gpuact_buffer bias_a, bias_b;   /* optional, both or neither */
+} gpuact_glu_desc;
+GPUACT_DEF gpuact_result gpuact_glu_forward(gpuact_context *ctx, const gpuact_glu_desc *d, gpuact_stream s);
+
+/* Its backward in one pass, from the forward's inputs (nothing else is kept):
+       da = (dy * zb) * act'(za)   (ReGLU: dy * zb where za > 0, else +0, by selection)
+       db = dy * act(za)
+   with za, zb formed as the forward formed them, in f32, each rounded once
+   to the inputs' dtype; dbias_a / dbias_b (optional, both or neither) are
+   the column sums of da / db, accumulated like the epilogue's bias gradient
+   (fixed order, bit-identical run to run). da and db may be the two halves
+   of one buffer, as a and b may. */
+typedef struct gpuact_glu_backward_desc {
+    gpuact_activation act;
+    size_t rows, cols;
+    gpuact_dtype dy_dtype, x_dtype, dbias_dtype; /* x_dtype: a, b, the biases, da and db */
+    size_t ld_dy, ld_a, ld_b, ld_da, ld_db;       /* 0 = cols */
+    gpuact_buffer dy, a, b, bias_a, bias_b;       /* the forward's inputs (biases optional, both or neither) */
+    gpuact_buffer da, db;
+    gpuact_buffer dbias_a, dbias_b;               /* optional, both or neither */
+} gpuact_glu_backward_desc;
+GPUACT_DEF gpuact_result gpuact_glu_backward(gpuact_context *ctx, const gpuact_glu_backward_desc *d,
+                                             gpuact_stream s);
+
 /* TESTING: the kernel variants, for test suites that must prove they ran
    each one. i runs from 0; returns -1 past the last slot, 0 for a slot no
    call can reach, 1 for a reachable variant this context never launched,
@@ -619,12 +657,15 @@ typedef struct gpuact__variant {
     GPUACT_FIELDS(GPUACT__FIELD_DECL_)
 } gpuact__variant;
 
+/* A launch: the variant, the kernel's parameters as kernels/contract.h
+   lists them (GPUACT_KERNEL_PARAMS), and the grid. */
+#define GPUACT__L_BUF_(name) gpuact_buffer name;
+#define GPUACT__L_U64_(name) uint64_t name;
+#define GPUACT__L_F32_(name) float name;
+#define GPUACT__L_I32_(name) int name; /* flags: GPUACT_F_* */
 typedef struct gpuact__launch {
     gpuact__variant v;
-    gpuact_buffer in, out, aux, bias, mask, part;
-    uint64_t rows, cols, ld_in, ld_out, ld_aux, mask_ld;
-    float scale, slope, ceiling, lower;
-    int flags;                 /* GPUACT_F_* */
+    GPUACT_KERNEL_PARAMS(GPUACT__L_BUF_, GPUACT__L_U64_, GPUACT__L_F32_, GPUACT__L_I32_, )
     uint64_t grid_x, grid_y;   /* blocks */
     int prepare_only;          /* build (or load) the kernel, launch nothing (gpuact_testing_prepare) */
 } gpuact__launch;
@@ -637,14 +678,20 @@ typedef struct gpuact__launch {
 /* Whether the epilogue backward may take the kind's region from y (the
    table's from_y column). kind is in range. */
 static int gpuact__kind_from_y(int kind) {
-#define GPUACT__KIND_FROM_Y_(name, slope, ceiling, lower, from_y, select) from_y,
+#define GPUACT__KIND_FROM_Y_(name, slope, ceiling, lower, from_y, select, glu) from_y,
     static const unsigned char from_y[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_FROM_Y_) 0};
     return from_y[kind];
+}
+/* Whether the glu ops take the kind (the table's glu column). */
+static int gpuact__kind_glu(int kind) {
+#define GPUACT__KIND_GLU_(name, slope, ceiling, lower, from_y, select, glu) glu,
+    static const unsigned char g[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_GLU_) 0};
+    return g[kind];
 }
 /* Whether the kind is of the ReLU family (the table's select column: mask,
    selection paths); else smooth. kind is in range. */
 static int gpuact__kind_select(int kind) {
-#define GPUACT__KIND_SELECT_(name, slope, ceiling, lower, from_y, select) select,
+#define GPUACT__KIND_SELECT_(name, slope, ceiling, lower, from_y, select, glu) select,
     static const unsigned char sel[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_SELECT_) 0};
     return sel[kind];
 }
@@ -673,6 +720,10 @@ static int gpuact__variant_reachable(const gpuact__variant *V) {
         if (!V->mask && !gpuact__kind_from_y(V->kind))
             return V->t[0] == V->t[1] && V->t[1] == V->t[2] && V->select && !V->dbias;
         return (!V->mask || V->t[2] == V->t[0]) && (!V->select || V->t[0] == V->t[1]);
+    case GPUACT_OP_glu_forward: /* t = a/b/biases, y, a/b/biases */
+    case GPUACT_OP_glu_backward: /* t = dy, da/db (the inputs' dtype), a/b/biases */
+        if (!gpuact__kind_glu(V->kind) || V->mask || V->select || V->fromx) return 0;
+        return V->op == GPUACT_OP_glu_forward ? V->t[2] == V->t[0] && !V->dbias : V->t[1] == V->t[2];
     default:
         return V->t[0] == GPUACT_F32 && V->t[2] == GPUACT_F32 && !V->kind && !V->mask && !V->dbias && !V->select &&
                !V->fromx;
@@ -708,7 +759,7 @@ static GPUACT__UNUSED void gpuact__variant_at(int i, gpuact__variant *V) {
 
 #define GPUACT__DT_NAME_(name, bytes) #name,
 static const char *const gpuact__dtype_names[] = {GPUACT_DTYPES(GPUACT__DT_NAME_) "unknown"};
-#define GPUACT__KIND_NAME_(name, slope, ceiling, lower, from_y, select) #name,
+#define GPUACT__KIND_NAME_(name, slope, ceiling, lower, from_y, select, glu) #name,
 static const char *const gpuact__kind_names[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_NAME_) "unknown"};
 #define GPUACT__OP_NAME_(name, short_name) #name,
 static GPUACT__UNUSED const char *const gpuact__op_names[] = {GPUACT_OPS(GPUACT__OP_NAME_) "unknown"};
@@ -1215,7 +1266,7 @@ static gpuact_result gpuact__dbias_zero(gpuact_context *ctx, gpuact_stream s,
     F.v.op = GPUACT_OP_dbias;
     F.v.t[0] = GPUACT_F32; F.v.t[1] = d->dbias_dtype; F.v.t[2] = GPUACT_F32;
     F.in = d->dbias; /* never read: no rows */
-    F.out = d->dbias; F.rows = 0; F.cols = d->cols; F.grid_y = 1;
+    F.out = d->dbias; F.rows = 0; F.cols = F.ld_in = d->cols; F.grid_y = 1;
     return gpuact__dispatch(ctx, s, &F);
 }
 
@@ -1229,7 +1280,18 @@ typedef struct gpuact__region {
     size_t align;   /* the element size: offsets must be multiples of it */
     int output;
     int alias;      /* index of the region this one may alias exactly, or -1 */
+    size_t row_bytes, ld_bytes; /* a strided matrix's row and row pitch (0: one span); see gpuact__interleaved */
 } gpuact__region;
+
+/* Whether two strided matrices of one pitch never share a byte although
+   their spans overlap: the rows of one fall in the gaps between the other's
+   (the two halves of a fused projection's rows). */
+static int gpuact__interleaved(const gpuact__region *a, const gpuact__region *b) {
+    size_t delta;
+    if (!a->ld_bytes || a->ld_bytes != b->ld_bytes) return 0;
+    delta = (b->buf.offset - a->buf.offset) % a->ld_bytes; /* b's rows start delta bytes into a's pitch */
+    return a->row_bytes <= delta && delta + b->row_bytes <= a->ld_bytes;
+}
 
 static int gpuact__finite(float f) { return f == f && f - f == 0.0f; }
 
@@ -1294,6 +1356,7 @@ static gpuact_result gpuact__check_regions(gpuact_context *ctx, const char *fn, 
             if (a->buf.offset >= b->buf.offset + b->bytes || b->buf.offset >= a->buf.offset + a->bytes) continue;
             if ((a->alias == j || b->alias == i) && a->buf.offset == b->buf.offset && a->bytes == b->bytes)
                 continue;
+            if (a->buf.offset <= b->buf.offset ? gpuact__interleaved(a, b) : gpuact__interleaved(b, a)) continue;
             return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
                                 "%s: %s (bytes %zu..%zu) and %s (bytes %zu..%zu) overlap in one allocation. "
                                 "In-place use needs exact aliasing (same handle and offset, same dtype and "
@@ -1318,7 +1381,7 @@ typedef char gpuact__kind_table_check[GPUACT_SQUARED_RELU + 1 == GPUACT_KIND_COU
    them. A bound of -0 becomes +0 (torch's clamp with a bound of 0 gives +0
    for -0 below it; see kernels/act.h). */
 static gpuact_result gpuact__check_act(const char *fn, gpuact_activation *a) {
-#define GPUACT__KIND_USES_(name, slope, ceiling, lower, from_y, select) {slope, ceiling, lower},
+#define GPUACT__KIND_USES_(name, slope, ceiling, lower, from_y, select, glu) {slope, ceiling, lower},
     static const unsigned char uses[][3] = {GPUACT_ACTIVATIONS(GPUACT__KIND_USES_) {0, 0, 0}};
     if ((unsigned)a->kind >= GPUACT_KIND_COUNT) {
         int k;
@@ -1473,6 +1536,7 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: the mask spans more bytes than size_t holds", fn);
     has_data = d->rows && d->cols;
     if (has_data && ((r = gpuact__require(fn, "x", d->x)) || (r = gpuact__require(fn, "y", d->y)))) return r;
+    memset(reg, 0, sizeof reg);
     reg[0].name = "x";    reg[0].buf = d->x;    reg[0].bytes = xb; reg[0].align = gpuact_dtype_size(d->x_dtype);
     reg[0].output = 0;    reg[0].alias = -1;
     reg[1].name = "y";    reg[1].buf = d->y;    reg[1].bytes = yb; reg[1].align = gpuact_dtype_size(d->y_dtype);
@@ -1573,6 +1637,7 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
     if (d->mask.handle && !gpuact__mask_extent(d->rows, d->cols, d->mask_ld, &mb))
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: the mask spans more bytes than size_t holds", fn);
     if (has_data && ((r = gpuact__require(fn, "dy", d->dy)) || (r = gpuact__require(fn, "dx", d->dx)))) return r;
+    memset(reg, 0, sizeof reg);
     reg[0].name = "dy";  reg[0].buf = d->dy;  reg[0].bytes = dyb; reg[0].align = gpuact_dtype_size(d->dy_dtype);
     reg[0].output = 0;   reg[0].alias = -1;
     reg[1].name = "dx";  reg[1].buf = d->dx;  reg[1].bytes = dxb; reg[1].align = gpuact_dtype_size(d->dx_dtype);
@@ -1626,7 +1691,7 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
         memset(&F, 0, sizeof F);
         F.v.op = GPUACT_OP_dbias;
         F.v.t[0] = GPUACT_F32; F.v.t[1] = d->dbias_dtype; F.v.t[2] = GPUACT_F32;
-        F.in = L.part; F.out = d->dbias; F.rows = parts; F.cols = d->cols;
+        F.in = L.part; F.out = d->dbias; F.rows = parts; F.cols = F.ld_in = d->cols;
         F.grid_y = 1;
         if ((r = gpuact__dispatch(ctx, s, &L)) == GPUACT_SUCCESS) r = gpuact__dispatch(ctx, s, &F);
         return gpuact__workspace_release(ctx, s, slot, r);
@@ -1710,6 +1775,164 @@ GPUACT_DEF gpuact_result gpuact_epilogue_backward(gpuact_context *ctx, const gpu
     b.src_name = "y";
     b.d = *d;
     return gpuact__backward(ctx, &b, s);
+}
+
+/* ---- >>glu: the gated forms ---------------------------------------------------- */
+
+/* One matrix argument of a glu op: its region (strided, for the halves
+   check) after its ld is resolved and its extent checked. */
+static gpuact_result gpuact__glu_matrix(const char *fn, const char *name, const char *ld_name, size_t rows,
+                                        size_t cols, size_t *ld, gpuact_dtype dt, gpuact_buffer b, int output,
+                                        gpuact__region *reg) {
+    gpuact_result r;
+    memset(reg, 0, sizeof *reg);
+    if ((r = gpuact__resolve_ld(fn, ld_name, cols, ld)) ||
+        (r = gpuact__matrix_extent(fn, name, rows, cols, *ld, dt, &reg->bytes)))
+        return r;
+    if (rows && cols && (r = gpuact__require(fn, name, b))) return r;
+    reg->name = name;
+    reg->buf = b;
+    reg->align = gpuact_dtype_size(dt);
+    reg->output = output;
+    reg->alias = -1;
+    reg->row_bytes = cols * reg->align;
+    reg->ld_bytes = rows > 1 ? *ld * reg->align : 0;
+    return GPUACT_SUCCESS;
+}
+
+/* A vector of cols elements (a bias or its gradient), optional. */
+static gpuact_result gpuact__glu_vector(const char *fn, const char *name, size_t cols, gpuact_dtype dt,
+                                        gpuact_buffer b, int output, gpuact__region *reg) {
+    memset(reg, 0, sizeof *reg);
+    reg->name = name;
+    reg->buf = b;
+    reg->align = b.handle ? gpuact_dtype_size(dt) : 1;
+    reg->output = output;
+    reg->alias = -1;
+    return b.handle ? gpuact__matrix_extent(fn, name, 1, cols, cols, dt, &reg->bytes) : GPUACT_SUCCESS;
+}
+
+static gpuact_result gpuact__glu_common(const char *fn, gpuact_activation *act, gpuact_buffer p, gpuact_buffer q,
+                                        const char *pq) {
+    gpuact_result r;
+    int k;
+    if ((r = gpuact__check_act(fn, act))) return r;
+    if ((p.handle == NULL) != (q.handle == NULL))
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: give both of %s or neither", fn, pq);
+    if (gpuact__kind_glu(act->kind)) return GPUACT_SUCCESS;
+    gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: act.kind = %s does not gate; the glu ops take", fn,
+                 gpuact__kind_names[act->kind]);
+    for (k = 0; k < GPUACT_KIND_COUNT; k++)
+        if (gpuact__kind_glu(k)) gpuact__append(" %s", gpuact__kind_names[k]);
+    return GPUACT_ERROR_INVALID_ARGUMENT;
+}
+
+GPUACT_DEF gpuact_result gpuact_glu_forward(gpuact_context *ctx, const gpuact_glu_desc *dp, gpuact_stream s) {
+    const char *fn = "gpuact_glu_forward";
+    gpuact_glu_desc d;
+    gpuact__region reg[5];
+    gpuact__launch L;
+    gpuact_result r;
+    if (!dp) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: desc is NULL", fn);
+    GPUACT__NEED_CTX(fn);
+    d = *dp;
+    if ((r = gpuact__glu_common(fn, &d.act, d.bias_a, d.bias_b, "bias_a and bias_b")) ||
+        (r = gpuact__check_dtype(fn, "x_dtype", d.x_dtype)) || (r = gpuact__check_dtype(fn, "y_dtype", d.y_dtype)) ||
+        (r = gpuact__glu_matrix(fn, "a", "ld_a", d.rows, d.cols, &d.ld_a, d.x_dtype, d.a, 0, &reg[0])) ||
+        (r = gpuact__glu_matrix(fn, "b", "ld_b", d.rows, d.cols, &d.ld_b, d.x_dtype, d.b, 0, &reg[1])) ||
+        (r = gpuact__glu_matrix(fn, "y", "ld_y", d.rows, d.cols, &d.ld_y, d.y_dtype, d.y, 1, &reg[2])) ||
+        (r = gpuact__glu_vector(fn, "bias_a", d.cols, d.x_dtype, d.bias_a, 0, &reg[3])) ||
+        (r = gpuact__glu_vector(fn, "bias_b", d.cols, d.x_dtype, d.bias_b, 0, &reg[4])) ||
+        (r = gpuact__check_regions(ctx, fn, reg, 5)) || !d.rows || !d.cols)
+        return r;
+    memset(&L, 0, sizeof L);
+    L.v.op = GPUACT_OP_glu_forward;
+    L.v.t[0] = L.v.t[2] = d.x_dtype;
+    L.v.t[1] = d.y_dtype;
+    L.v.kind = (int)d.act.kind;
+    L.in = d.a; L.aux = d.b; L.out = d.y; L.bias = d.bias_a; L.bias2 = d.bias_b;
+    L.rows = d.rows; L.cols = d.cols; L.ld_in = d.ld_a; L.ld_aux = d.ld_b; L.ld_out = d.ld_y;
+    L.flags = d.bias_a.handle ? GPUACT_F_BIAS : 0;
+    return gpuact__dispatch(ctx, s ? s : ctx->desc.stream, &L);
+}
+
+/* dbias[c] = 0 for c < cols: the sum over no rows. */
+static gpuact_result gpuact__zero_vector(gpuact_context *ctx, gpuact_stream s, gpuact_buffer v, gpuact_dtype dt,
+                                         size_t cols) {
+    gpuact__launch F;
+    memset(&F, 0, sizeof F);
+    F.v.op = GPUACT_OP_dbias;
+    F.v.t[0] = GPUACT_F32; F.v.t[1] = dt; F.v.t[2] = GPUACT_F32;
+    F.in = v; /* never read: no rows */
+    F.out = v; F.rows = 0; F.cols = F.ld_in = cols; F.grid_y = 1;
+    return gpuact__dispatch(ctx, s, &F);
+}
+
+GPUACT_DEF gpuact_result gpuact_glu_backward(gpuact_context *ctx, const gpuact_glu_backward_desc *dp,
+                                             gpuact_stream s) {
+    const char *fn = "gpuact_glu_backward";
+    gpuact_glu_backward_desc d;
+    gpuact__region reg[9];
+    gpuact__launch L;
+    gpuact_result r;
+    if (!dp) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: desc is NULL", fn);
+    GPUACT__NEED_CTX(fn);
+    d = *dp;
+    if ((r = gpuact__glu_common(fn, &d.act, d.bias_a, d.bias_b, "bias_a and bias_b")) ||
+        (r = gpuact__glu_common(fn, &d.act, d.dbias_a, d.dbias_b, "dbias_a and dbias_b")) ||
+        (r = gpuact__check_dtype(fn, "dy_dtype", d.dy_dtype)) || (r = gpuact__check_dtype(fn, "x_dtype", d.x_dtype)) ||
+        (d.dbias_a.handle && (r = gpuact__check_dtype(fn, "dbias_dtype", d.dbias_dtype))) ||
+        (r = gpuact__glu_matrix(fn, "dy", "ld_dy", d.rows, d.cols, &d.ld_dy, d.dy_dtype, d.dy, 0, &reg[0])) ||
+        (r = gpuact__glu_matrix(fn, "a", "ld_a", d.rows, d.cols, &d.ld_a, d.x_dtype, d.a, 0, &reg[1])) ||
+        (r = gpuact__glu_matrix(fn, "b", "ld_b", d.rows, d.cols, &d.ld_b, d.x_dtype, d.b, 0, &reg[2])) ||
+        (r = gpuact__glu_matrix(fn, "da", "ld_da", d.rows, d.cols, &d.ld_da, d.x_dtype, d.da, 1, &reg[3])) ||
+        (r = gpuact__glu_matrix(fn, "db", "ld_db", d.rows, d.cols, &d.ld_db, d.x_dtype, d.db, 1, &reg[4])) ||
+        (r = gpuact__glu_vector(fn, "bias_a", d.cols, d.x_dtype, d.bias_a, 0, &reg[5])) ||
+        (r = gpuact__glu_vector(fn, "bias_b", d.cols, d.x_dtype, d.bias_b, 0, &reg[6])) ||
+        (r = gpuact__glu_vector(fn, "dbias_a", d.cols, d.dbias_dtype, d.dbias_a, 1, &reg[7])) ||
+        (r = gpuact__glu_vector(fn, "dbias_b", d.cols, d.dbias_dtype, d.dbias_b, 1, &reg[8])) ||
+        (r = gpuact__check_regions(ctx, fn, reg, 9)))
+        return r;
+    if (!s) s = ctx->desc.stream;
+    if (!d.rows || !d.cols) {
+        if (!d.dbias_a.handle || !d.cols) return GPUACT_SUCCESS;
+        if ((r = gpuact__zero_vector(ctx, s, d.dbias_a, d.dbias_dtype, d.cols))) return r;
+        return gpuact__zero_vector(ctx, s, d.dbias_b, d.dbias_dtype, d.cols);
+    }
+    memset(&L, 0, sizeof L);
+    L.v.op = GPUACT_OP_glu_backward;
+    L.v.t[0] = d.dy_dtype;
+    L.v.t[1] = L.v.t[2] = d.x_dtype;
+    L.v.kind = (int)d.act.kind;
+    L.v.dbias = d.dbias_a.handle != NULL;
+    L.in = d.dy; L.aux = d.a; L.aux2 = d.b; L.out = d.da; L.out2 = d.db; L.bias = d.bias_a; L.bias2 = d.bias_b;
+    L.rows = d.rows; L.cols = d.cols; L.ld_in = d.ld_dy; L.ld_aux = d.ld_a; L.ld_aux2 = d.ld_b;
+    L.ld_out = d.ld_da; L.ld_out2 = d.ld_db;
+    L.flags = d.bias_a.handle ? GPUACT_F_BIAS : 0;
+    if (L.v.dbias) {
+        /* row groups write the column sums of da then db ([parts][2 cols]); two finishes add them in order */
+        size_t gx = gpuact__div_up(gpuact__div_up(d.cols, gpuact__items(ctx, &L)), gpuact__block(ctx, &L));
+        size_t parts = gpuact__dbias_parts(ctx->units, gx, d.rows, 2 * d.cols);
+        gpuact__launch F;
+        int slot, h;
+        if ((r = gpuact__workspace(ctx, s, parts * 2 * d.cols * 4, &L.part, &slot))) return r;
+        L.grid_x = gx;
+        L.grid_y = parts;
+        r = gpuact__dispatch(ctx, s, &L);
+        for (h = 0; h < 2 && r == GPUACT_SUCCESS; h++) {
+            memset(&F, 0, sizeof F);
+            F.v.op = GPUACT_OP_dbias;
+            F.v.t[0] = GPUACT_F32; F.v.t[1] = d.dbias_dtype; F.v.t[2] = GPUACT_F32;
+            F.in = L.part;
+            F.in.offset += (size_t)h * d.cols * 4;
+            F.out = h ? d.dbias_b : d.dbias_a;
+            F.rows = parts; F.cols = d.cols; F.ld_in = 2 * d.cols;
+            F.grid_y = 1;
+            r = gpuact__dispatch(ctx, s, &F);
+        }
+        return gpuact__workspace_release(ctx, s, slot, r);
+    }
+    return gpuact__dispatch(ctx, s, &L);
 }
 
 GPUACT_DEF gpuact_result gpuact_testing_prepare(gpuact_context *ctx, int i) {

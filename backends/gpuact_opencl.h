@@ -488,8 +488,8 @@ static int gpuact__opencl_buffer_extent(gpuact_context *ctx, gpuact_buffer b, si
 
 /* Builds the program of one variant; called with ctx->lock held. */
 static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__launch *L, gpuact__cl_kernel_slot *slot) {
-    static const char *const *const *const programs[GPUACT_OP_COUNT] = {gpuact__opencl_forward, gpuact__opencl_backward,
-                                                                       gpuact__opencl_dbias};
+#define GPUACT__CL_PROGRAM_(name, short_name) gpuact__opencl_##name,
+    static const char *const *const *const programs[GPUACT_OP_COUNT] = {GPUACT_OPS(GPUACT__CL_PROGRAM_)};
     gpuact__opencl *o = GPUACT__CL(ctx);
     char options[128 + GPUACT__DEFINES * GPUACT__DEFINE_MAX], name[GPUACT__NAME_MAX], defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX];
     char *src;

@@ -11,8 +11,8 @@
 #include "smooth.h"
 
 /* The table's columns as functions of a kind known at compile time. */
-#define GPUACT_KIND_SLOPE_(name, slope, ceiling, lower, from_y, select) (kind == GPUACT_KIND_##name && (slope)) ||
-#define GPUACT_KIND_SELECT_(name, slope, ceiling, lower, from_y, select) (kind == GPUACT_KIND_##name && (select)) ||
+#define GPUACT_KIND_SLOPE_(name, slope, ceiling, lower, from_y, select, glu) (kind == GPUACT_KIND_##name && (slope)) ||
+#define GPUACT_KIND_SELECT_(name, slope, ceiling, lower, from_y, select, glu) (kind == GPUACT_KIND_##name && (select)) ||
 /* Whether the kind's value where the gradient is blocked is x * slope
    (arithmetic) rather than a constant: the slope column. */
 GPUACT_FN int gpuact_kind_slope(int kind) { return GPUACT_ACTIVATIONS(GPUACT_KIND_SLOPE_) 0; }

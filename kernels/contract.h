@@ -13,7 +13,7 @@
    kernels' type tags. */
 #define GPUACT_DTYPES(X) X(f32, 4) X(f16, 2) X(bf16, 2)
 
-/* Activation kinds: X(name, slope, ceiling, lower, from_y, select).
+/* Activation kinds: X(name, slope, ceiling, lower, from_y, select, glu).
      name     in kernel names and as GPUACT_KIND_<name> in the kernels; the
               order is gpuact_activation_kind's.
      slope    uses negative_slope (validated >= 0, not NaN).
@@ -29,19 +29,27 @@
               kind (GELU, SiLU, squared ReLU): the backward multiplies by
               the derivative at the pre-activation, so it needs x (and the
               bias), never a mask or y.
+     glu      the kind gates: the glu ops take it (SwiGLU, GeGLU, ReGLU).
    The formulas are in kernels/act.h (smooth ones in kernels/smooth.h). */
 #define GPUACT_ACTIVATIONS(X)          \
-    X(relu, 0, 0, 0, 1, 1)             \
-    X(leaky, 1, 0, 0, 1, 1)            \
-    X(clipped, 0, 1, 0, 0, 1)          \
-    X(hardtanh, 0, 1, 1, 0, 1)         \
-    X(gelu, 0, 0, 0, 0, 0)             \
-    X(gelu_tanh, 0, 0, 0, 0, 0)        \
-    X(silu, 0, 0, 0, 0, 0)             \
-    X(sqrelu, 0, 0, 0, 0, 0)
+    X(relu, 0, 0, 0, 1, 1, 1)          \
+    X(leaky, 1, 0, 0, 1, 1, 0)         \
+    X(clipped, 0, 1, 0, 0, 1, 0)       \
+    X(hardtanh, 0, 1, 1, 0, 1, 0)      \
+    X(gelu, 0, 0, 0, 0, 0, 1)          \
+    X(gelu_tanh, 0, 0, 0, 0, 0, 1)     \
+    X(silu, 0, 0, 0, 0, 0, 1)          \
+    X(sqrelu, 0, 0, 0, 0, 0, 0)
 
-/* Operations: X(name, short name in kernel names). */
-#define GPUACT_OPS(X) X(forward, fwd) X(backward, bwd) X(dbias, dbias)
+/* Operations: X(name, short name in kernel names). Each has its program
+   (kernels/cuda/<name>.cu, kernels/hip/<name>.hip, kernels/opencl/<name>.cl).
+     glu_forward   y = act(a + bias_a) * (b + bias_b): in = a, aux = b,
+                   bias = bias_a, bias2 = bias_b, out = y
+     glu_backward  da = dy * (b + bias_b) * act'(a + bias_a),
+                   db = dy * act(a + bias_a): in = dy, aux = a, aux2 = b,
+                   bias, bias2, out = da, out2 = db; part = f32 partial
+                   column sums of da then of db, [row groups][2 * cols] */
+#define GPUACT_OPS(X) X(forward, fwd) X(backward, bwd) X(dbias, dbias) X(glu_forward, gluf) X(glu_backward, glub)
 
 /* The fields that specialise a kernel at compile time, besides the op and
    its three dtypes: X(name, count, word in the kernel name when set).
@@ -112,15 +120,17 @@ enum {
      backward: in = dy, out = dx, aux = the forward's x or y, bias (fromx),
                mask read, part = f32 partial column sums [row groups][cols]
                (dbias)
-     dbias:    in = part (rows = row groups), out = dbias */
+     dbias:    in = part (rows = row groups, ld_in floats apart), out = dbias
+     the glu ops: above (aux2, out2, bias2, ld_aux2, ld_out2 are theirs) */
 #define GPUACT_KERNEL_PARAMS(BUF, U64, F32, I32, SEP)                                            \
-    BUF(in) SEP BUF(out) SEP BUF(aux) SEP BUF(bias) SEP BUF(mask) SEP BUF(part) SEP U64(rows) SEP      \
-        U64(cols) SEP U64(ld_in) SEP U64(ld_out) SEP U64(ld_aux) SEP U64(mask_ld) SEP F32(scale) SEP       \
-        F32(slope) SEP F32(ceiling) SEP F32(lower) SEP I32(flags)
+    BUF(in) SEP BUF(out) SEP BUF(aux) SEP BUF(bias) SEP BUF(mask) SEP BUF(part) SEP BUF(aux2) SEP      \
+        BUF(out2) SEP BUF(bias2) SEP U64(rows) SEP U64(cols) SEP U64(ld_in) SEP U64(ld_out) SEP             \
+        U64(ld_aux) SEP U64(mask_ld) SEP U64(ld_aux2) SEP U64(ld_out2) SEP F32(scale) SEP F32(slope) SEP    \
+        F32(ceiling) SEP F32(lower) SEP I32(flags)
 
 /* GPUACT_KIND_<name>, GPUACT_DT_<name>, GPUACT_OP_<name> as enum constants
    (the kernels compare with them; the -D options carry their values). */
-#define GPUACT_KIND_ENUM_(name, slope, ceiling, lower, from_y, select) GPUACT_KIND_##name,
+#define GPUACT_KIND_ENUM_(name, slope, ceiling, lower, from_y, select, glu) GPUACT_KIND_##name,
 enum { GPUACT_ACTIVATIONS(GPUACT_KIND_ENUM_) GPUACT_KIND_COUNT };
 #define GPUACT_DT_ENUM_(name, bytes) GPUACT_DT_##name,
 enum { GPUACT_DTYPES(GPUACT_DT_ENUM_) GPUACT_DT_COUNT };

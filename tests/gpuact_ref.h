@@ -452,6 +452,78 @@ GPUACT_REF_FN void gpuact_ref_backward(const gpuact_ref_bwd *p)
     }
 }
 
+/* >>glu: the gated forms */
+
+/* y = act(a + bias_a) * (b + bias_b) on rows x cols; a, b, the biases in
+   x_dtype (biases NULL: no additions). */
+typedef struct gpuact_ref_glu {
+    gpuact_activation act;
+    size_t rows, cols, ld_a, ld_b, ld_y;
+    gpuact_dtype x_dtype, y_dtype;
+    const void *a, *b, *bias_a, *bias_b;
+    void *y;
+    unsigned char *nan_any;      /* optional, indexed like y */
+} gpuact_ref_glu;
+
+GPUACT_REF_FN void gpuact_ref__glu_z(const void *m, size_t i, const void *bias, size_t c, gpuact_dtype dt, float *z)
+{
+    *z = gpuact_ref_load(dt, m, i);
+    if (bias)
+        *z = *z + gpuact_ref_load(dt, bias, c);
+}
+
+GPUACT_REF_FN void gpuact_ref_glu_forward(const gpuact_ref_glu *p)
+{
+    size_t r, c;
+    for (r = 0; r < p->rows; r++)
+        for (c = 0; c < p->cols; c++) {
+            float za, zb, v;
+            gpuact_ref__glu_z(p->a, r * p->ld_a + c, p->bias_a, c, p->x_dtype, &za);
+            gpuact_ref__glu_z(p->b, r * p->ld_b + c, p->bias_b, c, p->x_dtype, &zb);
+            v = gpuact_ref_act(p->act, za);
+            v = v * zb;
+            gpuact_ref_store(p->y_dtype, p->y, r * p->ld_y + c, v);
+            if (p->nan_any)
+                p->nan_any[r * p->ld_y + c] = (unsigned char)gpuact_ref__isnan(v);
+        }
+}
+
+/* da = (dy * zb) * act'(za) (ReLU: dy * zb where za passes, else +0),
+   db = dy * act(za), in x_dtype with rows ld_da / ld_db apart. */
+typedef struct gpuact_ref_glu_bwd {
+    gpuact_activation act;
+    size_t rows, cols, ld_dy, ld_a, ld_b, ld_da, ld_db;
+    gpuact_dtype dy_dtype, x_dtype;
+    const void *dy, *a, *b, *bias_a, *bias_b;
+    void *da, *db;
+    unsigned char *da_nan, *db_nan;  /* optional, indexed like da, db */
+} gpuact_ref_glu_bwd;
+
+GPUACT_REF_FN void gpuact_ref_glu_backward(const gpuact_ref_glu_bwd *p)
+{
+    size_t r, c;
+    for (r = 0; r < p->rows; r++)
+        for (c = 0; c < p->cols; c++) {
+            float za, zb, g = gpuact_ref_load(p->dy_dtype, p->dy, r * p->ld_dy + c), da, db;
+            gpuact_ref__glu_z(p->a, r * p->ld_a + c, p->bias_a, c, p->x_dtype, &za);
+            gpuact_ref__glu_z(p->b, r * p->ld_b + c, p->bias_b, c, p->x_dtype, &zb);
+            if (gpuact_ref_smooth(p->act)) {
+                da = g * zb;
+                da = da * gpuact_ref_grad(p->act, za);
+            } else {
+                da = gpuact_ref_passes(p->act, za) ? g * zb : 0.0f;  /* by selection */
+            }
+            db = gpuact_ref_act(p->act, za);
+            db = g * db;
+            gpuact_ref_store(p->x_dtype, p->da, r * p->ld_da + c, da);
+            gpuact_ref_store(p->x_dtype, p->db, r * p->ld_db + c, db);
+            if (p->da_nan)
+                p->da_nan[r * p->ld_da + c] = (unsigned char)gpuact_ref__isnan(da);
+            if (p->db_nan)
+                p->db_nan[r * p->ld_db + c] = (unsigned char)gpuact_ref__isnan(db);
+        }
+}
+
 /* >>test helpers */
 
 GPUACT_REF_FN int gpuact_ref_same(gpuact_dtype dt, uint32_t got_bits, uint32_t want_bits, int nan_any)

@@ -30,7 +30,7 @@ _DTYPE_ALIASES = {"float32": "f32", "float": "f32", "float16": "f16", "half": "f
 #: tests/test_package.py fails until then. A column named "mask" or "select"
 #: (1: the forward can write the 1-bit mask and the backward read it) decides
 #: what autograd saves; without one, every kind has the mask (as today).
-KIND_COLUMNS = ("slope", "ceiling", "lower", "from_y", "select")
+KIND_COLUMNS = ("slope", "ceiling", "lower", "from_y", "select", "glu")
 
 #: Friendlier names of the table's kinds (and torch's), for every function
 #: that takes a kind: name -> (table name, parameters it implies).
