@@ -150,6 +150,13 @@ SMOOTH KINDS (GPUACT_GELU, GPUACT_GELU_TANH, GPUACT_SILU, GPUACT_SQUARED_RELU)
 
     (examples/gelu_epilogue.c is a complete program.)
 
+GATED FORMS (gpuact_glu_forward / gpuact_glu_backward)
+    y = act(a + bias_a) * (b + bias_b) for act = SILU (SwiGLU), GELU or
+    GELU_TANH (GeGLU), RELU (ReGLU); the backward gives da, db and both bias
+    gradients in one pass from the forward's inputs. a and b may be the two
+    halves of each row of one up-projection output X (rows x 2 cols):
+    a = X, b = X + cols elements, ld_a = ld_b = 2 * cols; da and db likewise.
+
 MASK FORMAT
     One bit per element, element i is bit (i % 8) of byte (i / 8); set means
     "the gradient passes". Epilogue rows start at bit r * mask_ld. Padding
@@ -180,7 +187,7 @@ WHAT IT DOES NOT DO
     gradient keeps a small pool of workspaces, one per call in flight at
     once, grown rarely; each call records one event); no implicit
     synchronization in the operations; no Windows support yet (POSIX dlopen
-    and pthreads); no gated forms (SwiGLU, GeGLU) yet.
+    and pthreads).
 
 LICENSE: MIT, see the end of this file.
 */

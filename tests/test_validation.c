@@ -478,6 +478,60 @@ static void new_kinds(void)
     }
 }
 
+/* The glu ops: which kinds gate, biases both or neither, outputs that
+   overlap (and the halves of one buffer, which do not). */
+static void glu_checks(void)
+{
+    gpuact_glu_desc f;
+    gpuact_glu_backward_desc b;
+    memset(&f, 0, sizeof f);
+    f.act.kind = GPUACT_SILU;
+    f.rows = ROWS; f.cols = COLS / 2;
+    f.x_dtype = f.y_dtype = GPUACT_F32;
+    f.a = buf(X, 0); f.b = buf(X, COLS / 2 * 4); f.ld_a = f.ld_b = COLS; /* the halves of X's rows */
+    f.y = buf(Y, 0);
+    expect_accepted("glu_forward: silu, halves of one buffer", gpuact_glu_forward(ctx, &f, NULL));
+    f.act.kind = GPUACT_LEAKY_RELU;
+    expect_invalid_saying("glu_forward: leaky does not gate", gpuact_glu_forward(ctx, &f, NULL), "does not gate");
+    f.act.kind = GPUACT_SQUARED_RELU;
+    expect_invalid_saying("glu_forward: sqrelu does not gate", gpuact_glu_forward(ctx, &f, NULL), "does not gate");
+    f.act.kind = GPUACT_GELU;
+    f.bias_a = buf(BIAS, 0);
+    expect_invalid_saying("glu_forward: bias_a without bias_b", gpuact_glu_forward(ctx, &f, NULL), "both of");
+    f.bias_b = buf(BIAS, 0);
+    expect_accepted("glu_forward: gelu with biases", gpuact_glu_forward(ctx, &f, NULL));
+    f.y = buf(X, 0);
+    expect_invalid_saying("glu_forward: y over a", gpuact_glu_forward(ctx, &f, NULL), "overlap");
+    f.y = buf(Y, 0);
+    f.ld_y = 1;
+    expect_invalid_saying("glu_forward: ld_y < cols", gpuact_glu_forward(ctx, &f, NULL), "ld_y");
+    f.ld_y = 0;
+    f.x_dtype = (gpuact_dtype)9;
+    expect_invalid_saying("glu_forward: x_dtype 9", gpuact_glu_forward(ctx, &f, NULL), "x_dtype = 9");
+    expect_invalid_saying("glu_forward: NULL desc", gpuact_glu_forward(ctx, NULL, NULL), "desc is NULL");
+
+    memset(&b, 0, sizeof b);
+    b.act.kind = GPUACT_SILU;
+    b.rows = ROWS; b.cols = COLS / 2;
+    b.dy_dtype = b.x_dtype = b.dbias_dtype = GPUACT_F32;
+    b.dy = buf(DY, 0);
+    b.a = buf(X, 0); b.b = buf(X, COLS / 2 * 4); b.ld_a = b.ld_b = COLS;
+    b.da = buf(DX, 0); b.db = buf(DX, COLS / 2 * 4); b.ld_da = b.ld_db = COLS; /* halves of dX */
+    b.dbias_a = buf(DBIAS, 0); b.dbias_b = buf(DBIAS, COLS / 2 * 4);
+    expect_accepted("glu_backward: silu, halves, dbias", gpuact_glu_backward(ctx, &b, NULL));
+    b.db = buf(DX, COLS / 4 * 4);
+    expect_invalid_saying("glu_backward: da and db rows overlap", gpuact_glu_backward(ctx, &b, NULL), "overlap");
+    b.db = buf(DX, COLS / 2 * 4);
+    b.dbias_b.handle = NULL;
+    expect_invalid_saying("glu_backward: dbias_a alone", gpuact_glu_backward(ctx, &b, NULL), "both of");
+    b.dbias_b = buf(DBIAS, 4);
+    expect_invalid_saying("glu_backward: dbias_a and dbias_b overlap", gpuact_glu_backward(ctx, &b, NULL),
+                          "overlap");
+    b.dbias_b = buf(DBIAS, COLS / 2 * 4);
+    b.rows = 0;
+    expect_accepted("glu_backward: no rows (dbias zeros)", gpuact_glu_backward(ctx, &b, NULL));
+}
+
 static void bad_sizes_and_offsets(void)
 {
     const size_t huge = SIZE_MAX / 2 + 1;   /* times 2 or 4 bytes: past SIZE_MAX */
@@ -1013,6 +1067,7 @@ int main(int argc, char **argv)
     bad_enums();
     bad_parameters();
     new_kinds();
+    glu_checks();
     bad_sizes_and_offsets();
     overlaps();
     epilogue_shapes();
