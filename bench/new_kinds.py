@@ -274,6 +274,70 @@ class Run:
             torch.cuda.empty_cache()
 
 
+def glu(r, reps, compile_ok):
+    """SwiGLU / GeGLU / ReGLU on the halves of one up-projection output (rows x 2 cols): numerics against
+    torch computing the same in f32 and rounding once, and speed against eager and torch.compile."""
+    torch, F = r.torch, r.F
+    rows, cols = 16384, 8192
+    r.p(f"\n## gated forms, a and b the halves of a {rows} x {2 * cols} matrix, with biases\n")
+    r.p("| act | dtype | fwd max ulp vs torch f32 | bwd max ulp (da, db) | gpuact fwd ms | eager ms | compile ms |"
+        " vs eager | vs compile | gpuact bwd+dbias ms | eager bwd ms | bwd vs eager |")
+    r.p("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    kinds = (("silu", tc.SILU, F.silu, torch.ops.aten.silu_backward),
+             ("gelu", tc.GELU, F.gelu, torch.ops.aten.gelu_backward),
+             ("relu", tc.RELU, torch.relu, lambda g, a: torch.ops.aten.threshold_backward(g, a, 0)))
+    for dt in (torch.float32, torch.bfloat16):
+        code = dtype_code(torch, dt)
+        es = torch.tensor([], dtype=dt).element_size()
+        X = torch.randn(rows, 2 * cols, device=r.dev, dtype=dt)
+        bias = torch.randn(2 * cols, device=r.dev, dtype=dt)
+        dy = torch.randn(rows, cols, device=r.dev, dtype=dt)
+        y = torch.empty(rows, cols, device=r.dev, dtype=dt)
+        dX = torch.empty_like(X)
+        dbias = torch.empty(2 * cols, device=r.dev, dtype=torch.float32)
+        a, b = X[:, :cols], X[:, cols:]
+        ba, bb = bias[:cols], bias[cols:]
+        hb = tc.Buffer(X.data_ptr() + cols * es, 0)
+        for name, kind, tf, tb in kinds:
+            ga = tc.act(kind)
+            gf = r.g.glu_op(rows, cols, X, hb, y, code, code, ga, bias, tc.Buffer(bias.data_ptr() + cols * es, 0),
+                            2 * cols, 2 * cols)
+            gb = r.g.glu_backward_op(rows, cols, dy, X, hb, dX, tc.Buffer(dX.data_ptr() + cols * es, 0), code, code,
+                                     ga, bias, tc.Buffer(bias.data_ptr() + cols * es, 0), dbias,
+                                     tc.Buffer(dbias.data_ptr() + cols * 4, 0), tc.F32, 0, 2 * cols, 2 * cols,
+                                     2 * cols, 2 * cols)
+            gf()
+            gb()
+            za, zb = a.float() + ba.float(), b.float() + bb.float()
+            ref = (tf(za) * zb).to(dt)
+            g32 = dy.float()
+            rda = tb(g32 * zb, za).to(dt)
+            rdb = (g32 * tf(za)).to(dt)
+            u_f = int(r.ulps(y, ref).max())
+            u_b = (int(r.ulps(dX[:, :cols], rda).max()), int(r.ulps(dX[:, cols:], rdb).max()))
+            eager = lambda: tf(a + ba) * (b + bb)
+
+            def eager_bwd():
+                za_, zb_ = a + ba, b + bb
+                g_ = dy * zb_
+                da_ = tb(g_, za_)
+                db_ = dy * tf(za_)
+                return da_, db_, da_.sum(0), db_.sum(0)
+            t_g, t_e = r.timed(gf, reps), r.timed(eager, reps)
+            t_c = float("nan")
+            if compile_ok:
+                try:
+                    cf = torch.compile(lambda a_, b_, ba_, bb_: tf(a_ + ba_) * (b_ + bb_))
+                    t_c = r.timed(lambda: cf(a, b, ba, bb), reps)
+                except Exception as e:  # report, keep going
+                    print("torch.compile failed:", e)
+            tb_g, tb_e = r.timed(gb, reps), r.timed(eager_bwd, reps)
+            r.p(f"| {name} | {str(dt)[6:]} | {u_f} | {u_b[0]}, {u_b[1]} | {t_g:.3f} | {t_e:.3f} | {t_c:.3f} | "
+                f"{t_e / t_g:.2f}x | {t_c / t_g:.2f}x | {tb_g:.3f} | {tb_e:.3f} | {tb_e / tb_g:.2f}x |")
+        del X, bias, dy, y, dX, dbias
+        torch.cuda.empty_cache()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lib", default=tc.default_lib())
@@ -290,6 +354,7 @@ def main():
     if not args.skip_f32_all:
         r.all32(64 if not args.quick else 256)
     r.speed((1 << 26) if args.quick else (1 << 30), 5 if args.quick else 20, not args.no_compile)
+    glu(r, 5 if args.quick else 20, not args.no_compile)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "new_kinds.md"), "w") as f:
         f.write("\n".join(r.out) + "\n")

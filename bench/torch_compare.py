@@ -85,6 +85,20 @@ class EpilogueBackwardDesc(Structure):
                 ("bias", Buffer), ("x_dtype", c_int), ("ld_x", c_size_t)]
 
 
+class GluDesc(Structure):
+    _fields_ = [("act", Activation), ("rows", c_size_t), ("cols", c_size_t), ("x_dtype", c_int), ("y_dtype", c_int),
+                ("ld_a", c_size_t), ("ld_b", c_size_t), ("ld_y", c_size_t), ("a", Buffer), ("b", Buffer),
+                ("y", Buffer), ("bias_a", Buffer), ("bias_b", Buffer)]
+
+
+class GluBackwardDesc(Structure):
+    _fields_ = [("act", Activation), ("rows", c_size_t), ("cols", c_size_t), ("dy_dtype", c_int),
+                ("x_dtype", c_int), ("dbias_dtype", c_int), ("ld_dy", c_size_t), ("ld_a", c_size_t),
+                ("ld_b", c_size_t), ("ld_da", c_size_t), ("ld_db", c_size_t), ("dy", Buffer), ("a", Buffer),
+                ("b", Buffer), ("bias_a", Buffer), ("bias_b", Buffer), ("da", Buffer), ("db", Buffer),
+                ("dbias_a", Buffer), ("dbias_b", Buffer)]
+
+
 STRUCTS = {
     "gpuact_buffer": Buffer,
     "gpuact_activation": Activation,
@@ -93,6 +107,8 @@ STRUCTS = {
     "gpuact_backward_desc": BackwardDesc,
     "gpuact_epilogue_desc": EpilogueDesc,
     "gpuact_epilogue_backward_desc": EpilogueBackwardDesc,
+    "gpuact_glu_desc": GluDesc,
+    "gpuact_glu_backward_desc": GluBackwardDesc,
 }
 
 
@@ -106,7 +122,7 @@ def _v0(cls, name):
 
 
 ActivationV0 = type("ActivationV0", (Structure,), {"_fields_": Activation._fields_[:3]})
-STRUCTS_V0 = dict(STRUCTS, gpuact_activation=ActivationV0,
+STRUCTS_V0 = dict({k: v for k, v in STRUCTS.items() if "glu" not in k}, gpuact_activation=ActivationV0,
                   gpuact_forward_desc=_v0(ForwardDesc, "ForwardDescV0"),
                   gpuact_backward_desc=_v0(BackwardDesc, "BackwardDescV0"),
                   gpuact_epilogue_desc=_v0(EpilogueDesc, "EpilogueDescV0"),
@@ -171,6 +187,10 @@ class Gpuact:
         lib.gpuact_backward.argtypes = [c_void_p, POINTER(self.S["backward_desc"]), c_void_p]
         lib.gpuact_epilogue_forward.argtypes = [c_void_p, POINTER(self.S["epilogue_desc"]), c_void_p]
         lib.gpuact_epilogue_backward.argtypes = [c_void_p, POINTER(self.S["epilogue_backward_desc"]), c_void_p]
+        if not v0:
+            lib.gpuact_glu_forward.argtypes = [c_void_p, POINTER(GluDesc), c_void_p]
+            lib.gpuact_glu_backward.argtypes = [c_void_p, POINTER(GluBackwardDesc), c_void_p]
+            lib.gpuact_glu_forward.restype = lib.gpuact_glu_backward.restype = c_int
         lib.gpuact_shared_context_stream.argtypes = [c_void_p]
         lib.gpuact_shared_context_stream.restype = c_void_p
         # the copy benchmarks measure against (builds before 2026-11-23 named it gpuact_shared_copy)
@@ -288,6 +308,25 @@ class Gpuact:
             d.x_dtype = dy_dtype if x_dtype is None else x_dtype
         return self._op(self.lib.gpuact_epilogue_backward, "gpuact_epilogue_backward", self.ctx, byref(d),
                         self.stream)
+
+    def glu_op(self, rows, cols, a, b, y, x_dtype, y_dtype, act_=None, bias_a=None, bias_b=None, ld_a=0, ld_b=0,
+               ld_y=0):
+        """y = act(a + bias_a) * (b + bias_b); a, b may be Buffers into one tensor (the halves)."""
+        d = GluDesc()
+        d.act = act_ or act(SILU)
+        d.rows, d.cols, d.x_dtype, d.y_dtype, d.ld_a, d.ld_b, d.ld_y = rows, cols, x_dtype, y_dtype, ld_a, ld_b, ld_y
+        d.a, d.b, d.y, d.bias_a, d.bias_b = buf(a), buf(b), buf(y), buf(bias_a), buf(bias_b)
+        return self._op(self.lib.gpuact_glu_forward, "gpuact_glu_forward", self.ctx, byref(d), self.stream)
+
+    def glu_backward_op(self, rows, cols, dy, a, b, da, db, dy_dtype, x_dtype, act_=None, bias_a=None, bias_b=None,
+                        dbias_a=None, dbias_b=None, dbias_dtype=F32, ld_dy=0, ld_a=0, ld_b=0, ld_da=0, ld_db=0):
+        d = GluBackwardDesc()
+        d.act = act_ or act(SILU)
+        d.rows, d.cols, d.dy_dtype, d.x_dtype, d.dbias_dtype = rows, cols, dy_dtype, x_dtype, dbias_dtype
+        d.ld_dy, d.ld_a, d.ld_b, d.ld_da, d.ld_db = ld_dy, ld_a, ld_b, ld_da, ld_db
+        d.dy, d.a, d.b, d.bias_a, d.bias_b = buf(dy), buf(a), buf(b), buf(bias_a), buf(bias_b)
+        d.da, d.db, d.dbias_a, d.dbias_b = buf(da), buf(db), buf(dbias_a), buf(dbias_b)
+        return self._op(self.lib.gpuact_glu_backward, "gpuact_glu_backward", self.ctx, byref(d), self.stream)
 
     def copy_op(self, dst, src, nbytes):
         return self._op(self.copy_fn, "gpuact_testing_copy", self.ctx, self.stream, buf(dst),
