@@ -345,16 +345,29 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smaller sizes, fewer repetitions")
     ap.add_argument("--skip-f32-all", action="store_true")
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--only", help="comma-separated sections: specials,all16,all32,speed,glu")
     args = ap.parse_args()
     r = Run(args)
     import torch
     r.p(f"# new kinds vs PyTorch {torch.__version__} on {torch.cuda.get_device_name()}, gpuact {r.g.backend}")
-    r.specials()
-    r.all16()
+    reps = 5 if args.quick else 20
+    sections = [("specials", r.specials), ("all16", r.all16)]
     if not args.skip_f32_all:
-        r.all32(64 if not args.quick else 256)
-    r.speed((1 << 26) if args.quick else (1 << 30), 5 if args.quick else 20, not args.no_compile)
-    glu(r, 5 if args.quick else 20, not args.no_compile)
+        sections.append(("all32", lambda: r.all32(64)))
+    sections += [("speed", lambda: r.speed((1 << 26) if args.quick else (1 << 30), reps, not args.no_compile)),
+                 ("glu", lambda: glu(r, reps, not args.no_compile))]
+    only = set(args.only.split(",")) if args.only else None
+    for name, fn in sections:  # one section's failure must not lose the others
+        if only and name not in only:
+            continue
+        try:
+            fn()
+        except Exception:
+            import traceback
+            traceback.print_exc()
+            r.bad.append(f"section {name} raised (traceback above)")
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "new_kinds.md"), "w") as f:
         f.write("\n".join(r.out) + "\n")
