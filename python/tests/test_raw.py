@@ -155,6 +155,9 @@ def placeholder_math():
 
 
 SMOOTH = ("gelu", "gelu_tanh", "silu")
+#: where each smooth kind's derivative crosses zero (float64 bisection of smooth_reference's): near it the
+#: derivative is a difference of nearly equal terms, the hard case of its relative accuracy
+DERIVATIVE_ZEROS = {"gelu": -0.7517915246935645, "gelu_tanh": -0.7524614220710163, "silu": -1.278464542761074}
 #: the smooth kinds' accuracy: within 1 ulp of float64 (gpuact's f32 math is within 1 ulp of the correctly
 #: rounded value; a 16-bit result is that f32 rounded once more)
 SMOOTH_ULPS = 1
@@ -244,10 +247,14 @@ def test_squared_relu(backend, dtype):
 @smooth_accuracy
 def test_smooth_kinds(backend, dtype, kind):
     """GELU (erf and tanh forms) and SiLU, forward and backward from x, within 1 ulp of a float64
-    evaluation (NaN: any NaN; +-Inf: what the formulas give, e.g. NaN for gelu(-Inf) = -Inf * 0)."""
+    evaluation (NaN: any NaN; +-Inf: what the formulas give, e.g. NaN for gelu(-Inf) = -Inf * 0), on
+    special values, random ones and those around the derivative's zero."""
     n = 1037
     kw = {"backend": backend}
     xb, dyb = inputs(dtype, n, 13), pow2_dy(dtype, n, 14)
+    # the last 48 inputs: the dtype's consecutive values around the derivative's zero
+    z0 = to_dtype(DERIVATIVE_ZEROS[kind], dtype)
+    xb[-48:] = [z0 + d for d in range(-24, 24)]  # negative values: larger bits, larger magnitudes
     size = SIZES[dtype] * n
     with gpuact.Buffer(size, **kw) as x, gpuact.Buffer(size, **kw) as y, gpuact.Buffer(size, **kw) as dy, \
             gpuact.Buffer(size, **kw) as dx:
@@ -391,6 +398,46 @@ def test_epilogue(backend, kind, xdt, ydt, bdt):
             col = [stored[r * cols + c] for r in range(rows)]
             assert abs(dbias[c] - math.fsum(col)) <= 1e-5 * math.fsum(abs(v) for v in col) + 1e-30, \
                 f"dbias[{c}] = {dbias[c]!r}, f64 sum {math.fsum(col)!r}"
+
+
+@pytest.mark.parametrize("kind", ["sqrelu"] + list(SMOOTH))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_epilogue_from_x_is_the_elementwise_op_at_z(backend, kind, dtype):
+    """Bit for bit, whatever the kind's accuracy: the epilogue forms z = x + bias in f32 and applies
+    the elementwise formulas to it: y = act(z) * scale and dx = (dy * scale) * act'(z), each rounded
+    once. So the f32 elementwise ops on z (formed here, one f32 addition) give the same bits: the
+    forward with scale 1 and an f32 output, the backward with dy * scale (f32) as its dy."""
+    rows, cols, ld_x = 5, 41, 44
+    kw = {"backend": backend}
+    rnd = random.Random(21)
+    xb = inputs(dtype, rows * ld_x, 22)
+    bv = [widen(to_dtype(rnd.uniform(-2, 2), dtype), dtype) for _ in range(cols)]
+    dyb = inputs(dtype, rows * cols, 23, 2.0)
+    es = SIZES[dtype]
+    z = [f32(widen(xb[r * ld_x + c], dtype) + bv[c]) for r in range(rows) for c in range(cols)]
+    zb = [f32_bits(v) for v in z]
+    g = [f32(widen(d, dtype) * 0.5) for d in dyb]
+    with gpuact.Buffer(es * rows * ld_x, **kw) as x, gpuact.Buffer(es * cols, **kw) as b, \
+            gpuact.Buffer(4 * rows * cols, **kw) as y, gpuact.Buffer(es * rows * cols, **kw) as dy, \
+            gpuact.Buffer(4 * rows * cols, **kw) as dx, gpuact.Buffer(4 * rows * cols, **kw) as zz, \
+            gpuact.Buffer(4 * rows * cols, **kw) as gg, gpuact.Buffer(4 * rows * cols, **kw) as out:
+        x.write(pack(xb, dtype))
+        b.write(pack([to_dtype(v, dtype) for v in bv], dtype))
+        dy.write(pack(dyb, dtype))
+        zz.write(pack(zb, "f32"))
+        gg.write(pack([f32_bits(v) for v in g], "f32"))
+        gpuact.epilogue_forward(kind, rows, cols, x, y, bias=b, x_dtype=dtype, y_dtype="f32", bias_dtype=dtype,
+                                ld_x=ld_x, **kw)
+        gpuact.forward(kind, "f32", rows * cols, zz, out, **kw)
+        gpuact.synchronize(**kw)
+        compare(f"{kind} epilogue forward against the elementwise op at z", unpack(y.read(), "f32"),
+                [(v, is_nan_bits(v, "f32")) for v in unpack(out.read(), "f32")], "f32")
+        gpuact.epilogue_backward(kind, rows, cols, dy, dx, x=x, bias=b, dy_dtype=dtype, dx_dtype="f32",
+                                 x_dtype=dtype, ld_x=ld_x, scale=0.5, **kw)
+        gpuact.backward(kind, "f32", rows * cols, gg, out, x=zz, **kw)
+        gpuact.synchronize(**kw)
+        compare(f"{kind} epilogue backward from x against the elementwise backward at z", unpack(dx.read(), "f32"),
+                [(v, is_nan_bits(v, "f32")) for v in unpack(out.read(), "f32")], "f32")
 
 
 def test_epilogue_sources_by_kind(backend):
