@@ -6,6 +6,7 @@ Numba-style __cuda_array_interface__ objects.
     y = go.relu(x)                          # a CuPy array
     y, m = go.activation(x, "leaky_relu", negative_slope=0.1, mask=True)
     dx = go.activation_backward(dy, "leaky_relu", negative_slope=0.1, mask=m)
+    y = go.gelu(x); dx = go.activation_backward(dy, "gelu", x=x)   # smooth kinds: no mask, from x
 
 Arrays are read through DLPack (__dlpack__ / __dlpack_device__; no copy:
 the capsule is only read) or, for objects without it, through
