@@ -16,10 +16,11 @@ SiLU, Activation, Linear. Custom ops: torch.ops.gpuact.*
 (gpuact/torch/_ops.py).
 
 Numerics: the ReLU family, hardtanh and squared ReLU are torch's results bit
-for bit (docs/NUMERICS.md names the exceptions); GELU and SiLU are gpuact's
-own f32 math, within 1 ulp of the correctly rounded value, so they differ
-from torch's in the last bit or two of a float32 (16-bit results: at most 1
-ulp).
+for bit (the exceptions: docs/NUMERICS.md, python/README.md); GELU and SiLU
+are gpuact's own f32 math, within 1 ulp of the correctly rounded value, so
+they differ from torch's in the last bit or two of a float32 where torch's
+own formulas are that accurate (16-bit results: at most 1 ulp), and by more
+where they are not (python/README.md).
 
 CUDA graphs: capture after a warm-up run of the same calls outside the
 capture (torch's rule too: the first call of each op builds its kernel and
