@@ -1,6 +1,7 @@
-"""gpuact: GPU activation kernels (ReLU, leaky ReLU, clipped ReLU, the fused
-bias + activation + scale epilogue, forward and backward, with a 1-bit
-gradient mask) from Python.
+"""gpuact: GPU activation kernels (ReLU, leaky ReLU, clipped ReLU, hardtanh,
+GELU, SiLU, squared ReLU; the fused bias + activation + scale epilogue),
+forward and backward (the ReLU family and hardtanh with a 1-bit gradient
+mask, the smooth kinds from the forward's input) from Python.
 
     import gpuact.torch as ga            # PyTorch: functional, autograd, nn modules, torch.compile
     y = ga.relu(x)                       # x: a CUDA tensor (f32, f16, bf16)

@@ -38,6 +38,8 @@ ALIASES = {
     "leaky_relu": ("leaky", {}),
     "clipped_relu": ("clipped", {}),
     "relu6": ("clipped", {"ceiling": 6.0}),
+    "squared_relu": ("sqrelu", {}),
+    "swish": ("silu", {}),
 }
 
 #: Default values of the activation parameters (the names of ACT_PARAMS),
@@ -219,6 +221,18 @@ def activation(kind="relu", **params):
         raise InvalidArgument(f"gpuact: activation parameters must be numbers, got {params!r}") from None
 
 
+#: torch.nn.functional.gelu's approximate= -> the table's kind
+GELU_APPROXIMATE = {"none": "gelu", "tanh": "gelu_tanh"}
+
+
+def gelu_kind(approximate, fn="gelu"):
+    """The kind of torch's gelu(x, approximate=...): "none" -> gelu, "tanh" -> gelu_tanh."""
+    kind = GELU_APPROXIMATE.get(approximate) if isinstance(approximate, str) else None
+    if kind is None:
+        raise InvalidArgument(f"{fn}: approximate={approximate!r}; it must be 'none' or 'tanh' (as torch's gelu)")
+    return kind
+
+
 def kind_info(act):
     """The KindInfo of an Activation tuple (or kind name)."""
     if isinstance(act, tuple):
@@ -269,16 +283,22 @@ def epilogue_forward(act, rows, cols, x, y, bias=None, mask=None, *, x_dtype="f3
                         _buf(bias), _buf(y), _buf(mask), mask_ld)
 
 
-def epilogue_backward(act, rows, cols, dy, dx, y=None, mask=None, dbias=None, *, dy_dtype="f32", dx_dtype=None,
-                      y_dtype=None, dbias_dtype="f32", ld_dy=0, ld_dx=0, ld_y=0, scale=1.0, mask_ld=0,
-                      backend="auto", device=0, stream=0):
-    """gpuact_epilogue_backward: dx (and dbias, the column sums of dx) from dy and the mask or y."""
+def epilogue_backward(act, rows, cols, dy, dx, y=None, mask=None, dbias=None, *, x=None, bias=None, dy_dtype="f32",
+                      dx_dtype=None, y_dtype=None, x_dtype=None, dbias_dtype="f32", ld_dy=0, ld_dx=0, ld_y=0, ld_x=0,
+                      scale=1.0, mask_ld=0, backend="auto", device=0, stream=0):
+    """gpuact_epilogue_backward: dx (and dbias, the column sums of dx) from dy and exactly one source:
+    the forward's mask (the ReLU family, hardtanh), its output y (relu and leaky, scale > 0), or its
+    input x with its bias (the smooth kinds: GELU, SiLU, squared ReLU; z = x + bias is formed again
+    as the forward formed it). bias is read in x_dtype (default: dx's dtype)."""
     _check_scale(scale)
     dydt = dtype_value(dy_dtype)
-    _C.epilogue_backward(backend_value(backend), device, stream, _act(act), rows, cols, dydt,
-                         dydt if dx_dtype is None else dtype_value(dx_dtype),
-                         dydt if y_dtype is None else dtype_value(y_dtype), dtype_value(dbias_dtype), ld_dy, ld_dx,
-                         ld_y, scale, _buf(dy), _buf(dx), _buf(y), _buf(mask), mask_ld, _buf(dbias))
+    dxdt = dydt if dx_dtype is None else dtype_value(dx_dtype)
+    args = (backend_value(backend), device, stream, _act(act), rows, cols, dydt, dxdt,
+            dydt if y_dtype is None else dtype_value(y_dtype), dtype_value(dbias_dtype), ld_dy, ld_dx, ld_y, scale,
+            _buf(dy), _buf(dx), _buf(y), _buf(mask), mask_ld, _buf(dbias))
+    if x is not None or bias is not None:
+        args += (_buf(x), _buf(bias), dxdt if x_dtype is None else dtype_value(x_dtype), ld_x)
+    _C.epilogue_backward(*args)
 
 
 def _check_scale(scale):

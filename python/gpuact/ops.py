@@ -6,6 +6,7 @@ Numba-style __cuda_array_interface__ objects.
     y = go.relu(x)                          # a CuPy array
     y, m = go.activation(x, "leaky_relu", negative_slope=0.1, mask=True)
     dx = go.activation_backward(dy, "leaky_relu", negative_slope=0.1, mask=m)
+    y = go.gelu(x); dx = go.activation_backward(dy, "gelu", x=x)   # smooth kinds: no mask, from x
 
 Arrays are read through DLPack (__dlpack__ / __dlpack_device__; no copy:
 the capsule is only read) or, for objects without it, through
@@ -350,6 +351,26 @@ def relu6(x, *, out=None, stream=None):
     return activation(x, "relu6", out=out, stream=stream)
 
 
+def hardtanh(x, min_val=-1.0, max_val=1.0, *, out=None, stream=None):
+    """torch.nn.functional.hardtanh: min(max(x, min_val), max_val)."""
+    return activation(x, "hardtanh", out=out, stream=stream, lower=min_val, ceiling=max_val)
+
+
+def gelu(x, approximate="none", *, out=None, stream=None):
+    """torch.nn.functional.gelu: x * Phi(x) ("none"), or its tanh approximation ("tanh")."""
+    return activation(x, _core.gelu_kind(approximate, "gpuact.ops.gelu"), out=out, stream=stream)
+
+
+def silu(x, *, out=None, stream=None):
+    """torch.nn.functional.silu: x * sigmoid(x)."""
+    return activation(x, "silu", out=out, stream=stream)
+
+
+def squared_relu(x, *, out=None, stream=None):
+    """relu(x) ** 2."""
+    return activation(x, "sqrelu", out=out, stream=stream)
+
+
 def bias_act(x, bias=None, activation="relu", scale=1.0, *, out=None, mask=None, out_dtype=None, stream=None,
              **params):
     """y = act(x + bias) * scale on a 2-D x (rows, cols), bias (cols,)
@@ -384,24 +405,49 @@ def bias_act(x, bias=None, activation="relu", scale=1.0, *, out=None, mask=None,
     return call.finish(tuple(results))
 
 
-def bias_act_backward(dy, mask, activation="relu", scale=1.0, *, out=None, dbias=None, dx_dtype=None,
-                      dbias_dtype="f32", stream=None, **params):
-    """dx = select(mask, dy * scale, +0) (gpuact_epilogue_backward) from the
-    forward's mask; dbias=True (or an array) also returns the bias gradient,
-    the column sums of dx accumulated in f32 (bit-identical run to run)."""
+def bias_act_backward(dy, mask=None, activation="relu", scale=1.0, *, x=None, bias=None, out=None, dbias=None,
+                      dx_dtype=None, dbias_dtype="f32", stream=None, **params):
+    """dx (gpuact_epilogue_backward) from dy and the forward's mask (the ReLU
+    family and hardtanh: dx = select(mask, dy * scale, +0)) or, for the
+    smooth kinds (GELU, SiLU, squared ReLU), its input x (2-D, any row
+    stride) and bias (x's dtype; z = x + bias is formed again as the forward
+    formed it): dx = (dy * scale) * act'(z). Give exactly one of mask and x.
+    dbias=True (or an array) also returns the bias gradient, the column sums
+    of dx accumulated in f32 (bit-identical run to run). dx_dtype defaults
+    to x's dtype (from x) or dy's (from the mask)."""
     if scale == 0:
         raise InvalidArgument("gpuact.ops.bias_act_backward: scale = 0 is not supported (the C API reads 0 as 1)")
+    if (mask is None) == (x is None):
+        raise InvalidArgument("gpuact.ops.bias_act_backward: give exactly one of mask (the ReLU family, hardtanh) "
+                              "and x (with bias: the smooth kinds)")
+    if bias is not None and x is None:
+        raise InvalidArgument("gpuact.ops.bias_act_backward: bias is read only with x (the smooth kinds)")
     act = _activation(activation, **params)
     call = _Call("bias_act_backward", stream, dy)
     da = call.main
     rows, cols, ld = da.matrix("dy", "bias_act_backward")
     mld = epilogue_mask_ld(cols)
-    ma = call.arg(mask, "mask", "u8")
-    if ma.numel() < rows * mld // 8 or not ma.contiguous():
-        raise InvalidArgument(f"gpuact.ops.bias_act_backward: mask needs {rows * mld // 8} contiguous bytes")
-    dx, dxa = call.output(out, "out", da.shape, dx_dtype or da.dtype)
-    xr, xc, xld = dxa.matrix("out", "bias_act_backward")
-    if (xr, xc) != (rows, cols):
+    ma = xa = ba = None
+    if mask is not None:
+        ma = call.arg(mask, "mask", "u8")
+        if ma.numel() < rows * mld // 8 or not ma.contiguous():
+            raise InvalidArgument(f"gpuact.ops.bias_act_backward: mask needs {rows * mld // 8} contiguous bytes")
+    else:
+        xa = call.arg(x, "x")
+        if xa.dtype not in _GPUACT_DT:
+            raise InvalidArgument(f"gpuact.ops.bias_act_backward: x has dtype {xa.dtype}; float32, float16 or "
+                                  f"bfloat16")
+        xr, xc, xld = xa.matrix("x", "bias_act_backward")
+        if (xr, xc) != (rows, cols):
+            raise InvalidArgument(f"gpuact.ops.bias_act_backward: x has shape {xa.shape}, dy {da.shape}")
+        if bias is not None:
+            ba = call.arg(bias, "bias", xa.dtype)
+            if ba.numel() != cols or not ba.contiguous():
+                raise InvalidArgument(f"gpuact.ops.bias_act_backward: bias must be contiguous with {cols} elements, "
+                                      f"has {ba.numel()}")
+    dx, dxa = call.output(out, "out", da.shape, dx_dtype or (xa.dtype if xa is not None else da.dtype))
+    dr, dc, dxld = dxa.matrix("out", "bias_act_backward")
+    if (dr, dc) != (rows, cols):
         raise InvalidArgument(f"gpuact.ops.bias_act_backward: out has shape {dxa.shape}, dy {da.shape}")
     results = [dx]
     dba = None
@@ -411,8 +457,11 @@ def bias_act_backward(dy, mask, activation="relu", scale=1.0, *, out=None, dbias
             raise InvalidArgument(f"gpuact.ops.bias_act_backward: dbias must have {cols} elements")
         results.append(db)
     if cols and (rows or dba):
-        _C.epilogue_backward(*call.ctx, act, rows, cols, _GPUACT_DT.get(da.dtype, 0), _GPUACT_DT.get(dxa.dtype, 0),
-                             _GPUACT_DT.get(da.dtype, 0), _GPUACT_DT[dba.dtype] if dba else 0, ld, xld, cols,
-                             float(scale), da.ptr if rows else None, dxa.ptr if rows else None, None,
-                             ma.ptr if rows else None, mld, dba.ptr if dba else None)
+        args = (*call.ctx, act, rows, cols, _GPUACT_DT.get(da.dtype, 0), _GPUACT_DT.get(dxa.dtype, 0),
+                _GPUACT_DT.get(da.dtype, 0), _GPUACT_DT[dba.dtype] if dba else 0, ld, dxld, cols, float(scale),
+                da.ptr if rows else None, dxa.ptr if rows else None, None, ma.ptr if ma is not None and rows else None, mld,
+                dba.ptr if dba else None)
+        if xa is not None:
+            args += (xa.ptr if rows else None, ba.ptr if ba is not None and rows else None, _GPUACT_DT[xa.dtype], xld)
+        _C.epilogue_backward(*args)
     return call.finish(tuple(results))

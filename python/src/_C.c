@@ -370,15 +370,23 @@ static PyObject *gpuact_py_epilogue_forward(PyObject *self, PyObject *const *a, 
 }
 
 /* epilogue_backward(backend, device, stream, act, rows, cols, dy_dtype, dx_dtype, y_dtype,
-                     dbias_dtype, ld_dy, ld_dx, ld_y, scale, dy, dx, y, mask, mask_ld, dbias) */
+                     dbias_dtype, ld_dy, ld_dx, ld_y, scale, dy, dx, y, mask, mask_ld, dbias
+                     [, x, bias, x_dtype, ld_x])
+   The last four (the fields appended to gpuact_epilogue_backward_desc) are
+   the smooth kinds' source: the forward's input x and its bias (x's dtype);
+   20 arguments leave them absent. */
 static PyObject *gpuact_py_epilogue_backward(PyObject *self, PyObject *const *a, Py_ssize_t na) {
     gpuact_epilogue_backward_desc d;
     gpuact_context *ctx;
     void *s;
-    int dydt, dxdt, ydt, dbdt;
+    int dydt, dxdt, ydt, dbdt, xdt = 0;
     gpuact_result r;
     (void)self;
-    if (gpuact_py_nargs("epilogue_backward", na, 20)) return NULL;
+    if (na != 20 && na != 24) {
+        PyErr_Format(PyExc_TypeError, "gpuact._C.epilogue_backward takes 20 or 24 positional arguments (%zd given)",
+                     na);
+        return NULL;
+    }
     memset(&d, 0, sizeof d);
     if (gpuact_py_ptr(a[2], "stream", &s) || gpuact_py_act(a[3], &d.act) || gpuact_py_size(a[4], "rows", &d.rows) ||
         gpuact_py_size(a[5], "cols", &d.cols) || gpuact_py_int(a[6], "dy_dtype", &dydt) ||
@@ -390,10 +398,14 @@ static PyObject *gpuact_py_epilogue_backward(PyObject *self, PyObject *const *a,
         gpuact_py_buffer(a[17], "mask", &d.mask) || gpuact_py_size(a[18], "mask_ld", &d.mask_ld) ||
         gpuact_py_buffer(a[19], "dbias", &d.dbias))
         return NULL;
+    if (na == 24 && (gpuact_py_buffer(a[20], "x", &d.x) || gpuact_py_buffer(a[21], "bias", &d.bias) ||
+                     gpuact_py_int(a[22], "x_dtype", &xdt) || gpuact_py_size(a[23], "ld_x", &d.ld_x)))
+        return NULL;
     d.dy_dtype = (gpuact_dtype)dydt;
     d.dx_dtype = (gpuact_dtype)dxdt;
     d.y_dtype = (gpuact_dtype)ydt;
     d.dbias_dtype = (gpuact_dtype)dbdt;
+    d.x_dtype = (gpuact_dtype)xdt;
     if (!(ctx = gpuact_py_context(a[0], a[1]))) return NULL;
     GPUACT_PY_CALL(r, gpuact_epilogue_backward(ctx, &d, s));
     if (r != GPUACT_SUCCESS) return gpuact_py_raise("gpuact_epilogue_backward", r);
@@ -744,7 +756,7 @@ static PyMethodDef gpuact_py_methods[] = {
                    "ld_y, scale, x, bias, y, mask, mask_ld)"),
     GPUACT_PY_FAST("epilogue_backward", gpuact_py_epilogue_backward,
                    "epilogue_backward(backend, device, stream, act, rows, cols, dy_dtype, dx_dtype, y_dtype, "
-                   "dbias_dtype, ld_dy, ld_dx, ld_y, scale, dy, dx, y, mask, mask_ld, dbias)"),
+                   "dbias_dtype, ld_dy, ld_dx, ld_y, scale, dy, dx, y, mask, mask_ld, dbias[, x, bias, x_dtype, ld_x])"),
     GPUACT_PY_FAST("synchronize", gpuact_py_synchronize, "synchronize(backend, device, stream)"),
     GPUACT_PY_FAST("alloc", gpuact_py_alloc, "alloc(backend, device, nbytes) -> handle"),
     GPUACT_PY_FAST("free", gpuact_py_free, "free(backend, device, handle)"),

@@ -109,6 +109,30 @@ def test_cupy_float16_stream_and_bias_act():
         assert _same_bits(y2.get(), want2.cpu().numpy()) == 0
 
 
+@pytest.mark.parametrize("kind", ["gelu", "gelu_tanh", "silu", "squared_relu"])
+def test_cupy_smooth_kinds_epilogue_from_x(kind):
+    """bias_act_backward from x and the bias (the smooth kinds): the elementwise backward at z = x + b
+    with dy * scale, bit for bit; the forward likewise; hardtanh's wrappers on CuPy."""
+    cp = _cupy()
+    rs = cp.random.RandomState(3)
+    x = (rs.standard_normal((48, 257)) * 3).astype(cp.float32)
+    b = rs.standard_normal(257).astype(cp.float32)
+    dy = rs.standard_normal((48, 257)).astype(cp.float32)
+    y = go.bias_act(x, b, kind, 0.5)
+    dx, db = go.bias_act_backward(dy, None, kind, 0.5, x=x, bias=b, dbias=True)
+    z = x + b
+    yz = go.activation(z, kind)
+    assert _same_bits(y.get(), (yz * cp.float32(0.5)).get(), nan_equal=True) == 0
+    dxz = go.activation_backward(dy * cp.float32(0.5), kind, x=z)
+    assert _same_bits(dx.get(), dxz.get(), nan_equal=True) == 0
+    want = dx.astype(cp.float64).sum(0)
+    assert bool((cp.abs(db - want) <= 1e-5 * cp.abs(dx.astype(cp.float64)).sum(0) + 1e-30).all())
+    with pytest.raises(gpuact.InvalidArgument, match="no 1-bit mask"):
+        go.activation(x, kind, mask=True)
+    h = go.hardtanh(x, -1.5, 0.5)
+    assert _same_bits(h.get(), cp.clip(x, -1.5, 0.5).get()) == 0
+
+
 def test_cupy_errors():
     cp = _cupy()
     x = cp.ones((4, 6), dtype=cp.float32)

@@ -101,6 +101,23 @@ def test_array_checks():
         go.relu(FakeArray((4,)), out=FakeArray((4,), bits=16))
 
 
+def test_bias_act_backward_sources():
+    dy = FakeArray((4, 6))
+    with pytest.raises(gpuact.InvalidArgument, match="exactly one of mask"):
+        go.bias_act_backward(dy, None, "gelu")
+    with pytest.raises(gpuact.InvalidArgument, match="exactly one of mask"):
+        go.bias_act_backward(dy, FakeArray((64,), code=1, bits=8), "gelu", x=FakeArray((4, 6)))
+    with pytest.raises(gpuact.InvalidArgument, match="bias is read only with x"):
+        go.bias_act_backward(dy, FakeArray((64,), code=1, bits=8), "relu", bias=FakeArray((6,)))
+    with pytest.raises(gpuact.InvalidArgument, match="x has shape"):
+        go.bias_act_backward(dy, x=FakeArray((4, 5)), activation="gelu", out=FakeArray((4, 6)))
+    with pytest.raises(gpuact.InvalidArgument, match="bias must be f32"):
+        go.bias_act_backward(dy, x=FakeArray((4, 6)), bias=FakeArray((6,), bits=16), activation="silu",
+                             out=FakeArray((4, 6)))
+    with pytest.raises(gpuact.InvalidArgument, match="'none' or 'tanh'"):
+        go.gelu(FakeArray((4,)), approximate="erf")
+
+
 def test_reaches_the_c_call():
     """Everything in order: the call goes to gpuact's CUDA context, which this machine lacks."""
     try:
@@ -111,3 +128,8 @@ def test_reaches_the_c_call():
     with pytest.raises(gpuact.BackendUnavailable, match="creating the cuda context"):
         go.bias_act(FakeArray((4, 6), (8, 1)), FakeArray((6,)), "leaky_relu", 0.5, out=FakeArray((4, 6)),
                     negative_slope=0.1)
+    with pytest.raises(gpuact.BackendUnavailable, match="creating the cuda context"):  # the backward from x
+        go.bias_act_backward(FakeArray((4, 6)), x=FakeArray((4, 6), (8, 1)), bias=FakeArray((6,)), activation="gelu",
+                             scale=0.5, out=FakeArray((4, 6)), dbias=FakeArray((6,)))
+    with pytest.raises(gpuact.BackendUnavailable, match="creating the cuda context"):
+        go.hardtanh(FakeArray((4,)), -2.0, 2.0, out=FakeArray((4,)))

@@ -110,6 +110,26 @@ def test_activation_tuples():
         gpuact.activation("relu", slope=0.1)
     with pytest.raises(gpuact.InvalidArgument, match="relu6 means ceiling=6.0"):
         gpuact.activation("relu6", ceiling=5.0)
+    # the new kinds: torch's names, hardtanh's defaults (torch's -1, 1)
+    assert gpuact.activation("squared_relu").kind == gpuact.KINDS["sqrelu"].value
+    assert gpuact.activation("swish").kind == gpuact.KINDS["silu"].value
+    a = gpuact.activation("hardtanh")
+    assert (a.kind, a.lower, a.ceiling) == (gpuact.KINDS["hardtanh"].value, -1.0, 1.0)
+    a = gpuact.activation("hardtanh", lower=-0.5, ceiling=2.0)
+    assert (a.lower, a.ceiling) == (-0.5, 2.0)
+    from gpuact import _core
+    assert _core.gelu_kind("none") == "gelu" and _core.gelu_kind("tanh") == "gelu_tanh"
+    with pytest.raises(gpuact.InvalidArgument, match="'none' or 'tanh'"):
+        _core.gelu_kind("erf")
+
+
+def test_kinds_with_and_without_the_mask():
+    """The select column decides what a backward keeps: the mask (the ReLU family, hardtanh) or x
+    (the smooth kinds); the lower column names hardtanh's parameter."""
+    assert [k for k, i in gpuact.KINDS.items() if i.has_mask] == ["relu", "leaky", "clipped", "hardtanh"]
+    assert [k for k, i in gpuact.KINDS.items() if not i.has_mask] == ["gelu", "gelu_tanh", "silu", "sqrelu"]
+    assert gpuact.KINDS["hardtanh"].uses == ("ceiling", "lower")
+    assert gpuact.KINDS["gelu"].uses == ()
 
 
 def test_cuda_without_a_device_is_a_clear_error():
@@ -144,6 +164,12 @@ def test_argument_checks_without_a_device():
         gpuact.forward("relu", "f32", 4, 1, 1, backend="vulkan")
     with pytest.raises(gpuact.InvalidArgument, match="scale = 0"):
         gpuact.epilogue_forward("relu", 1, 1, 1, 1, scale=0)
+    # epilogue_backward: 20 arguments, or 24 with the smooth kinds' x, bias, x_dtype, ld_x
+    with pytest.raises(TypeError, match="20 or 24 positional"):
+        _C.epilogue_backward(*([0] * 21))
+    with pytest.raises(TypeError, match="x_dtype must be an int"):
+        _C.epilogue_backward(1, 0, 0, (4,), 1, 1, 0, 0, 0, 0, 0, 0, 0, 1.0, 1, 1, None, None, 0, None, 1, None, "f32",
+                             0)
 
 
 def test_import_gpuact_does_not_import_torch():

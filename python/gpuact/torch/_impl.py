@@ -7,7 +7,7 @@ import math
 import torch
 
 from .. import _C
-from .._core import BACKENDS, InvalidArgument, NotSupported, epilogue_mask_ld
+from .._core import BACKENDS, InvalidArgument, epilogue_mask_ld
 
 #: torch dtype -> gpuact_dtype value (names from the C table)
 _TORCH_OF = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
@@ -207,26 +207,53 @@ def epilogue_forward(x, bias, act, scale, out_dtype, want_mask, fn="bias_act"):
     return y, mask
 
 
-def epilogue_backward(dy, mask, act, scale, dx_dtype, dbias_dtype, fn="bias_act backward"):
-    """dx = select(mask, dy * scale, +0) (leaky: * slope outside), in
-    dx_dtype, and with dbias_dtype the bias gradient (column sums of dx,
-    f32 accumulation) in the same pass. Returns (dx, dbias or None).
+def epilogue_backward(dy, mask, act, scale, dx_dtype, dbias_dtype, fn="bias_act backward", x=None, bias=None):
+    """dx, and with dbias_dtype the bias gradient (column sums of dx, f32
+    accumulation) in the same pass, from dy and exactly one source: the
+    forward's mask (the ReLU family, hardtanh: dx = select(mask, dy * scale,
+    +0), leaky: * slope outside), or its input x and bias (the smooth kinds:
+    dx = (dy * scale) * act'(x + bias), z formed again as the forward formed
+    it). dx has dx_dtype (x's dtype). Returns (dx, dbias or None).
+
+    A bias whose dtype differs from x's (a bfloat16 x with a float32 bias):
+    gpuact's backward reads the bias in x's dtype, so z = x + bias is formed
+    here in float32 (the same single f32 addition as the forward's) and
+    passed as x, without a bias: one extra elementwise pass.
 
     Under CUDA-graph capture the bias gradient is summed by torch instead:
     gpuact's bias-gradient workspace pool records and queries events, which a
     capturing stream does not allow (and an event recorded in a capture
     cannot be queried or waited for afterwards)."""
     check(dy, "dy", fn)
-    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.uint8:
-        _fail(fn, "mask must be the uint8 tensor the forward wrote")
-    same_device(dy, mask, "dy", "mask", fn)
+    if (mask is None) == (x is None):
+        _fail(fn, "give exactly one of mask (the ReLU family, hardtanh) and x (the smooth kinds)")
+    if mask is not None:
+        if not isinstance(mask, torch.Tensor) or mask.dtype != torch.uint8:
+            _fail(fn, "mask must be the uint8 tensor the forward wrote")
+        same_device(dy, mask, "dy", "mask", fn)
     _check_scale(scale, fn)
     if dy.dim() < 1:
         _fail(fn, "dy must have at least one dimension")
     rows, cols = rows_cols(dy)
     mask_ld = epilogue_mask_ld(cols)
-    if not mask.is_contiguous() or mask.numel() < rows * mask_ld // 8:
+    if mask is not None and (not mask.is_contiguous() or mask.numel() < rows * mask_ld // 8):
         _fail(fn, f"mask has {mask.numel()} bytes; {rows} rows of {cols} need {rows * mask_ld // 8} contiguous bytes")
+    if x is not None:
+        check(x, "x", fn)
+        same_device(dy, x, "dy", "x", fn)
+        if x.shape != dy.shape:
+            _fail(fn, f"x has shape {tuple(x.shape)}; dy has {tuple(dy.shape)}")
+        if bias is not None:
+            check(bias, "bias", fn)
+            same_device(x, bias, "x", "bias", fn)
+            if bias.dim() != 1 or bias.shape[0] != cols:
+                _fail(fn, f"bias has shape {tuple(bias.shape)}; it must be ({cols},)")
+            if bias.dtype != x.dtype:  # z in f32 here (see above)
+                x, bias = x.float() + bias.float(), None
+            elif bias.stride(0) != 1 and cols > 1:
+                bias = bias.contiguous()
+    elif bias is not None:
+        _fail(fn, "bias is read only with x (the smooth kinds)")
     for name, dt in (("dx_dtype", dx_dtype), ("dbias_dtype", dbias_dtype)):
         if dt is not None and dt not in DTYPE:
             _fail(fn, f"{name} {dt} is not one of torch.float32, torch.float16, torch.bfloat16")
@@ -239,12 +266,16 @@ def epilogue_backward(dy, mask, act, scale, dx_dtype, dbias_dtype, fn="bias_act 
         dym, ld = as_matrix(dy)
         dev = dy.get_device()
         by_torch = dbias is not None and torch.cuda.is_current_stream_capturing()
+        xdt = DTYPE[x.dtype] if x is not None else None
         if dbias is not None and not by_torch:
-            _build_capture_variant(dev, act, dym.dtype, dx_dtype, scale)
-        _C.epilogue_backward(BACKEND, dev, raw_stream(dev), act, rows, cols, DTYPE[dym.dtype], DTYPE[dx_dtype],
-                             DTYPE[dym.dtype], DTYPE[dbias_dtype] if dbias is not None else 0, ld, cols, cols,
-                             scale, dym.data_ptr(), dx.data_ptr(), None, mask.data_ptr(), mask_ld,
-                             None if by_torch or dbias is None else dbias.data_ptr())
+            _build_capture_variant(dev, act, dym.dtype, dx_dtype, scale, None if x is None else x.dtype)
+        args = (BACKEND, dev, raw_stream(dev), act, rows, cols, DTYPE[dym.dtype], DTYPE[dx_dtype], DTYPE[dym.dtype],
+                DTYPE[dbias_dtype] if dbias is not None else 0, ld, cols, cols, scale, dym.data_ptr(), dx.data_ptr(),
+                None, _ptr(mask), mask_ld, None if by_torch or dbias is None else dbias.data_ptr())
+        if x is not None:
+            xm, ld_x = as_matrix(x)
+            args += (xm.data_ptr(), _ptr(bias), xdt, ld_x)
+        _C.epilogue_backward(*args)
         if by_torch:
             dbias.copy_(dx.view(rows, cols).sum(0, dtype=torch.float32))
     return dx, dbias
@@ -253,22 +284,28 @@ def epilogue_backward(dy, mask, act, scale, dx_dtype, dbias_dtype, fn="bias_act 
 _CAPTURE_VARIANTS = set()
 
 
-def _build_capture_variant(dev, act, dy_dtype, dx_dtype, scale):
+def _build_capture_variant(dev, act, dy_dtype, dx_dtype, scale, x_dtype=None):
     """Launches, once per variant, the backward kernel that a CUDA-graph
     capture of this call uses (the same without the bias gradient) on one
     element, so that its first use (an NVRTC build and a module load) does
-    not fall inside a capture whose warm-up only ran the dbias variant."""
-    key = (dev, act[0], dy_dtype, dx_dtype, scale == 1.0)
+    not fall inside a capture whose warm-up only ran the dbias variant.
+    x_dtype: the backward from x (the smooth kinds), else from the mask."""
+    key = (dev, act[0], dy_dtype, dx_dtype, scale == 1.0, x_dtype)
     if key in _CAPTURE_VARIANTS:
         return
     _CAPTURE_VARIANTS.add(key)
     dy1 = torch.zeros((1,), dtype=dy_dtype, device=torch.device("cuda", dev))
     dx1 = torch.empty((1,), dtype=dx_dtype, device=dy1.device)
-    m1 = torch.zeros((16,), dtype=torch.uint8, device=dy1.device)
-    _C.epilogue_backward(BACKEND, dev, raw_stream(dev), act, 1, 1, DTYPE[dy_dtype], DTYPE[dx_dtype], DTYPE[dy_dtype], 0,
-                         1, 1, 1, scale, dy1.data_ptr(), dx1.data_ptr(), None, m1.data_ptr(), 128, None)
+    args = (BACKEND, dev, raw_stream(dev), act, 1, 1, DTYPE[dy_dtype], DTYPE[dx_dtype], DTYPE[dy_dtype], 0, 1, 1, 1,
+            scale, dy1.data_ptr(), dx1.data_ptr(), None)
+    if x_dtype is None:
+        m1 = torch.zeros((16,), dtype=torch.uint8, device=dy1.device)
+        _C.epilogue_backward(*args, m1.data_ptr(), 128, None)
+    else:
+        x1 = torch.zeros((1,), dtype=x_dtype, device=dy1.device)
+        _C.epilogue_backward(*args, None, 128, None, x1.data_ptr(), None, DTYPE[x_dtype], 1)
 
 
-def no_mask_epilogue(kind_name, fn):
-    raise NotSupported(f"gpuact.torch.{fn}: the epilogue backward of {kind_name} needs the forward's mask, "
-                       f"which {kind_name} does not have; gpuact's C API has no epilogue backward from x yet")
+def no_mask_saved(kind_name, fn):
+    raise InvalidArgument(f"gpuact.torch.{fn}: {kind_name}'s backward needs the forward's mask, and the forward "
+                          f"was called with with_mask=False")

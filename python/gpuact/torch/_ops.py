@@ -11,6 +11,8 @@ as single nodes, and meta tensors work.
                          ScalarType? out_dtype, bool with_mask) -> (Tensor y, Tensor mask)
     gpuact::bias_act_bwd(Tensor dy, Tensor mask, int kind, float[] params, float scale,
                          ScalarType dx_dtype, ScalarType? dbias_dtype) -> (Tensor dx, Tensor dbias)
+    gpuact::bias_act_bwd_x(Tensor dy, Tensor x, Tensor? bias, int kind, float[] params, float scale,
+                           ScalarType? dbias_dtype) -> (Tensor dx, Tensor dbias)
 
 kind is the gpuact_activation_kind value and params the float fields of
 gpuact_activation after kind, in order (gpuact.ACT_PARAMS): a new field
@@ -18,9 +20,13 @@ needs no new schema. Without with_mask the mask output is empty; without
 dbias_dtype the dbias output is empty.
 
 Autograd: act_fwd saves the 1-bit mask (with_mask) or x, never y;
-bias_act_fwd saves the mask and computes dx and the bias gradient in one
-pass. act_bwd is differentiable again in dy (double backward of the ReLU
-family: its second derivative in x is zero); bias_act_bwd is not.
+bias_act_fwd saves the mask (the ReLU family, hardtanh) or, for the smooth
+kinds (GELU, SiLU, squared ReLU: no mask), x and the bias, and computes dx
+and the bias gradient in one pass (bias_act_bwd from the mask,
+bias_act_bwd_x from x: z = x + bias formed again as the forward formed it).
+act_bwd is differentiable again in dy for the kinds with a mask (double
+backward of the ReLU family: its second derivative in x is zero);
+bias_act_bwd and bias_act_bwd_x are not.
 
 Eager calls of gpuact.torch's functions on plain CUDA tensors skip the
 dispatcher (gpuact/torch/functional.py); these ops serve torch.compile,
@@ -156,34 +162,63 @@ def _bias_act_fwd_setup(ctx, inputs, output):
     x, bias, kind, params, scale, out_dtype, with_mask = inputs
     y, mask = output
     ctx.kind, ctx.params, ctx.scale, ctx.with_mask = kind, list(params), scale, with_mask
+    ctx.from_x = not _has_mask(kind)  # smooth kinds: the backward takes x and the bias
     ctx.x_dtype = x.dtype
     ctx.bias_dtype = bias.dtype if bias is not None else None
-    ctx.save_for_backward(mask)
+    if ctx.from_x:
+        ctx.save_for_backward(x, bias)
+    else:
+        ctx.save_for_backward(mask)
 
 
 def _bias_act_fwd_backward(ctx, dy, dmask):
-    if not ctx.with_mask:
-        _impl.no_mask_epilogue(_KIND_NAMES.get(ctx.kind), "bias_act")
-    (mask,) = ctx.saved_tensors
     need_dbias = ctx.bias_dtype is not None and ctx.needs_input_grad[1]
-    dx, dbias = torch.ops.gpuact.bias_act_bwd(dy, mask, ctx.kind, ctx.params, ctx.scale, ctx.x_dtype,
-                                              ctx.bias_dtype if need_dbias else None)
+    dbias_dtype = ctx.bias_dtype if need_dbias else None
+    if ctx.from_x:
+        x, bias = ctx.saved_tensors
+        dx, dbias = torch.ops.gpuact.bias_act_bwd_x(dy, x, bias, ctx.kind, ctx.params, ctx.scale, dbias_dtype)
+    else:
+        if not ctx.with_mask:
+            _impl.no_mask_saved(_KIND_NAMES.get(ctx.kind), "bias_act")
+        (mask,) = ctx.saved_tensors
+        dx, dbias = torch.ops.gpuact.bias_act_bwd(dy, mask, ctx.kind, ctx.params, ctx.scale, ctx.x_dtype,
+                                                  dbias_dtype)
     return (dx if ctx.needs_input_grad[0] else None), (dbias if need_dbias else None), None, None, None, None, None
 
 
 bias_act_fwd.register_autograd(_bias_act_fwd_backward, setup_context=_bias_act_fwd_setup)
 
 
+def _no_dbias(dy):
+    return dy.new_empty((0,), dtype=torch.float32)
+
+
 @torch.library.custom_op("gpuact::bias_act_bwd", mutates_args=())
 def bias_act_bwd(dy: Tensor, mask: Tensor, kind: int, params: typing.List[float], scale: float,
                  dx_dtype: torch.dtype, dbias_dtype: typing.Optional[torch.dtype]) -> typing.Tuple[Tensor, Tensor]:
     dx, dbias = _impl.epilogue_backward(dy, mask, _act(kind, params), scale, dx_dtype, dbias_dtype)
-    return dx, (dbias if dbias is not None else dy.new_empty((0,), dtype=torch.float32))
+    return dx, (dbias if dbias is not None else _no_dbias(dy))
 
 
 @bias_act_bwd.register_fake
 def _bias_act_bwd_fake(dy, mask, kind, params, scale, dx_dtype, dbias_dtype):
     dx = dy.new_empty(dy.shape, dtype=dx_dtype)
     if dbias_dtype is None:
-        return dx, dy.new_empty((0,), dtype=torch.float32)
+        return dx, _no_dbias(dy)
+    return dx, dy.new_empty((dy.shape[-1],), dtype=dbias_dtype)
+
+
+@torch.library.custom_op("gpuact::bias_act_bwd_x", mutates_args=())
+def bias_act_bwd_x(dy: Tensor, x: Tensor, bias: typing.Optional[Tensor], kind: int, params: typing.List[float],
+                   scale: float, dbias_dtype: typing.Optional[torch.dtype]) -> typing.Tuple[Tensor, Tensor]:
+    dx, dbias = _impl.epilogue_backward(dy, None, _act(kind, params), scale, x.dtype, dbias_dtype,
+                                        fn=f"{_KIND_NAMES.get(kind, 'activation')} bias_act backward", x=x, bias=bias)
+    return dx, (dbias if dbias is not None else _no_dbias(dy))
+
+
+@bias_act_bwd_x.register_fake
+def _bias_act_bwd_x_fake(dy, x, bias, kind, params, scale, dbias_dtype):
+    dx = dy.new_empty(dy.shape, dtype=x.dtype)
+    if dbias_dtype is None:
+        return dx, _no_dbias(dy)
     return dx, dy.new_empty((dy.shape[-1],), dtype=dbias_dtype)

@@ -1,11 +1,14 @@
-"""gpuact.torch's functions: the ReLU family and the bias + activation +
-scale epilogue on CUDA tensors (float32, float16, bfloat16), on the
-tensor's device and torch.cuda.current_stream().
+"""gpuact.torch's functions: the ReLU family (relu, leaky_relu, relu6,
+clipped_relu, hardtanh), the smooth kinds (gelu, silu, squared_relu) and
+the bias + activation + scale epilogue on CUDA tensors (float32, float16,
+bfloat16), on the tensor's device and torch.cuda.current_stream().
 
-Autograd saves the 1-bit mask (ceil(n/8) bytes; the epilogue: rows x
-mask_ld bits) instead of the input or output: 32x less memory than a
-float32 tensor kept for the backward. The epilogue's backward writes dx and
-the bias gradient in one pass.
+Autograd saves, for the ReLU family, the 1-bit mask (ceil(n/8) bytes; the
+epilogue: rows x mask_ld bits) instead of the input or output: 32x less
+memory than a float32 tensor kept for the backward. The smooth kinds'
+derivative is not 0 or 1, so their autograd keeps the input x (the
+epilogue: x and the bias), as torch's does. The epilogue's backward writes
+dx and the bias gradient in one pass.
 
 Paths (same kernels, same results):
   - eager, plain CUDA tensors: straight into gpuact._C (microseconds of host
@@ -24,7 +27,8 @@ copied; its output is contiguous.
 import torch
 from torch.autograd.function import once_differentiable
 
-from .._core import ACT_PARAMS, ALIASES, KIND_DEFAULTS, KINDS, PARAM_DEFAULTS, InvalidArgument, NotSupported
+from .._core import (ACT_PARAMS, ALIASES, GELU_APPROXIMATE, KIND_DEFAULTS, KINDS, PARAM_DEFAULTS, InvalidArgument,
+                     NotSupported, gelu_kind)
 from . import _impl, _ops  # noqa: F401  (_ops registers torch.ops.gpuact.*)
 
 _Tensor = torch.Tensor
@@ -107,12 +111,10 @@ class _Act(torch.autograd.Function):
         if has_mask:
             y, mask, src = _impl.act_forward(x, act, True, out=x if inplace else None, fn=name)
             ctx.save_for_backward(mask)
-        else:
-            if inplace:
-                raise InvalidArgument(f"gpuact.torch.{name}: inplace=True with autograd needs the mask, which "
-                                      f"{name} does not have (its backward needs x); use inplace=False")
-            y, _, src = _impl.act_forward(x, act, False, fn=name)
-            ctx.save_for_backward(x)
+        else:  # a smooth kind: the backward needs x (in place: a copy of x made first, as torch's silu_)
+            saved = x.clone() if inplace else x
+            y, _, src = _impl.act_forward(x, act, False, out=x if inplace else None, fn=name)
+            ctx.save_for_backward(saved)
         if inplace:
             ctx.mark_dirty(x)
         ctx.kp, ctx.stride = kp, tuple(src.stride())
@@ -184,7 +186,10 @@ def _activation(x, kp, inplace, out):
     if inplace and not grad:
         torch.ops.gpuact.act_inplace(x, kind, plist)
         return x
-    y, _ = torch.ops.gpuact.act_fwd(x, kind, plist, bool(grad and has_mask))
+    if inplace and not has_mask:  # autograd keeps x: compute from a copy, whose value the backward reads
+        y, _ = torch.ops.gpuact.act_fwd(x.clone(), kind, plist, False)
+    else:
+        y, _ = torch.ops.gpuact.act_fwd(x, kind, plist, bool(grad and has_mask))
     if inplace:  # with autograd: the result is written back (one extra copy)
         x.copy_(y)
         return x
@@ -192,10 +197,11 @@ def _activation(x, kp, inplace, out):
 
 
 def activation(x, kind="relu", *, inplace=False, out=None, **params):
-    """y = act(x) for any kind of gpuact's table (gpuact.KIND_NAMES or an
-    alias: relu, leaky_relu, clipped_relu, relu6), parameters by the C field
-    names (negative_slope=, ceiling=, ...). inplace=True overwrites x;
-    out= writes into a given tensor (no autograd, as torch's out=)."""
+    """y = act(x) for any kind of gpuact's table (gpuact.KIND_NAMES: relu,
+    leaky, clipped, hardtanh, gelu, gelu_tanh, silu, sqrelu; or an alias:
+    leaky_relu, clipped_relu, relu6, squared_relu, swish), parameters by the C
+    field names (negative_slope=, ceiling=, lower=). inplace=True overwrites
+    x; out= writes into a given tensor (no autograd, as torch's out=)."""
     return _activation(x, _kp(kind, params), inplace, out)
 
 
@@ -219,8 +225,38 @@ def relu6(x, inplace=False, *, out=None):
     return _activation(x, _RELU6, inplace, out)
 
 
+def hardtanh(x, min_val=-1.0, max_val=1.0, inplace=False, *, out=None):
+    """torch.nn.functional.hardtanh: min(max(x, min_val), max_val) (min_val <= max_val); bit-exact with
+    torch (the bounds rounded to x's dtype, as torch's forward does); autograd keeps the 1-bit mask."""
+    return _activation(x, _kp("hardtanh", {"lower": min_val, "ceiling": max_val}), inplace, out)
+
+
+def gelu(x, approximate="none", *, out=None):
+    """torch.nn.functional.gelu: x * Phi(x) (approximate="none") or 0.5 x (1 + tanh(sqrt(2/pi) (x +
+    0.044715 x^3))) ("tanh"), computed by gpuact's own f32 math (within 1 ulp of the correctly rounded
+    value; not bit-identical with torch's). Autograd keeps x."""
+    kp = _GELU.get(approximate) if isinstance(approximate, str) else None
+    if kp is None:
+        gelu_kind(approximate, "gpuact.torch.gelu")  # raises: not "none" or "tanh"
+    return _activation(x, kp, False, out)
+
+
+def silu(x, inplace=False, *, out=None):
+    """torch.nn.functional.silu: x * sigmoid(x) (gpuact's own f32 math, as gelu). Autograd keeps x (in
+    place: a copy of x, as torch's)."""
+    return _activation(x, _SILU, inplace, out)
+
+
+def squared_relu(x, inplace=False, *, out=None):
+    """relu(x) ** 2: bit-exact with torch.relu(x) ** 2. Autograd keeps x."""
+    return _activation(x, _SQRELU, inplace, out)
+
+
 _RELU = _resolve("relu", {})
 _RELU6 = _resolve("relu6", {})
+_GELU = {a: _resolve(k, {}) for a, k in GELU_APPROXIMATE.items()}
+_SILU = _resolve("silu", {})
+_SQRELU = _resolve("sqrelu", {})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -230,10 +266,11 @@ class _BiasAct(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, bias, kp, scale, out_dtype):
         kind, params, has_mask, name = kp
-        if not has_mask:
-            _impl.no_mask_epilogue(name, "bias_act")
-        y, mask = _impl.epilogue_forward(x, bias, (kind,) + params, scale, out_dtype, True)
-        ctx.save_for_backward(mask)
+        y, mask = _impl.epilogue_forward(x, bias, (kind,) + params, scale, out_dtype, has_mask, fn=name)
+        if has_mask:
+            ctx.save_for_backward(mask)
+        else:  # a smooth kind: the backward forms z = x + bias again
+            ctx.save_for_backward(x, bias)
         ctx.kp, ctx.scale = kp, scale
         ctx.x_dtype = x.dtype
         ctx.bias_dtype = bias.dtype if bias is not None else None
@@ -242,11 +279,17 @@ class _BiasAct(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, dy):
-        (mask,) = ctx.saved_tensors
-        kind, params, _, name = ctx.kp
+        kind, params, has_mask, name = ctx.kp
         need_dbias = ctx.bias_dtype is not None and ctx.needs_input_grad[1]
-        dx, dbias = _impl.epilogue_backward(dy, mask, (kind,) + params, ctx.scale, ctx.x_dtype,
-                                            ctx.bias_dtype if need_dbias else None, fn=f"{name} bias_act backward")
+        dbias_dtype = ctx.bias_dtype if need_dbias else None
+        fn = f"{name} bias_act backward"
+        if has_mask:
+            (mask,) = ctx.saved_tensors
+            dx, dbias = _impl.epilogue_backward(dy, mask, (kind,) + params, ctx.scale, ctx.x_dtype, dbias_dtype, fn=fn)
+        else:
+            x, bias = ctx.saved_tensors
+            dx, dbias = _impl.epilogue_backward(dy, None, (kind,) + params, ctx.scale, ctx.x_dtype, dbias_dtype, fn=fn,
+                                                x=x, bias=bias)
         return (dx if ctx.needs_input_grad[0] else None), dbias, None, None, None
 
 
@@ -256,9 +299,13 @@ def bias_act(x, bias=None, activation="relu", scale=1.0, *, out_dtype=None, **pa
     epilogue after a matrix product. activation: a kind or alias as in
     activation(); parameters by the C field names (negative_slope=, ...).
     scale must be finite and non-zero (it is rounded to float32). Autograd:
-    saves the 1-bit mask; the backward writes dx and the bias gradient (f32
-    accumulation, deterministic) in one pass. Mixed dtypes work (a bfloat16
-    x with a float32 bias: the bias gradient is float32)."""
+    saves the 1-bit mask (the ReLU family, hardtanh) or, for the smooth kinds
+    (gelu, gelu_tanh, silu, sqrelu), x and the bias (as torch keeps GELU's
+    input); the backward writes dx and the bias gradient (f32 accumulation,
+    deterministic) in one pass, the smooth kinds' from x + bias formed again
+    as the forward formed it. Mixed dtypes work (a bfloat16 x with a float32
+    bias: the bias gradient is float32; a smooth kind's backward then forms
+    x + bias in float32 first, one extra elementwise pass)."""
     kp = _kp(activation, params)
     scale = float(scale)
     grad = _grad_enabled() and (x.requires_grad or (bias is not None and bias.requires_grad))
@@ -269,7 +316,5 @@ def bias_act(x, bias=None, activation="relu", scale=1.0, *, out_dtype=None, **pa
         return _impl.epilogue_forward(x, bias, (kind,) + prm, scale, out_dtype, False, fn=name)[0]
     _impl.check(x, "x", "bias_act", devices=("cuda", "meta"))
     kind, prm, has_mask, name = kp
-    if grad and not has_mask:
-        _impl.no_mask_epilogue(name, "bias_act")
-    y, _ = torch.ops.gpuact.bias_act_fwd(x, bias, kind, list(prm), scale, out_dtype, bool(grad))
+    y, _ = torch.ops.gpuact.bias_act_fwd(x, bias, kind, list(prm), scale, out_dtype, bool(grad and has_mask))
     return y
