@@ -41,6 +41,10 @@ GPUACT_FN float gpuact_grad(int kind, float z) {
     if (kind == GPUACT_KIND_silu) return gpuact_silu_d(z);
     return z <= 0.0f ? 0.0f : z + z;
 }
+/* Whether a smooth kind's gradient is +0 at z by selection, whatever dy is
+   (squared ReLU where z <= 0: what torch's threshold_backward gives, so
+   neither dy's sign nor a NaN or infinite dy shows there). */
+GPUACT_FN int gpuact_grad_zero(int kind, float z) { return kind == GPUACT_KIND_sqrelu && z <= 0.0f; }
 /* Whether the gradient passes at z (the mask bit) for the ReLU family. */
 GPUACT_FN int gpuact_passes(int kind, float z, float c, float lo) {
     if (kind == GPUACT_KIND_leaky) return z > 0.0f;

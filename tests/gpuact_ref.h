@@ -424,6 +424,8 @@ GPUACT_REF_FN void gpuact_ref_backward(const gpuact_ref_bwd *p)
             if (smooth) {
                 v = (p->scale != 1.0f) ? g * p->scale : g;
                 v = v * gpuact_ref_grad(p->act, z);
+                if (p->act.kind == GPUACT_SQUARED_RELU && z <= 0)
+                    v = 0.0f;   /* by selection, as torch's threshold_backward */
                 passes = 0;
             } else if (passes || p->act.kind == GPUACT_LEAKY_RELU) {
                 v = (p->scale != 1.0f) ? g * p->scale : g;
