@@ -268,10 +268,10 @@ def self_test(backend, device, out=print, kinds=None):
                     continue
                 ref = [_ref_forward(kind, b, slope, ceiling, lower) for b in xb]
                 check(f"{kind} forward", unpack(by.read()), [r[0] for r in ref], [r[1] for r in ref])
-                if kind == "sqrelu":  # dx = dy * 2x where x > 0, dy * 0 elsewhere (the product, not a selection)
+                if kind == "sqrelu":  # dx = dy * 2x where x > 0, +0 elsewhere by selection (as torch)
                     _core.backward(act, "f32", n, bdy, bdx, x=bx, **kw)
                     _core.synchronize(**kw)
-                    want = [_round32(dy * (0.0 if x <= 0 else _round32(x + x))) for dy, x in zip(dys, xs)]
+                    want = [0.0 if x <= 0 else _round32(dy * _round32(x + x)) for dy, x in zip(dys, xs)]
                     check(f"{kind} backward from x", unpack(bdx.read()), [_bits(v) for v in want],
                           [math.isnan(v) for v in want])
                     continue
@@ -328,8 +328,8 @@ def self_test(backend, device, out=print, kinds=None):
                         ref = [_from_bits(_ref_forward(kind, _bits(v), slope, ceiling, lower)[0]) for v in z]
                         check(f"{kind} epilogue forward", y, [_bits(_round32(v * 0.5)) for v in ref], [False] * m)
                         if kind == "sqrelu":
-                            dx = [_round32(_f32(dyv[i] * 0.5) * (0.0 if z[i] <= 0 else _round32(z[i] + z[i])))
-                                  for i in range(m)]
+                            dx = [0.0 if z[i] <= 0 else _round32(_f32(dyv[i] * 0.5) * _round32(z[i] + z[i]))
+                                  for i in range(m)]  # +0 by selection where z <= 0
                         else:
                             dx = [_f32(dyv[i] * 0.5) if _passes(kind, z[i], ceiling, lower)
                                   else (_f32(_f32(dyv[i] * 0.5) * slope) if kind == "leaky" else 0.0)

@@ -118,8 +118,8 @@ def ref_backward(kind, dyb, p, dtype, slope):
 
 
 def sqrelu_grad(z):
-    """Squared ReLU's dx / dy at z in f32: 2z where z > 0 (z + z, an f32 sum), else 0 (the backward
-    multiplies dy by it: a NaN or infinite dy gives NaN there, a negative one -0)."""
+    """Squared ReLU's dx / dy at z in f32: 2z where z > 0 (z + z, an f32 sum), else 0 (where z <= 0
+    the backward selects +0 whatever dy is, as torch's threshold_backward does)."""
     return 0.0 if z <= 0 else f32(z + z)
 
 
@@ -233,7 +233,8 @@ def test_squared_relu(backend, dtype):
                 dtype)
         dwant = []
         for d, b in zip(dyb, xb):
-            r = to_dtype(widen(d, dtype) * sqrelu_grad(widen(b, dtype)), dtype)
+            z = widen(b, dtype)
+            r = to_dtype(0.0 if z <= 0 else widen(d, dtype) * sqrelu_grad(z), dtype)  # +0 by selection
             dwant.append((r, is_nan_bits(r, dtype)))
         compare(f"sqrelu backward from x {dtype}", unpack(dx.read(), dtype), dwant, dtype)
         with pytest.raises(gpuact.InvalidArgument, match="no 1-bit mask"):
@@ -384,7 +385,7 @@ def test_epilogue(backend, kind, xdt, ydt, bdt):
                 yw.append((to_dtype(a * scale, ydt), False))
             compare(f"epilogue {kind} forward", got_y, yw, ydt)
             if kind == "sqrelu":
-                dxf = [f32(g * sqrelu_grad(v)) for g, v in zip(gs, z)]
+                dxf = [0.0 if v <= 0 else f32(g * sqrelu_grad(v)) for g, v in zip(gs, z)]  # +0 by selection
             else:
                 p = [passes(kind, f32_bits(v), "f32", ceiling, lower) for v in z]
                 mask = m.read()
