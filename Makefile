@@ -321,3 +321,13 @@ $(BUILD)/fuzz/fuzz_api: tests/fuzz_api.c tests/gpuact_ref.h $(HEADERS)
 fuzz: deps $(BUILD)/fuzz/fuzz_api
 	$(FUZZ_ENV) $(BUILD)/fuzz/fuzz_api -max_total_time=$(FUZZ_SECONDS) -max_len=256 -rss_limit_mb=0 -timeout=600 -report_slow_units=600 \
 	  -artifact_prefix=$(BUILD)/fuzz/ $(if $(FUZZ_SEED),-seed=$(FUZZ_SEED)) $(BUILD)/fuzz/corpus
+
+# ---- adoption ----------------------------------------------------------------------
+# tests/test_adoption.c: gpuact on contexts the caller made: a CUcontext that
+# is not the primary one, devices 0 and 1 from two threads at once, and the
+# caller's cl_context + cl_device_id + cl_command_queue. The CUDA parts SKIP
+# (exit 0) without a CUDA device; the OpenCL part runs on PoCL here.
+.PHONY: adoption-test
+test: adoption-test
+adoption-test: $(BUILD)/test_adoption
+	$(BUILD)/test_adoption
