@@ -11,8 +11,9 @@ from zero to past SIZE_MAX, leading dimensions and mask_ld smaller, equal
 and larger than they need be), where each buffer sits (an allocation of its
 own, the same allocation as another operand at the same or another offset,
 misaligned, past the end, a 96-byte allocation, a cl_mem of another
-context, absent), the stream (NULL, the context's own, a second queue), a
-NULL context or description, and the seed of the data.
+context, absent), the stream (NULL, the context's own, a second queue, an
+out-of-order queue), a NULL context or description, and the seed of the
+data.
 
 Every allocation is filled with random bytes before the call, the operands
 with data (NaN, Inf, subnormal and near-ceiling values included) placed at
@@ -76,6 +77,7 @@ enum { N_REG = 5, SMALL = N_REG, FOREIGN = N_REG + 1, N_ALLOC = N_REG + 2 };
 
 static gpuact_context *ctx, *other;      /* other: the owner of the foreign cl_mem */
 static gpuact_stream queue2;             /* a second queue of ctx's cl_context (OpenCL), else NULL */
+static gpuact_stream queue_ooo;          /* an out-of-order one, where the device has them */
 static int foreign_ok;                   /* a foreign allocation exists and must be refused */
 static gpuact_buffer alloc_buf[N_ALLOC];
 static size_t alloc_size[N_ALLOC];
@@ -750,9 +752,10 @@ static unsigned char *out_ptr(const opnd *o) { return o->present ? want[o->alloc
 
 static gpuact_stream take_stream(reader *r)
 {
-    switch (take(r, 4)) {
+    switch (take(r, 5)) {
     case 1: note(" stream=own"); return gpuact_context_query_desc(ctx).stream;
     case 2: if (queue2) { note(" stream=queue2"); return queue2; } return NULL;
+    case 3: if (queue_ooo) { note(" stream=out-of-order"); return queue_ooo; } return NULL;
     default: return NULL;
     }
 }
@@ -1684,6 +1687,7 @@ static int setup(void)
             gpuact_buffer_alloc(other, REG_BYTES, &alloc_buf[FOREIGN]) == GPUACT_SUCCESS)
             foreign_ok = 1;
         queue2 = o->cl.clCreateCommandQueue(o->context, o->device, 0, &e);
+        queue_ooo = o->cl.clCreateCommandQueue(o->context, o->device, 1 /* OUT_OF_ORDER_EXEC_MODE */, &e);
     }
 #endif
     if (!foreign_ok)
