@@ -33,12 +33,17 @@ What the manual promises (gpuact.h, BUFFERS AND STREAMS) and this checks:
     query returns them; gpuact's allocations belong to that cl_context and
     the caller's own cl_mem work; the operations run in order on the
     caller's queue (the caller reads the results with its own blocking read,
-    no gpuact_synchronize) and on a second queue of the caller's; a cl_mem
-    of another cl_context is refused with nothing written; native_context
-    without native_device is refused; adoption without a queue makes one on
-    that cl_context; destroying the gpuact context leaves the reference
-    counts of the caller's context and queue as they were before it was
-    created. Runs on PoCL too.
+    no gpuact_synchronize), on a second queue of the caller's and on an
+    out-of-order queue of the caller's (20 bias gradients in a row, each
+    right: the regression test of the missing order between the partial
+    sums and their sum); a cl_mem of another cl_context is refused with
+    nothing written; native_context without native_device is refused;
+    adoption without a queue makes one on that cl_context; destroying the
+    gpuact context leaves the reference counts of the caller's context and
+    queue as they were before it was created. In a child: desc.backend AUTO
+    with a cl_context as native_context (the manual does not say which
+    backend takes it; CUDA and HIP are tried first) must not crash or build
+    a context of another backend on it. Runs on PoCL too.
 
 Every operation's buffers sit at an offset inside a larger allocation whose
 other bytes are canaries; results are compared with tests/gpuact_ref.h as
@@ -625,20 +630,24 @@ static int cuda_devices;
 #define CU_POINTER_ATTRIBUTE_CONTEXT_ 1
 #define CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL_ 9
 
+/* cuCtxCreate_v4(ctx, params, flags, device): NULL params is cuCtxCreate_v2. */
+static void *cu_ctx_create_v4;
+static CUresult_ ctx_create_through_v4(void **c, unsigned flags, int dev)
+{
+    CUresult_ (*f)(void **, void *, unsigned, int);
+    memcpy(&f, &cu_ctx_create_v4, sizeof f);
+    return f(c, NULL, flags, dev);
+}
+
 /* 1: the driver is there with n >= 1 devices; 0 (and why): skip. */
 static int cuda_load(char *why, size_t size)
 {
-    static const char *const syms[][2] = {
-        {"cuInit", "cuInit"}, {"cuDeviceGetCount", "cuDeviceGetCount"}, {"cuDeviceGet", "cuDeviceGet"},
-        {"cuCtxCreate", "cuCtxCreate_v2"}, {"cuCtxDestroy", "cuCtxDestroy_v2"},
-        {"cuCtxPushCurrent", "cuCtxPushCurrent_v2"}, {"cuCtxPopCurrent", "cuCtxPopCurrent_v2"},
-        {"cuCtxGetCurrent", "cuCtxGetCurrent"}, {"cuCtxSetCurrent", "cuCtxSetCurrent"},
-        {"cuCtxGetDevice", "cuCtxGetDevice"}, {"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRetain"},
-        {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2"},
-        {"cuDevicePrimaryCtxGetState", "cuDevicePrimaryCtxGetState"}, {"cuMemAlloc", "cuMemAlloc_v2"},
-        {"cuMemFree", "cuMemFree_v2"}, {"cuMemcpyHtoD", "cuMemcpyHtoD_v2"}, {"cuMemcpyDtoH", "cuMemcpyDtoH_v2"},
-        {"cuStreamCreate", "cuStreamCreate"}, {"cuStreamDestroy", "cuStreamDestroy_v2"},
-        {"cuPointerGetAttribute", "cuPointerGetAttribute"}};
+    /* in the order of the members of cu */
+    static const char *const syms[] = {
+        "cuInit", "cuDeviceGetCount", "cuDeviceGet", "cuCtxCreate_v2", "cuCtxDestroy_v2", "cuCtxPushCurrent_v2",
+        "cuCtxPopCurrent_v2", "cuCtxGetCurrent", "cuCtxSetCurrent", "cuCtxGetDevice", "cuDevicePrimaryCtxRetain",
+        "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxGetState", "cuMemAlloc_v2", "cuMemFree_v2",
+        "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuStreamCreate", "cuStreamDestroy_v2", "cuPointerGetAttribute"};
     void **slots = (void **)&cu;
     const char *name = getenv("GPUACT_CUDA_LIBRARY");
     void *lib;
@@ -651,9 +660,13 @@ static int cuda_load(char *why, size_t size)
         return 0;
     }
     for (i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        void *f = dlsym(lib, syms[i][1]);
+        void *f = dlsym(lib, syms[i]);
+        if (!f && strcmp(syms[i], "cuCtxCreate_v2") == 0 && (cu_ctx_create_v4 = dlsym(lib, "cuCtxCreate_v4"))) {
+            cu.cuCtxCreate = ctx_create_through_v4; /* a driver without the old entry point */
+            continue;
+        }
         if (!f) {
-            snprintf(why, size, "the CUDA driver lacks %s", syms[i][1]);
+            snprintf(why, size, "the CUDA driver lacks %s", syms[i]);
             return 0;
         }
         memcpy(&slots[i], &f, sizeof f);
@@ -788,6 +801,8 @@ static int probe_foreign_pointer(gpuact_context *g, void *owner, const char *wha
     return wrong ? 3 : 0;
 }
 
+static int probe_auto_cl(void);
+
 /* The child: which probe is argv's; exit 0 = a documented outcome. */
 static int probe_main(const char *which)
 {
@@ -796,6 +811,8 @@ static int probe_main(const char *which)
     gpuact_context *g = NULL;
     int dev0 = 0, dev1 = 0, rc;
     alarm(300);
+    if (strcmp(which, "auto-with-cl_context") == 0)
+        return probe_auto_cl();
     if (!cuda_load(why, sizeof why)) {
         printf("PROBE %s: %s\n", which, why);
         return 2;
@@ -843,7 +860,7 @@ static void run_probe(const char *which)
     pid_t pid;
     int status = 0;
     char what[120];
-    snprintf(what, sizeof what, "probe %s (another context's pointer): a documented outcome, in a child", which);
+    snprintf(what, sizeof what, "probe %s, in a child: no crash, no silently wrong result", which);
     fflush(stdout);
     pid = fork();
     if (pid == 0) {
@@ -1178,6 +1195,37 @@ static void cl_free(void *user, gpuact_buffer b)
     cl.clReleaseMemObject(b.handle);
 }
 
+/* desc.backend AUTO with a cl_context as native_context: the manual does
+   not say which backend takes a native handle under AUTO. AUTO tries CUDA
+   and HIP first, which would take the cl_context for a CUcontext / hipCtx_t.
+   Reported, in a child: a crash, or a context of another backend built on
+   it, fails; OpenCL adopting it or a refusal pass. */
+static int probe_auto_cl(void)
+{
+    char why[600];
+    void *plats[16], *devs[16], *mine;
+    cl_uint_ np = 0, nd = 0;
+    cl_int_ e = 0;
+    gpuact_context_desc desc;
+    gpuact_context *g = NULL;
+    gpuact_result r;
+    if (!cl_load(why, sizeof why) || cl.clGetPlatformIDs(16, plats, &np) != 0 || np == 0 ||
+        cl.clGetDeviceIDs(plats[0], 0xFFFFFFFFu, 16, devs, &nd) != 0 || nd == 0 ||
+        !(mine = cl.clCreateContext(NULL, 1, devs, NULL, NULL, &e)))
+        return 2;
+    memset(&desc, 0, sizeof desc);
+    desc.native_context = mine;
+    desc.native_device = devs[0];
+    r = gpuact_context_create(&desc, &g);
+    if (r != GPUACT_SUCCESS) {
+        printf("PROBE auto-with-cl_context: refused: %s: %s\n", gpuact_result_string(r), first_line(gpuact_last_error()));
+        return 0;
+    }
+    printf("PROBE auto-with-cl_context: the %s backend took it%s\n", gpuact_backend_name(gpuact_context_backend(g)),
+           gpuact_context_backend(g) == GPUACT_BACKEND_OPENCL ? "" : ": WRONG, a cl_context is not its context");
+    return gpuact_context_backend(g) == GPUACT_BACKEND_OPENCL ? 0 : 3;
+}
+
 static void part_c(void)
 {
     char why[600], name[256], gname[256];
@@ -1378,6 +1426,7 @@ static void part_c(void)
     } else {
         report(0, "(c) adopted without a queue", "%s: %s", gpuact_result_string(r), first_line(gpuact_last_error()));
     }
+    run_probe("auto-with-cl_context");
 out:
     cl.clReleaseCommandQueue(queue2);
     cl.clReleaseCommandQueue(queue);
@@ -1390,8 +1439,12 @@ int main(int argc, char **argv)
 {
     char why[600];
     self_path = "/proc/self/exe";
-    if (argc > 2 && strcmp(argv[1], "--probe") == 0)
-        return probe_main(argv[2]);
+    if (argc > 2 && strcmp(argv[1], "--probe") == 0) {
+        /* a probe may leave a context the driver poisoned: no teardown */
+        int rc = probe_main(argv[2]);
+        fflush(stdout);
+        _exit(rc);
+    }
     if (argc > 1 && strcmp(argv[1], "-v") == 0)
         verbose = 1;
 #ifndef GPUACT_NO_CUDA
