@@ -1458,11 +1458,14 @@ int main(int argc, char **argv)
     }
 #else
     printf("SKIP (a) and (b): built without CUDA\n");
+    (void)part_a;
+    (void)part_b;
 #endif
 #ifndef GPUACT_NO_OPENCL
     part_c();
 #else
     printf("SKIP (c): built without OpenCL\n");
+    (void)part_c;
 #endif
     (void)why;
     printf("%lu passed, %lu failed\n", n_passed, n_failed);
