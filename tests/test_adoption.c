@@ -127,6 +127,7 @@ typedef struct place {
     free_fn release;
     void *user;
     int (*after)(void *user, char *why, size_t size);   /* 1: fine */
+    void (*settle)(void *user);   /* after uploads: see cuda_settle */
     int failed;
     char why[600];
 } place;
@@ -199,6 +200,8 @@ static int gbuf_upload(place *p, gbuf *g)
     gpuact_result r = gpuact_buffer_write(p->ctx, g->whole, g->image, g->total);
     if (r != GPUACT_SUCCESS)
         place_fail(p, "gpuact_buffer_write: %s: %s", gpuact_result_string(r), first_line(gpuact_last_error()));
+    else if (p->settle)
+        p->settle(p->user);
     return r == GPUACT_SUCCESS;
 }
 
@@ -624,6 +627,7 @@ static struct {
     CUresult_ (*cuStreamCreate)(void **, unsigned);
     CUresult_ (*cuStreamDestroy)(void *);
     CUresult_ (*cuPointerGetAttribute)(void *, int, CUdeviceptr_);
+    CUresult_ (*cuCtxSynchronize)(void);
 } cu;
 static int cuda_devices;
 
@@ -647,7 +651,8 @@ static int cuda_load(char *why, size_t size)
         "cuInit", "cuDeviceGetCount", "cuDeviceGet", "cuCtxCreate_v2", "cuCtxDestroy_v2", "cuCtxPushCurrent_v2",
         "cuCtxPopCurrent_v2", "cuCtxGetCurrent", "cuCtxSetCurrent", "cuCtxGetDevice", "cuDevicePrimaryCtxRetain",
         "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxGetState", "cuMemAlloc_v2", "cuMemFree_v2",
-        "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuStreamCreate", "cuStreamDestroy_v2", "cuPointerGetAttribute"};
+        "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuStreamCreate", "cuStreamDestroy_v2", "cuPointerGetAttribute",
+        "cuCtxSynchronize"};
     void **slots = (void **)&cu;
     const char *name = getenv("GPUACT_CUDA_LIBRARY");
     void *lib;
@@ -702,6 +707,21 @@ static int cuda_after(void *user, char *why, size_t size)
     return 0;
 }
 
+/* gpuact_buffer_write is cuMemcpyHtoD from pageable memory, which may
+   return before its DMA has landed; work on the legacy stream (and on
+   blocking streams) is ordered after it, work on a non-blocking stream is
+   not. The test's non-blocking streams wait for the whole context after
+   each upload: what it tests is adoption, not that (see RELIABILITY.md). */
+static void cuda_settle(void *user)
+{
+    cuda_user *u = (cuda_user *)user;
+    void *dummy;
+    if (!u->alloc_ctx || cu.cuCtxPushCurrent(u->alloc_ctx))
+        return;
+    cu.cuCtxSynchronize();
+    cu.cuCtxPopCurrent(&dummy);
+}
+
 static int cuda_alloc(void *user, size_t bytes, gpuact_buffer *out)
 {
     cuda_user *u = (cuda_user *)user;
@@ -736,7 +756,7 @@ static void cu_make_current(void *c)
         cu.cuCtxSetCurrent(c);
 }
 
-static gpuact_context *cuda_gpuact(void *native, int device, char *why, size_t size)
+static gpuact_context *cuda_gpuact_on(void *native, int device, void *stream, char *why, size_t size)
 {
     gpuact_context_desc desc;
     gpuact_context *c = NULL;
@@ -745,11 +765,17 @@ static gpuact_context *cuda_gpuact(void *native, int device, char *why, size_t s
     desc.backend = GPUACT_BACKEND_CUDA;
     desc.device = device;
     desc.native_context = native;
+    desc.stream = stream;
     if ((r = gpuact_context_create(&desc, &c)) != GPUACT_SUCCESS) {
         snprintf(why, size, "gpuact_context_create: %s: %s", gpuact_result_string(r), first_line(gpuact_last_error()));
         return NULL;
     }
     return c;
+}
+
+static gpuact_context *cuda_gpuact(void *native, int device, char *why, size_t size)
+{
+    return cuda_gpuact_on(native, device, NULL, why, size);
 }
 
 /* >>probes in a child process: another context's pointer */
@@ -930,6 +956,7 @@ static void part_a(void)
     p.ctx = g;
     p.user = &u;
     p.after = cuda_after;
+    p.settle = cuda_settle;
     u.alloc_ctx = mine;
 
     /* the adopted context current, gpuact's buffers, the default stream */
@@ -971,6 +998,19 @@ static void part_a(void)
         check_place(&p, 16);
     } else {
         report(0, "(a) a second gpuact context on the same CUcontext", "%s", why);
+    }
+    /* the caller's stream as the context's stream (desc.stream): NULL means it */
+    if (stream && (g2 = cuda_gpuact_on(mine, 0, stream, why, sizeof why)) != NULL) {
+        place p3 = p;
+        got = gpuact_context_query_desc(g2).stream;
+        report(got == stream, "(a) desc.stream: query_desc().stream is the caller's stream", "%p, want %p", got, stream);
+        p3.ctx = g2;
+        p3.stream = NULL;
+        p3.label = "(a) desc.stream = the caller's stream, every call with stream NULL: all ops checked";
+        check_place(&p3, 17);
+        gpuact_context_destroy(g2);
+    } else if (stream) {
+        report(0, "(a) a gpuact context with desc.stream", "%s", why);
     }
     if (stream) {
         cu.cuCtxPushCurrent(mine);
