@@ -297,9 +297,13 @@ clean:
 # libFuzzer runtime it is coverage-guided (-fsanitize=fuzzer,address,undefined;
 # the corpus grows in build/fuzz/corpus), else a seeded random driver built by
 # $(CC) with ASan+UBSan. A faulting input is saved in build/fuzz/ and replays
-# with `build/fuzz/fuzz_api FILE`.
+# with `build/fuzz/fuzz_api FILE`. Each run starts from 256 seed inputs in a
+# fresh build/fuzz/corpus (libFuzzer replays a whole corpus before the time
+# limit counts, and this one grows by thousands an hour); FUZZ_CORPUS=DIR
+# keeps one across runs.
 FUZZ_SECONDS ?= 60
 FUZZ_SEED    ?=
+FUZZ_CORPUS  ?=
 FUZZ_CC      ?= clang
 FUZZ_FLAGS    = -std=c99 -O1 -g -fno-omit-frame-pointer $(WARN) -I.
 FUZZ_ENV      = $(SAN_ENV) FUZZ_ARTIFACT_DIR=$(BUILD)/fuzz/
@@ -319,8 +323,9 @@ $(BUILD)/fuzz/fuzz_api: tests/fuzz_api.c tests/gpuact_ref.h $(HEADERS)
 	  $(CC) $(FUZZ_FLAGS) -DFUZZ_STANDALONE $< -o $@ $(LIBS); \
 	fi
 fuzz: deps $(BUILD)/fuzz/fuzz_api
+	@$(if $(FUZZ_CORPUS),mkdir -p $(FUZZ_CORPUS),rm -rf $(BUILD)/fuzz/corpus && mkdir -p $(BUILD)/fuzz/corpus)
 	$(FUZZ_ENV) $(BUILD)/fuzz/fuzz_api -max_total_time=$(FUZZ_SECONDS) -max_len=256 -rss_limit_mb=0 -timeout=600 -report_slow_units=600 \
-	  -artifact_prefix=$(BUILD)/fuzz/ $(if $(FUZZ_SEED),-seed=$(FUZZ_SEED)) $(BUILD)/fuzz/corpus
+	  -artifact_prefix=$(BUILD)/fuzz/ $(if $(FUZZ_SEED),-seed=$(FUZZ_SEED)) $(or $(FUZZ_CORPUS),$(BUILD)/fuzz/corpus)
 
 # ---- adoption ----------------------------------------------------------------------
 # tests/test_adoption.c: gpuact on contexts the caller made: a CUcontext that
