@@ -47,7 +47,7 @@ KERNEL_SOURCES = $(wildcard kernels/*.h kernels/cuda/*.cu kernels/cuda/*.cuh ker
                             kernels/opencl/*.cl)
 EMBEDDED = kernels/gpuact_kernels_src.h
 HEADERS  = gpuact.h $(wildcard backends/*.h) $(EMBEDDED)
-EXAMPLES = relu_demo relu_family epilogue linear_relu
+EXAMPLES = relu_demo relu_family epilogue gelu_epilogue linear_relu
 TESTS    = test_reference test_validation test_threads test_stress test_cache conformance
 
 .PHONY: all demo test sanitize deps embed check-embedded compile-test rtc-check rtc-check-cuda rtc-check-hip examples bench shared \
@@ -78,9 +78,11 @@ $(BUILD)/embed: tools/embed.c | $(BUILD)
 
 # One header with every kernel source file once, and each backend's programs
 # as lists of those files (tools/embed.c).
+# The ops, as kernels/contract.h lists them (GPUACT_OPS): one program each.
+OPS := $(shell sed -n 's/^\#define GPUACT_OPS(X) //p' kernels/contract.h | grep -o 'X.[a-z_]*' | cut -c3-)
 define embed_all
 	$(BUILD)/embed $(1)/kernels/gpuact_kernels_src.h \
-	  $(foreach op,forward backward dbias,cuda_$(op)=kernels/cuda/$(op).cu hip_$(op)=kernels/hip/$(op).hip \
+	  $(foreach op,$(OPS),cuda_$(op)=kernels/cuda/$(op).cu hip_$(op)=kernels/hip/$(op).hip \
 	                                       opencl_$(op)=kernels/opencl/$(op).cl)
 endef
 
@@ -232,7 +234,7 @@ shared: $(BUILD)/libgpuact.so
 # `make cuda-fatbin FATBIN_ARCHS=sm_90` for one GPU generation.
 FATBIN_ARCHS ?= sm_75 sm_80 sm_86 sm_89 sm_90
 kernels/cuda/gpuact_cuda_fatbin.h: $(KERNEL_SOURCES) $(BUILD)/rtc_check $(BUILD)/embed
-	( for op in forward backward dbias; do echo "#include \"$$op.cu\""; done; $(BUILD)/rtc_check list ) \
+	( for op in $(OPS); do echo "#include \"$$op.cu\""; done; $(BUILD)/rtc_check list ) \
 	  > $(BUILD)/all_kernels.cu
 	$(NVCC) -fatbin --threads 0 -Ikernels/cuda --fmad=false --ftz=false \
 	  $(foreach a,$(FATBIN_ARCHS),-gencode arch=compute_$(subst sm_,,$(a)),code=$(a)) \
@@ -288,6 +290,22 @@ install: $(BUILD)/gpuact-info
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- the Python package (python/) --------------------------------------------------------
+# python-test: a fresh virtual environment under build/, `pip install ./python`
+# into it (a non-editable build in pip's isolated build environment, as a user
+# gets), then pytest python/tests: the package and the raw layer on OpenCL
+# through PoCL here; the tests that need torch, CuPy, JAX or a GPU skip with the
+# reason. The GPU machine's run: python/run_gpu_checks.sh.
+PYTHON ?= python3
+PYVENV  = $(BUILD)/pyvenv
+DEB_PACKAGES += python3-dev python3-venv
+.PHONY: python-test
+python-test: deps
+	rm -rf $(PYVENV)
+	$(PYTHON) -m venv $(PYVENV)
+	$(PYVENV)/bin/python -m pip install -q --disable-pip-version-check ./python pytest
+	$(PYVENV)/bin/python -m pytest -q -rs python/tests
 
 # ---- fuzzing ---------------------------------------------------------------------
 # make fuzz [FUZZ_SECONDS=60] [FUZZ_SEED=N]: tests/fuzz_api.c drives the public

@@ -1,7 +1,7 @@
 /*
-gpuact.h -- GPU activation kernels (ReLU, leaky ReLU, clipped ReLU and the
-fused bias+activation+scale epilogue), forward and backward, on CUDA, HIP
-and OpenCL, from one C99 header.
+gpuact.h -- GPU activation kernels (ReLU, leaky ReLU, clipped ReLU, hardtanh,
+GELU, SiLU, squared ReLU and the fused bias+activation+scale epilogue),
+forward and backward, on CUDA, HIP and OpenCL, from one C99 header.
 
 DO THIS in exactly one C or C++ file, before including this header:
 
@@ -128,8 +128,34 @@ NUMERICS (bit-exact with PyTorch; see docs/NUMERICS.md)
     NaN inputs pass through relu and clipped ReLU with their bits unchanged;
     -0 becomes +0 in relu; subnormals are never flushed. Backward passes dy
     where the gradient passes (relu: !(x <= 0); leaky: x > 0, else dy*slope;
-    clipped: !(x <= 0 || x >= ceiling)) and writes +0.0 elsewhere, by
-    selection, so a NaN in a masked-out dy does not leak.
+    clipped: !(x <= 0 || x >= ceiling); hardtanh: !(x <= lower || x >= ceiling))
+    and writes +0.0 elsewhere, by selection, so a NaN in a masked-out dy does
+    not leak. hardtanh is torch.clamp(x, lower, ceiling), bounds rounded to
+    f16/bf16 in the elementwise ops as torch does.
+
+SMOOTH KINDS (GPUACT_GELU, GPUACT_GELU_TANH, GPUACT_SILU, GPUACT_SQUARED_RELU)
+    y = act(x (+ bias)) (* scale) with gpuact's own exp/erfc/tanh
+    (kernels/smooth.h): the same operations on every backend and on the CPU,
+    so every backend gives the same bits. They have no mask: the backward is
+    dx = dy (* scale) * act'(z) and takes the forward's input x (elementwise:
+    gpuact_backward_desc.x; epilogue: gpuact_epilogue_backward_desc.x and
+    .bias, from which z = x + bias is formed again exactly):
+
+        gpuact_epilogue_backward_desc b = {0};
+        b.act.kind = GPUACT_GELU; b.rows = rows; b.cols = cols;
+        b.dy_dtype = b.dx_dtype = b.x_dtype = GPUACT_BF16; b.dbias_dtype = GPUACT_F32;
+        b.dy = dy; b.dx = dx; b.dbias = dbias;
+        b.x = x; b.bias = bias;            // the forward's x and bias (bias in x's dtype)
+        gpuact_epilogue_backward(ctx, &b, stream);
+
+    (examples/gelu_epilogue.c is a complete program.)
+
+GATED FORMS (gpuact_glu_forward / gpuact_glu_backward)
+    y = act(a + bias_a) * (b + bias_b) for act = SILU (SwiGLU), GELU or
+    GELU_TANH (GeGLU), RELU (ReGLU); the backward gives da, db and both bias
+    gradients in one pass from the forward's inputs. a and b may be the two
+    halves of each row of one up-projection output X (rows x 2 cols):
+    a = X, b = X + cols elements, ld_a = ld_b = 2 * cols; da and db likewise.
 
 MASK FORMAT
     One bit per element, element i is bit (i % 8) of byte (i / 8); set means
@@ -161,7 +187,7 @@ WHAT IT DOES NOT DO
     gradient keeps a small pool of workspaces, one per call in flight at
     once, grown rarely; each call records one event); no implicit
     synchronization in the operations; no Windows support yet (POSIX dlopen
-    and pthreads); no other activations (GELU, SiLU: not yet).
+    and pthreads).
 
 LICENSE: MIT, see the end of this file.
 */
@@ -255,12 +281,18 @@ GPUACT_DEF gpuact_result gpuact_synchronize(gpuact_context *ctx, gpuact_stream s
 typedef enum gpuact_activation_kind {
     GPUACT_RELU = 0,
     GPUACT_LEAKY_RELU,
-    GPUACT_CLIPPED_RELU
+    GPUACT_CLIPPED_RELU,   /* relu6 and friends: hardtanh(x, 0, ceiling) */
+    GPUACT_HARDTANH,       /* F.hardtanh(x, lower, ceiling) */
+    GPUACT_GELU,           /* F.gelu(x): x * Phi(x), with gpuact's own erfc */
+    GPUACT_GELU_TANH,      /* F.gelu(x, approximate="tanh") */
+    GPUACT_SILU,           /* F.silu(x) = x * sigmoid(x) (swish) */
+    GPUACT_SQUARED_RELU    /* relu(x)**2 */
 } gpuact_activation_kind;
 typedef struct gpuact_activation {
     gpuact_activation_kind kind;  /* zero-initialized = plain ReLU */
     float negative_slope;         /* LEAKY_RELU: y = x * slope for x <= 0; must be >= 0 */
-    float ceiling;                /* CLIPPED_RELU: y = min(max(x, 0), ceiling); must be > 0 */
+    float ceiling;                /* CLIPPED_RELU: y = min(max(x, 0), ceiling), > 0; HARDTANH: the upper bound */
+    float lower;                  /* HARDTANH: y = min(max(x, lower), ceiling); lower <= ceiling */
 } gpuact_activation;
 
 /* ReLU shortcuts: y = max(x, 0); dx = dy where !(x <= 0), else +0.
@@ -305,13 +337,17 @@ typedef struct gpuact_epilogue_desc {
 GPUACT_DEF gpuact_result gpuact_epilogue_forward(gpuact_context *ctx, const gpuact_epilogue_desc *d, gpuact_stream s);
 
 /* Backward of the epilogue: dx = select(passes, dy * scale, +0) (leaky:
-   (dy * scale) * slope where it does not pass), rounded once to dx's dtype;
+   (dy * scale) * slope where it does not pass; a smooth kind (GELU, SiLU,
+   squared ReLU): (dy * scale) * act'(z)), rounded once to dx's dtype;
    dbias[c] = sum over rows of dx[r][c] (optional; rows = 0 writes zeros, as
    a sum over an empty dimension), accumulated in f32 in a
    fixed order: bit-identical run to run on one device and backend.
-   The region comes from the forward's mask (exact) or from its output y
-   (relu and leaky only, scale > 0): y's region differs from z's only where
-   z * scale underflowed to zero. */
+   The region comes from the forward's mask (exact), from its output y
+   (relu and leaky only, scale > 0: y's region differs from z's only where
+   z * scale underflowed to zero), or from the forward's input x and bias:
+   z = x + bias is formed again exactly as the forward formed it (one f32
+   addition), so nothing but x has to be kept: the smooth kinds' source
+   (and only theirs). */
 typedef struct gpuact_epilogue_backward_desc {
     gpuact_activation act;
     size_t rows, cols;
@@ -322,8 +358,49 @@ typedef struct gpuact_epilogue_backward_desc {
     gpuact_buffer y, mask;     /* exactly one */
     size_t mask_ld;            /* as in the forward */
     gpuact_buffer dbias;       /* optional */
+    gpuact_buffer x, bias;     /* smooth kinds: the forward's x (instead of y or mask) and its bias (optional) */
+    gpuact_dtype x_dtype;      /* x's dtype, and the bias's: the backward takes a bias of x's dtype */
+    size_t ld_x;               /* 0 = cols */
 } gpuact_epilogue_backward_desc;
 GPUACT_DEF gpuact_result gpuact_epilogue_backward(gpuact_context *ctx, const gpuact_epilogue_backward_desc *d, gpuact_stream s);
+
+/* Gated activations after an up-projection (SwiGLU with GPUACT_SILU, GeGLU
+   with GPUACT_GELU or GPUACT_GELU_TANH, ReGLU with GPUACT_RELU):
+       y[r][c] = act(a[r][c] + bias_a[c]) * (b[r][c] + bias_b[c])
+   Both sums are one f32 addition each (none without the biases), act is the
+   kind's f32 formula, the product is one f32 multiplication, y is rounded
+   once. a and b are two rows x cols matrices, or the two halves of each row
+   of one fused projection X (rows x 2 cols): a = X, b = X + cols elements,
+   ld_a = ld_b = 2 cols; the biases likewise. */
+typedef struct gpuact_glu_desc {
+    gpuact_activation act;
+    size_t rows, cols;              /* of y (and of a, b) */
+    gpuact_dtype x_dtype, y_dtype;  /* x_dtype: a, b and the biases */
+    size_t ld_a, ld_b, ld_y;        /* 0 = cols */
+    gpuact_buffer a, b, y;
+    gpuact_buffer bias_a, bias_b;   /* optional, both or neither */
+} gpuact_glu_desc;
+GPUACT_DEF gpuact_result gpuact_glu_forward(gpuact_context *ctx, const gpuact_glu_desc *d, gpuact_stream s);
+
+/* Its backward in one pass, from the forward's inputs (nothing else is kept):
+       da = (dy * zb) * act'(za)   (ReGLU: dy * zb where za > 0, else +0, by selection)
+       db = dy * act(za)
+   with za, zb formed as the forward formed them, in f32, each rounded once
+   to the inputs' dtype; dbias_a / dbias_b (optional, both or neither) are
+   the column sums of da / db, accumulated like the epilogue's bias gradient
+   (fixed order, bit-identical run to run). da and db may be the two halves
+   of one buffer, as a and b may. */
+typedef struct gpuact_glu_backward_desc {
+    gpuact_activation act;
+    size_t rows, cols;
+    gpuact_dtype dy_dtype, x_dtype, dbias_dtype; /* x_dtype: a, b, the biases, da and db */
+    size_t ld_dy, ld_a, ld_b, ld_da, ld_db;       /* 0 = cols */
+    gpuact_buffer dy, a, b, bias_a, bias_b;       /* the forward's inputs (biases optional, both or neither) */
+    gpuact_buffer da, db;
+    gpuact_buffer dbias_a, dbias_b;               /* optional, both or neither */
+} gpuact_glu_backward_desc;
+GPUACT_DEF gpuact_result gpuact_glu_backward(gpuact_context *ctx, const gpuact_glu_backward_desc *d,
+                                             gpuact_stream s);
 
 /* TESTING: the kernel variants, for test suites that must prove they ran
    each one. i runs from 0; returns -1 past the last slot, 0 for a slot no
@@ -331,6 +408,11 @@ GPUACT_DEF gpuact_result gpuact_epilogue_backward(gpuact_context *ctx, const gpu
    2 for one it launched. name (if not NULL) gets the kernel's name, as a
    profiler shows it. */
 GPUACT_DEF int gpuact_testing_variant(const gpuact_context *ctx, int i, char *name, size_t name_size);
+/* TESTING: builds kernel variant slot i (as gpuact_testing_variant counts
+   them) or loads it from the disk cache, without launching it: SUCCESS, or
+   NOT_SUPPORTED for a slot no call can reach. Threads with contexts of their
+   own build in parallel, so a test run can fill the disk cache first. */
+GPUACT_DEF gpuact_result gpuact_testing_prepare(gpuact_context *ctx, int i);
 /* TESTING: what benchmarks need beside the operations. An asynchronous
    device-to-device copy on s (NULL: the context's stream), the bandwidth
    limit the kernels are measured against; and device-side timing on s:
@@ -550,8 +632,9 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
    kernels/contract.h. Every kernel of every backend has that parameter
    list, so one launch description serves all of them:
 
-   FORWARD  (t = x, y, bias dtypes): in=x, out=y, aux=bias, mask written.
-   BACKWARD (t = dy, dx, src dtypes): in=dy, out=dx, aux=x or y, mask read,
+   FORWARD  (t = x, y, bias dtypes): in=x, out=y, bias, mask written.
+   BACKWARD (t = dy, dx, src dtypes): in=dy, out=dx, aux=x or y, bias
+            (fromx; x's dtype), mask read,
             part = f32 partial column sums [grid_y][cols] with dbias.
    DBIAS    (t[1] = dbias dtype): in=part (rows = number of partial rows),
             out=dbias: out[c] = sum over r of part[r][c], in order.
@@ -581,13 +664,17 @@ typedef struct gpuact__variant {
     GPUACT_FIELDS(GPUACT__FIELD_DECL_)
 } gpuact__variant;
 
+/* A launch: the variant, the kernel's parameters as kernels/contract.h
+   lists them (GPUACT_KERNEL_PARAMS), and the grid. */
+#define GPUACT__L_BUF_(name) gpuact_buffer name;
+#define GPUACT__L_U64_(name) uint64_t name;
+#define GPUACT__L_F32_(name) float name;
+#define GPUACT__L_I32_(name) int name; /* flags: GPUACT_F_* */
 typedef struct gpuact__launch {
     gpuact__variant v;
-    gpuact_buffer in, out, aux, mask, part;
-    uint64_t rows, cols, ld_in, ld_out, ld_aux, mask_ld;
-    float scale, slope, ceiling;
-    int flags;                 /* GPUACT_F_* */
+    GPUACT_KERNEL_PARAMS(GPUACT__L_BUF_, GPUACT__L_U64_, GPUACT__L_F32_, GPUACT__L_I32_, )
     uint64_t grid_x, grid_y;   /* blocks */
+    int prepare_only;          /* build (or load) the kernel, launch nothing (gpuact_testing_prepare) */
 } gpuact__launch;
 
 /* Slots of the mixed-radix variant index: ops x dtypes^3 x every field. */
@@ -598,14 +685,29 @@ typedef struct gpuact__launch {
 /* Whether the epilogue backward may take the kind's region from y (the
    table's from_y column). kind is in range. */
 static int gpuact__kind_from_y(int kind) {
-#define GPUACT__KIND_FROM_Y_(name, slope, ceiling, from_y) from_y,
+#define GPUACT__KIND_FROM_Y_(name, slope, ceiling, lower, from_y, select, glu) from_y,
     static const unsigned char from_y[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_FROM_Y_) 0};
     return from_y[kind];
 }
+/* Whether the glu ops take the kind (the table's glu column). */
+static int gpuact__kind_glu(int kind) {
+#define GPUACT__KIND_GLU_(name, slope, ceiling, lower, from_y, select, glu) glu,
+    static const unsigned char g[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_GLU_) 0};
+    return g[kind];
+}
+/* Whether the kind is of the ReLU family (the table's select column: mask,
+   selection paths); else smooth. kind is in range. */
+static int gpuact__kind_select(int kind) {
+#define GPUACT__KIND_SELECT_(name, slope, ceiling, lower, from_y, select, glu) select,
+    static const unsigned char sel[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_SELECT_) 0};
+    return sel[kind];
+}
 
 /* Whether the API can ask for V; only those are kernels. Forward: from x
-   (select: one dtype in and out, no bias); backward: from the mask, the
-   region's dtype is dy's; select: dy's dtype out; dbias: f32 parts in. */
+   (select: one dtype in and out, no bias; a smooth kind: no mask, no
+   select); backward: from the mask, the region's dtype is dy's; select:
+   dy's dtype out; fromx: exactly for the smooth kinds (never with the mask
+   or select); dbias: f32 parts in. */
 static int gpuact__variant_reachable(const gpuact__variant *V) {
     int i;
 #define GPUACT__FIELD_OK_(name, NAME, count) if (V->name < 0 || V->name >= (count)) return 0;
@@ -615,14 +717,23 @@ static int gpuact__variant_reachable(const gpuact__variant *V) {
         if ((int)V->t[i] < 0 || (int)V->t[i] >= GPUACT_DT_COUNT) return 0;
     switch (V->op) {
     case GPUACT_OP_forward:
+        if (V->fromx || (!gpuact__kind_select(V->kind) && (V->mask || V->select))) return 0;
         return !V->dbias && (!V->select || (V->t[0] == V->t[1] && V->t[1] == V->t[2]));
     case GPUACT_OP_backward:
+        /* fromx: exactly the smooth kinds (the ReLU family has the mask and y) */
+        if (V->fromx != !gpuact__kind_select(V->kind)) return 0;
+        if (V->fromx) return !V->mask && !V->select;
         /* without the mask and without from_y, only the elementwise op: one dtype, no scale, no dbias */
         if (!V->mask && !gpuact__kind_from_y(V->kind))
             return V->t[0] == V->t[1] && V->t[1] == V->t[2] && V->select && !V->dbias;
         return (!V->mask || V->t[2] == V->t[0]) && (!V->select || V->t[0] == V->t[1]);
+    case GPUACT_OP_glu_forward: /* t = a/b/biases, y, a/b/biases */
+    case GPUACT_OP_glu_backward: /* t = dy, da/db (the inputs' dtype), a/b/biases */
+        if (!gpuact__kind_glu(V->kind) || V->mask || V->select || V->fromx) return 0;
+        return V->op == GPUACT_OP_glu_forward ? V->t[2] == V->t[0] && !V->dbias : V->t[1] == V->t[2];
     default:
-        return V->t[0] == GPUACT_F32 && V->t[2] == GPUACT_F32 && !V->kind && !V->mask && !V->dbias && !V->select;
+        return V->t[0] == GPUACT_F32 && V->t[2] == GPUACT_F32 && !V->kind && !V->mask && !V->dbias && !V->select &&
+               !V->fromx;
     }
 }
 
@@ -655,7 +766,7 @@ static GPUACT__UNUSED void gpuact__variant_at(int i, gpuact__variant *V) {
 
 #define GPUACT__DT_NAME_(name, bytes) #name,
 static const char *const gpuact__dtype_names[] = {GPUACT_DTYPES(GPUACT__DT_NAME_) "unknown"};
-#define GPUACT__KIND_NAME_(name, slope, ceiling, from_y) #name,
+#define GPUACT__KIND_NAME_(name, slope, ceiling, lower, from_y, select, glu) #name,
 static const char *const gpuact__kind_names[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_NAME_) "unknown"};
 #define GPUACT__OP_NAME_(name, short_name) #name,
 static GPUACT__UNUSED const char *const gpuact__op_names[] = {GPUACT_OPS(GPUACT__OP_NAME_) "unknown"};
@@ -665,7 +776,7 @@ static const char *gpuact__dtype_name(gpuact_dtype dt) {
     return gpuact__dtype_names[(unsigned)dt < GPUACT_DT_COUNT ? (int)dt : GPUACT_DT_COUNT];
 }
 
-/* The kernel's name: gpuact_<op>_<kind>[_mask|_frommask][_dbias][_plain]_
+/* The kernel's name: gpuact_<op>_<kind>[_mask|_frommask|_fromx][_dbias][_plain]_
    <t0>_<t1>_<t2>, e.g. gpuact_fwd_relu_mask_f32_f32_f32 or
    gpuact_bwd_leaky_frommask_dbias_bf16_bf16_bf16; the dbias pass is
    gpuact_dbias_f32_<dbias dtype>_f32. */
@@ -675,7 +786,8 @@ static void gpuact__variant_name(const gpuact__variant *V, char *buf, size_t siz
                  gpuact__dtype_names[V->t[2]]);
     else
         snprintf(buf, size, "gpuact_%s_%s%s%s%s_%s_%s_%s", gpuact__op_short[V->op], gpuact__kind_names[V->kind],
-                 !V->mask ? "" : V->op == GPUACT_OP_forward ? "_mask" : "_frommask", V->dbias ? "_dbias" : "",
+                 V->fromx ? "_fromx" : !V->mask ? "" : V->op == GPUACT_OP_forward ? "_mask" : "_frommask",
+                 V->dbias ? "_dbias" : "",
                  V->select ? "_plain" : "", gpuact__dtype_names[V->t[0]], gpuact__dtype_names[V->t[1]],
                  gpuact__dtype_names[V->t[2]]);
 }
@@ -1161,7 +1273,7 @@ static gpuact_result gpuact__dbias_zero(gpuact_context *ctx, gpuact_stream s,
     F.v.op = GPUACT_OP_dbias;
     F.v.t[0] = GPUACT_F32; F.v.t[1] = d->dbias_dtype; F.v.t[2] = GPUACT_F32;
     F.in = d->dbias; /* never read: no rows */
-    F.out = d->dbias; F.rows = 0; F.cols = d->cols; F.grid_y = 1;
+    F.out = d->dbias; F.rows = 0; F.cols = F.ld_in = d->cols; F.grid_y = 1;
     return gpuact__dispatch(ctx, s, &F);
 }
 
@@ -1175,7 +1287,18 @@ typedef struct gpuact__region {
     size_t align;   /* the element size: offsets must be multiples of it */
     int output;
     int alias;      /* index of the region this one may alias exactly, or -1 */
+    size_t row_bytes, ld_bytes; /* a strided matrix's row and row pitch (0: one span); see gpuact__interleaved */
 } gpuact__region;
+
+/* Whether two strided matrices of one pitch never share a byte although
+   their spans overlap: the rows of one fall in the gaps between the other's
+   (the two halves of a fused projection's rows). */
+static int gpuact__interleaved(const gpuact__region *a, const gpuact__region *b) {
+    size_t delta;
+    if (!a->ld_bytes || a->ld_bytes != b->ld_bytes) return 0;
+    delta = (b->buf.offset - a->buf.offset) % a->ld_bytes; /* b's rows start delta bytes into a's pitch */
+    return a->row_bytes <= delta && delta + b->row_bytes <= a->ld_bytes;
+}
 
 static int gpuact__finite(float f) { return f == f && f - f == 0.0f; }
 
@@ -1240,6 +1363,7 @@ static gpuact_result gpuact__check_regions(gpuact_context *ctx, const char *fn, 
             if (a->buf.offset >= b->buf.offset + b->bytes || b->buf.offset >= a->buf.offset + a->bytes) continue;
             if ((a->alias == j || b->alias == i) && a->buf.offset == b->buf.offset && a->bytes == b->bytes)
                 continue;
+            if (a->buf.offset <= b->buf.offset ? gpuact__interleaved(a, b) : gpuact__interleaved(b, a)) continue;
             return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
                                 "%s: %s (bytes %zu..%zu) and %s (bytes %zu..%zu) overlap in one allocation. "
                                 "In-place use needs exact aliasing (same handle and offset, same dtype and "
@@ -1258,28 +1382,38 @@ static gpuact_result gpuact__check_dtype(const char *fn, const char *field, gpua
 }
 
 /* The public enum and the contract's table must list the same kinds. */
-typedef char gpuact__kind_table_check[GPUACT_CLIPPED_RELU + 1 == GPUACT_KIND_COUNT ? 1 : -1];
+typedef char gpuact__kind_table_check[GPUACT_SQUARED_RELU + 1 == GPUACT_KIND_COUNT ? 1 : -1];
 
-/* The kind's parameters, as its row of GPUACT_ACTIVATIONS says it uses them. */
-static gpuact_result gpuact__check_act(const char *fn, gpuact_activation a) {
-#define GPUACT__KIND_USES_(name, slope, ceiling, from_y) {slope, ceiling},
-    static const unsigned char uses[][2] = {GPUACT_ACTIVATIONS(GPUACT__KIND_USES_) {0, 0}};
-    if ((unsigned)a.kind >= GPUACT_KIND_COUNT) {
+/* The kind's parameters, as its row of GPUACT_ACTIVATIONS says it uses
+   them. A bound of -0 becomes +0 (torch's clamp with a bound of 0 gives +0
+   for -0 below it; see kernels/act.h). */
+static gpuact_result gpuact__check_act(const char *fn, gpuact_activation *a) {
+#define GPUACT__KIND_USES_(name, slope, ceiling, lower, from_y, select, glu) {slope, ceiling, lower},
+    static const unsigned char uses[][3] = {GPUACT_ACTIVATIONS(GPUACT__KIND_USES_) {0, 0, 0}};
+    if ((unsigned)a->kind >= GPUACT_KIND_COUNT) {
         int k;
         gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: act.kind = %d is not a gpuact_activation_kind (0 to %d:", fn,
-                     (int)a.kind, GPUACT_KIND_COUNT - 1);
+                     (int)a->kind, GPUACT_KIND_COUNT - 1);
         for (k = 0; k < GPUACT_KIND_COUNT; k++) gpuact__append(" %d %s", k, gpuact__kind_names[k]);
         gpuact__append(")");
         return GPUACT_ERROR_INVALID_ARGUMENT;
     }
-    if (uses[a.kind][0] && !(a.negative_slope >= 0.0f))
+    if (uses[a->kind][0] && !(a->negative_slope >= 0.0f))
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
                             "%s: act.negative_slope = %g; %s needs a slope >= 0 (not NaN)", fn,
-                            (double)a.negative_slope, gpuact__kind_names[a.kind]);
-    if (uses[a.kind][1] && !(a.ceiling > 0.0f))
+                            (double)a->negative_slope, gpuact__kind_names[a->kind]);
+    if (uses[a->kind][2]) {
+        if (!(a->lower <= a->ceiling))
+            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                                "%s: act.lower = %g, act.ceiling = %g; %s needs lower <= ceiling (neither NaN)", fn,
+                                (double)a->lower, (double)a->ceiling, gpuact__kind_names[a->kind]);
+        if (a->lower == 0.0f) a->lower = 0.0f;
+        if (a->ceiling == 0.0f) a->ceiling = 0.0f;
+    } else if (uses[a->kind][1] && !(a->ceiling > 0.0f)) {
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: act.ceiling = %g; %s needs a ceiling > 0 (not NaN)", fn, (double)a.ceiling,
-                            gpuact__kind_names[a.kind]);
+                            "%s: act.ceiling = %g; %s needs a ceiling > 0 (not NaN)", fn, (double)a->ceiling,
+                            gpuact__kind_names[a->kind]);
+    }
     return GPUACT_SUCCESS;
 }
 
@@ -1391,7 +1525,7 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
     gpuact_result r;
     int has_data;
     GPUACT__NEED_CTX(fn);
-    if ((r = gpuact__check_act(fn, d->act)) || (r = gpuact__check_dtype(fn, "x_dtype", d->x_dtype)) ||
+    if ((r = gpuact__check_act(fn, &d->act)) || (r = gpuact__check_dtype(fn, "x_dtype", d->x_dtype)) ||
         (r = gpuact__check_dtype(fn, "y_dtype", d->y_dtype)) ||
         (d->bias.handle && (r = gpuact__check_dtype(fn, "bias_dtype", d->bias_dtype))) ||
         (r = gpuact__resolve_scale(fn, &d->scale)) || (r = gpuact__resolve_ld(fn, "ld_x", d->cols, &d->ld_x)) ||
@@ -1401,10 +1535,15 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
         (r = gpuact__matrix_extent(fn, "y", d->rows, d->cols, d->ld_y, d->y_dtype, &yb)) ||
         (d->bias.handle && (r = gpuact__matrix_extent(fn, "bias", 1, d->cols, d->cols, d->bias_dtype, &bb))))
         return r;
+    if (d->mask.handle && !gpuact__kind_select(d->act.kind))
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: %s has no 1-bit mask (its gradient is not 0 or 1): leave mask absent and keep x "
+                            "for the backward", fn, gpuact__kind_names[d->act.kind]);
     if (d->mask.handle && !gpuact__mask_extent(d->rows, d->cols, d->mask_ld, &mb))
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: the mask spans more bytes than size_t holds", fn);
     has_data = d->rows && d->cols;
     if (has_data && ((r = gpuact__require(fn, "x", d->x)) || (r = gpuact__require(fn, "y", d->y)))) return r;
+    memset(reg, 0, sizeof reg);
     reg[0].name = "x";    reg[0].buf = d->x;    reg[0].bytes = xb; reg[0].align = gpuact_dtype_size(d->x_dtype);
     reg[0].output = 0;    reg[0].alias = -1;
     reg[1].name = "y";    reg[1].buf = d->y;    reg[1].bytes = yb; reg[1].align = gpuact_dtype_size(d->y_dtype);
@@ -1421,17 +1560,19 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
     L.v.t[0] = d->x_dtype;
     L.v.t[1] = d->y_dtype;
     L.v.t[2] = d->bias.handle ? d->bias_dtype : d->x_dtype;
-    L.in = d->x; L.out = d->y; L.aux = d->bias; L.mask = d->mask;
+    L.in = d->x; L.out = d->y; L.bias = d->bias; L.mask = d->mask;
     L.rows = d->rows; L.cols = d->cols; L.ld_in = d->ld_x; L.ld_out = d->ld_y; L.mask_ld = d->mask_ld;
     L.scale = d->scale; L.slope = d->act.negative_slope; L.v.kind = (int)d->act.kind;
     L.ceiling = f->elementwise ? gpuact__round_to_dtype(d->x_dtype, d->act.ceiling) : d->act.ceiling;
+    L.lower = f->elementwise ? gpuact__round_to_dtype(d->x_dtype, d->act.lower) : d->act.lower;
     L.flags = (d->bias.handle ? GPUACT_F_BIAS : 0) | (d->scale != 1.0f ? GPUACT_F_SCALE : 0) |
               (!d->bias.handle && d->scale == 1.0f && d->x_dtype == d->y_dtype ? GPUACT_F_RAW : 0);
     /* plain: y is a selection of x's bits (the clip test runs on bits, so
-       the ceiling must be exact in x's dtype: the elementwise ops round it). */
+       the bounds must be exact in x's dtype: the elementwise ops round them). */
     L.v.mask = d->mask.handle != NULL;
-    L.v.select = !d->bias.handle && d->scale == 1.0f && d->x_dtype == d->y_dtype &&
-                 gpuact__round_to_dtype(d->x_dtype, L.ceiling) == L.ceiling;
+    L.v.select = gpuact__kind_select(L.v.kind) && !d->bias.handle && d->scale == 1.0f &&
+                 d->x_dtype == d->y_dtype && gpuact__round_to_dtype(d->x_dtype, L.ceiling) == L.ceiling &&
+                 gpuact__round_to_dtype(d->x_dtype, L.lower) == L.lower;
     return gpuact__dispatch(ctx, s ? s : ctx->desc.stream, &L);
 }
 
@@ -1445,44 +1586,65 @@ typedef struct gpuact__bwd {
 static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuact_stream s) {
     gpuact_epilogue_backward_desc *d = &b->d;
     const char *fn = b->fn;
-    gpuact__region reg[5];
+    gpuact__region reg[7];
     gpuact__launch L;
-    size_t dyb, dxb, yb = 0, mb = 0, db = 0;
+    size_t dyb, dxb, yb = 0, mb = 0, db = 0, xb = 0, bb = 0;
     gpuact_result r;
-    int has_data;
+    int has_data, sources, smooth;
     GPUACT__NEED_CTX(fn);
     has_data = d->rows && d->cols;
-    if (d->y.handle ? d->mask.handle != NULL : d->mask.handle == NULL && has_data)
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: give exactly one of %s (the forward's %s) and mask; %s", fn, b->src_name,
-                            b->elementwise ? "input or output" : "output",
-                            d->y.handle ? "both were given" : "neither was given");
-    if ((r = gpuact__check_act(fn, d->act)) || (r = gpuact__check_dtype(fn, "dy_dtype", d->dy_dtype)) ||
+    sources = (d->y.handle != NULL) + (d->mask.handle != NULL) + (d->x.handle != NULL);
+    if (sources > 1 || (!sources && has_data))
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: give exactly one of %s and mask; %s", fn,
+                            b->elementwise ? "x (the forward's input or output)" : "y (the forward's output), x",
+                            sources ? "more than one was given" : "none was given");
+    if ((r = gpuact__check_act(fn, &d->act)) || (r = gpuact__check_dtype(fn, "dy_dtype", d->dy_dtype)) ||
         (r = gpuact__check_dtype(fn, "dx_dtype", d->dx_dtype)) ||
         (d->y.handle && (r = gpuact__check_dtype(fn, "y_dtype", d->y_dtype))) ||
+        (d->x.handle && (r = gpuact__check_dtype(fn, "x_dtype", d->x_dtype))) ||
         (d->dbias.handle && (r = gpuact__check_dtype(fn, "dbias_dtype", d->dbias_dtype))) ||
         (r = gpuact__resolve_scale(fn, &d->scale)) ||
         (r = gpuact__resolve_ld(fn, "ld_dy", d->cols, &d->ld_dy)) ||
         (r = gpuact__resolve_ld(fn, "ld_dx", d->cols, &d->ld_dx)) ||
         (d->y.handle && (r = gpuact__resolve_ld(fn, "ld_y", d->cols, &d->ld_y))) ||
+        (d->x.handle && (r = gpuact__resolve_ld(fn, "ld_x", d->cols, &d->ld_x))) ||
         (d->mask.handle && (r = gpuact__resolve_mask_ld(fn, d->cols, &d->mask_ld))) ||
         (r = gpuact__matrix_extent(fn, "dy", d->rows, d->cols, d->ld_dy, d->dy_dtype, &dyb)) ||
         (r = gpuact__matrix_extent(fn, "dx", d->rows, d->cols, d->ld_dx, d->dx_dtype, &dxb)) ||
         (d->y.handle && (r = gpuact__matrix_extent(fn, b->src_name, d->rows, d->cols, d->ld_y, d->y_dtype, &yb))) ||
+        (d->x.handle && (r = gpuact__matrix_extent(fn, "x", d->rows, d->cols, d->ld_x, d->x_dtype, &xb))) ||
+        (d->x.handle && d->bias.handle &&
+         (r = gpuact__matrix_extent(fn, "bias", 1, d->cols, d->cols, d->x_dtype, &bb))) ||
         (d->dbias.handle && (r = gpuact__matrix_extent(fn, "dbias", 1, d->cols, d->cols, d->dbias_dtype, &db))))
         return r;
+    smooth = !gpuact__kind_select(d->act.kind);
+    if (d->bias.handle && !d->x.handle)
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: bias is only read with x (the backward from the forward's input); it was given "
+                            "with %s", fn, d->mask.handle ? "mask" : "y");
+    if (d->x.handle && !smooth)
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: x is the source of the smooth kinds' backward; %s takes the forward's mask%s", fn,
+                            gpuact__kind_names[d->act.kind], gpuact__kind_from_y(d->act.kind) ? " or y" : "");
+    if (smooth && d->mask.handle)
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
+                            "%s: %s has no 1-bit mask (its gradient is not 0 or 1): give the forward's input x%s",
+                            fn, gpuact__kind_names[d->act.kind], b->elementwise ? "" : " (and its bias)");
     if (d->y.handle && !b->elementwise && !gpuact__kind_from_y(d->act.kind))
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: %s's epilogue backward needs the forward's mask: its output y cannot tell "
-                            "x + bias >= ceiling from x + bias just below it after scaling", fn,
-                            gpuact__kind_names[d->act.kind]);
-    if (d->y.handle && !(d->scale > 0.0f))
+                            smooth ? "%s: %s's epilogue backward needs the forward's input x (and its bias): the "
+                                     "derivative is taken at x + bias, which y does not determine"
+                                   : "%s: %s's epilogue backward needs the forward's mask or its input x: its "
+                                     "output y cannot tell x + bias >= ceiling from x + bias just below it after "
+                                     "scaling", fn, gpuact__kind_names[d->act.kind]);
+    if (d->y.handle && !(d->scale > 0.0f) && !(b->elementwise && smooth))
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
                             "%s: the backward from y needs scale > 0 (got %g): a negative scale flips the "
-                            "sign y carries; use the mask", fn, (double)d->scale);
+                            "sign y carries; use the mask or x", fn, (double)d->scale);
     if (d->mask.handle && !gpuact__mask_extent(d->rows, d->cols, d->mask_ld, &mb))
         return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: the mask spans more bytes than size_t holds", fn);
     if (has_data && ((r = gpuact__require(fn, "dy", d->dy)) || (r = gpuact__require(fn, "dx", d->dx)))) return r;
+    memset(reg, 0, sizeof reg);
     reg[0].name = "dy";  reg[0].buf = d->dy;  reg[0].bytes = dyb; reg[0].align = gpuact_dtype_size(d->dy_dtype);
     reg[0].output = 0;   reg[0].alias = -1;
     reg[1].name = "dx";  reg[1].buf = d->dx;  reg[1].bytes = dxb; reg[1].align = gpuact_dtype_size(d->dx_dtype);
@@ -1495,7 +1657,12 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
     reg[4].name = "dbias"; reg[4].buf = d->dbias; reg[4].bytes = db;
     reg[4].align = d->dbias.handle ? gpuact_dtype_size(d->dbias_dtype) : 1;
     reg[4].output = 1;   reg[4].alias = -1;
-    if ((r = gpuact__check_regions(ctx, fn, reg, 5))) return r;
+    reg[5].name = "x";   reg[5].buf = d->x;   reg[5].bytes = xb;
+    reg[5].align = d->x.handle ? gpuact_dtype_size(d->x_dtype) : 1;
+    reg[5].output = 0;   reg[5].alias = -1;
+    reg[6].name = "bias"; reg[6].buf = d->bias; reg[6].bytes = bb; reg[6].align = reg[5].align;
+    reg[6].output = 0;   reg[6].alias = -1;
+    if ((r = gpuact__check_regions(ctx, fn, reg, 7))) return r;
     if (!s) s = ctx->desc.stream;
     if (!has_data) return d->dbias.handle && d->cols ? gpuact__dbias_zero(ctx, s, d) : GPUACT_SUCCESS;
 
@@ -1503,15 +1670,19 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
     L.v.op = GPUACT_OP_backward;
     L.v.t[0] = d->dy_dtype;
     L.v.t[1] = d->dx_dtype;
-    L.v.t[2] = d->y.handle ? d->y_dtype : d->dy_dtype;
-    L.in = d->dy; L.out = d->dx; L.aux = d->y; L.mask = d->mask;
-    L.rows = d->rows; L.cols = d->cols; L.ld_in = d->ld_dy; L.ld_out = d->ld_dx; L.ld_aux = d->ld_y;
+    L.v.t[2] = d->y.handle ? d->y_dtype : d->x.handle ? d->x_dtype : d->dy_dtype;
+    L.in = d->dy; L.out = d->dx; L.aux = d->x.handle ? d->x : d->y; L.bias = d->bias; L.mask = d->mask;
+    L.rows = d->rows; L.cols = d->cols; L.ld_in = d->ld_dy; L.ld_out = d->ld_dx;
+    L.ld_aux = d->x.handle ? d->ld_x : d->ld_y;
     L.mask_ld = d->mask_ld; L.scale = d->scale; L.slope = d->act.negative_slope; L.v.kind = (int)d->act.kind;
     L.ceiling = b->elementwise ? gpuact__round_to_dtype(d->dy_dtype, d->act.ceiling) : d->act.ceiling;
-    L.flags = d->scale != 1.0f ? GPUACT_F_SCALE : 0;
+    L.lower = b->elementwise ? gpuact__round_to_dtype(d->dy_dtype, d->act.lower) : d->act.lower;
+    L.flags = (d->scale != 1.0f ? GPUACT_F_SCALE : 0) | (d->bias.handle ? GPUACT_F_BIAS : 0);
     L.v.mask = d->mask.handle != NULL;
     L.v.dbias = d->dbias.handle != NULL;
-    L.v.select = d->scale == 1.0f && d->dy_dtype == d->dx_dtype;
+    /* z in f32 from the forward's input: the smooth kinds */
+    L.v.fromx = smooth;
+    L.v.select = !smooth && d->scale == 1.0f && d->dy_dtype == d->dx_dtype;
     if (d->dbias.handle) {
         /* Deterministic bias gradient: each of `parts` row groups writes its
            column sums to the workspace in a fixed order, then one pass adds
@@ -1527,7 +1698,7 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
         memset(&F, 0, sizeof F);
         F.v.op = GPUACT_OP_dbias;
         F.v.t[0] = GPUACT_F32; F.v.t[1] = d->dbias_dtype; F.v.t[2] = GPUACT_F32;
-        F.in = L.part; F.out = d->dbias; F.rows = parts; F.cols = d->cols;
+        F.in = L.part; F.out = d->dbias; F.rows = parts; F.cols = F.ld_in = d->cols;
         F.grid_y = 1;
         if ((r = gpuact__dispatch(ctx, s, &L)) == GPUACT_SUCCESS) r = gpuact__dispatch(ctx, s, &F);
         return gpuact__workspace_release(ctx, s, slot, r);
@@ -1611,6 +1782,175 @@ GPUACT_DEF gpuact_result gpuact_epilogue_backward(gpuact_context *ctx, const gpu
     b.src_name = "y";
     b.d = *d;
     return gpuact__backward(ctx, &b, s);
+}
+
+/* ---- >>glu: the gated forms ---------------------------------------------------- */
+
+/* One matrix argument of a glu op: its region (strided, for the halves
+   check) after its ld is resolved and its extent checked. */
+static gpuact_result gpuact__glu_matrix(const char *fn, const char *name, const char *ld_name, size_t rows,
+                                        size_t cols, size_t *ld, gpuact_dtype dt, gpuact_buffer b, int output,
+                                        gpuact__region *reg) {
+    gpuact_result r;
+    memset(reg, 0, sizeof *reg);
+    if ((r = gpuact__resolve_ld(fn, ld_name, cols, ld)) ||
+        (r = gpuact__matrix_extent(fn, name, rows, cols, *ld, dt, &reg->bytes)))
+        return r;
+    if (rows && cols && (r = gpuact__require(fn, name, b))) return r;
+    reg->name = name;
+    reg->buf = b;
+    reg->align = gpuact_dtype_size(dt);
+    reg->output = output;
+    reg->alias = -1;
+    reg->row_bytes = cols * reg->align;
+    reg->ld_bytes = rows > 1 ? *ld * reg->align : 0;
+    return GPUACT_SUCCESS;
+}
+
+/* A vector of cols elements (a bias or its gradient), optional. */
+static gpuact_result gpuact__glu_vector(const char *fn, const char *name, size_t cols, gpuact_dtype dt,
+                                        gpuact_buffer b, int output, gpuact__region *reg) {
+    memset(reg, 0, sizeof *reg);
+    reg->name = name;
+    reg->buf = b;
+    reg->align = b.handle ? gpuact_dtype_size(dt) : 1;
+    reg->output = output;
+    reg->alias = -1;
+    return b.handle ? gpuact__matrix_extent(fn, name, 1, cols, cols, dt, &reg->bytes) : GPUACT_SUCCESS;
+}
+
+static gpuact_result gpuact__glu_common(const char *fn, gpuact_activation *act, gpuact_buffer p, gpuact_buffer q,
+                                        const char *pq) {
+    gpuact_result r;
+    int k;
+    if ((r = gpuact__check_act(fn, act))) return r;
+    if ((p.handle == NULL) != (q.handle == NULL))
+        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: give both of %s or neither", fn, pq);
+    if (gpuact__kind_glu(act->kind)) return GPUACT_SUCCESS;
+    gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: act.kind = %s does not gate; the glu ops take", fn,
+                 gpuact__kind_names[act->kind]);
+    for (k = 0; k < GPUACT_KIND_COUNT; k++)
+        if (gpuact__kind_glu(k)) gpuact__append(" %s", gpuact__kind_names[k]);
+    return GPUACT_ERROR_INVALID_ARGUMENT;
+}
+
+GPUACT_DEF gpuact_result gpuact_glu_forward(gpuact_context *ctx, const gpuact_glu_desc *dp, gpuact_stream s) {
+    const char *fn = "gpuact_glu_forward";
+    gpuact_glu_desc d;
+    gpuact__region reg[5];
+    gpuact__launch L;
+    gpuact_result r;
+    if (!dp) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: desc is NULL", fn);
+    GPUACT__NEED_CTX(fn);
+    d = *dp;
+    if ((r = gpuact__glu_common(fn, &d.act, d.bias_a, d.bias_b, "bias_a and bias_b")) ||
+        (r = gpuact__check_dtype(fn, "x_dtype", d.x_dtype)) || (r = gpuact__check_dtype(fn, "y_dtype", d.y_dtype)) ||
+        (r = gpuact__glu_matrix(fn, "a", "ld_a", d.rows, d.cols, &d.ld_a, d.x_dtype, d.a, 0, &reg[0])) ||
+        (r = gpuact__glu_matrix(fn, "b", "ld_b", d.rows, d.cols, &d.ld_b, d.x_dtype, d.b, 0, &reg[1])) ||
+        (r = gpuact__glu_matrix(fn, "y", "ld_y", d.rows, d.cols, &d.ld_y, d.y_dtype, d.y, 1, &reg[2])) ||
+        (r = gpuact__glu_vector(fn, "bias_a", d.cols, d.x_dtype, d.bias_a, 0, &reg[3])) ||
+        (r = gpuact__glu_vector(fn, "bias_b", d.cols, d.x_dtype, d.bias_b, 0, &reg[4])) ||
+        (r = gpuact__check_regions(ctx, fn, reg, 5)) || !d.rows || !d.cols)
+        return r;
+    memset(&L, 0, sizeof L);
+    L.v.op = GPUACT_OP_glu_forward;
+    L.v.t[0] = L.v.t[2] = d.x_dtype;
+    L.v.t[1] = d.y_dtype;
+    L.v.kind = (int)d.act.kind;
+    L.in = d.a; L.aux = d.b; L.out = d.y; L.bias = d.bias_a; L.bias2 = d.bias_b;
+    L.rows = d.rows; L.cols = d.cols; L.ld_in = d.ld_a; L.ld_aux = d.ld_b; L.ld_out = d.ld_y;
+    L.flags = d.bias_a.handle ? GPUACT_F_BIAS : 0;
+    return gpuact__dispatch(ctx, s ? s : ctx->desc.stream, &L);
+}
+
+/* dbias[c] = 0 for c < cols: the sum over no rows. */
+static gpuact_result gpuact__zero_vector(gpuact_context *ctx, gpuact_stream s, gpuact_buffer v, gpuact_dtype dt,
+                                         size_t cols) {
+    gpuact__launch F;
+    memset(&F, 0, sizeof F);
+    F.v.op = GPUACT_OP_dbias;
+    F.v.t[0] = GPUACT_F32; F.v.t[1] = dt; F.v.t[2] = GPUACT_F32;
+    F.in = v; /* never read: no rows */
+    F.out = v; F.rows = 0; F.cols = F.ld_in = cols; F.grid_y = 1;
+    return gpuact__dispatch(ctx, s, &F);
+}
+
+GPUACT_DEF gpuact_result gpuact_glu_backward(gpuact_context *ctx, const gpuact_glu_backward_desc *dp,
+                                             gpuact_stream s) {
+    const char *fn = "gpuact_glu_backward";
+    gpuact_glu_backward_desc d;
+    gpuact__region reg[9];
+    gpuact__launch L;
+    gpuact_result r;
+    if (!dp) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: desc is NULL", fn);
+    GPUACT__NEED_CTX(fn);
+    d = *dp;
+    if ((r = gpuact__glu_common(fn, &d.act, d.bias_a, d.bias_b, "bias_a and bias_b")) ||
+        (r = gpuact__glu_common(fn, &d.act, d.dbias_a, d.dbias_b, "dbias_a and dbias_b")) ||
+        (r = gpuact__check_dtype(fn, "dy_dtype", d.dy_dtype)) || (r = gpuact__check_dtype(fn, "x_dtype", d.x_dtype)) ||
+        (d.dbias_a.handle && (r = gpuact__check_dtype(fn, "dbias_dtype", d.dbias_dtype))) ||
+        (r = gpuact__glu_matrix(fn, "dy", "ld_dy", d.rows, d.cols, &d.ld_dy, d.dy_dtype, d.dy, 0, &reg[0])) ||
+        (r = gpuact__glu_matrix(fn, "a", "ld_a", d.rows, d.cols, &d.ld_a, d.x_dtype, d.a, 0, &reg[1])) ||
+        (r = gpuact__glu_matrix(fn, "b", "ld_b", d.rows, d.cols, &d.ld_b, d.x_dtype, d.b, 0, &reg[2])) ||
+        (r = gpuact__glu_matrix(fn, "da", "ld_da", d.rows, d.cols, &d.ld_da, d.x_dtype, d.da, 1, &reg[3])) ||
+        (r = gpuact__glu_matrix(fn, "db", "ld_db", d.rows, d.cols, &d.ld_db, d.x_dtype, d.db, 1, &reg[4])) ||
+        (r = gpuact__glu_vector(fn, "bias_a", d.cols, d.x_dtype, d.bias_a, 0, &reg[5])) ||
+        (r = gpuact__glu_vector(fn, "bias_b", d.cols, d.x_dtype, d.bias_b, 0, &reg[6])) ||
+        (r = gpuact__glu_vector(fn, "dbias_a", d.cols, d.dbias_dtype, d.dbias_a, 1, &reg[7])) ||
+        (r = gpuact__glu_vector(fn, "dbias_b", d.cols, d.dbias_dtype, d.dbias_b, 1, &reg[8])) ||
+        (r = gpuact__check_regions(ctx, fn, reg, 9)))
+        return r;
+    if (!s) s = ctx->desc.stream;
+    if (!d.rows || !d.cols) {
+        if (!d.dbias_a.handle || !d.cols) return GPUACT_SUCCESS;
+        if ((r = gpuact__zero_vector(ctx, s, d.dbias_a, d.dbias_dtype, d.cols))) return r;
+        return gpuact__zero_vector(ctx, s, d.dbias_b, d.dbias_dtype, d.cols);
+    }
+    memset(&L, 0, sizeof L);
+    L.v.op = GPUACT_OP_glu_backward;
+    L.v.t[0] = d.dy_dtype;
+    L.v.t[1] = L.v.t[2] = d.x_dtype;
+    L.v.kind = (int)d.act.kind;
+    L.v.dbias = d.dbias_a.handle != NULL;
+    L.in = d.dy; L.aux = d.a; L.aux2 = d.b; L.out = d.da; L.out2 = d.db; L.bias = d.bias_a; L.bias2 = d.bias_b;
+    L.rows = d.rows; L.cols = d.cols; L.ld_in = d.ld_dy; L.ld_aux = d.ld_a; L.ld_aux2 = d.ld_b;
+    L.ld_out = d.ld_da; L.ld_out2 = d.ld_db;
+    L.flags = d.bias_a.handle ? GPUACT_F_BIAS : 0;
+    if (L.v.dbias) {
+        /* row groups write the column sums of da then db ([parts][2 cols]); two finishes add them in order */
+        size_t gx = gpuact__div_up(gpuact__div_up(d.cols, gpuact__items(ctx, &L)), gpuact__block(ctx, &L));
+        size_t parts = gpuact__dbias_parts(ctx->units, gx, d.rows, 2 * d.cols);
+        gpuact__launch F;
+        int slot, h;
+        if ((r = gpuact__workspace(ctx, s, parts * 2 * d.cols * 4, &L.part, &slot))) return r;
+        L.grid_x = gx;
+        L.grid_y = parts;
+        r = gpuact__dispatch(ctx, s, &L);
+        for (h = 0; h < 2 && r == GPUACT_SUCCESS; h++) {
+            memset(&F, 0, sizeof F);
+            F.v.op = GPUACT_OP_dbias;
+            F.v.t[0] = GPUACT_F32; F.v.t[1] = d.dbias_dtype; F.v.t[2] = GPUACT_F32;
+            F.in = L.part;
+            F.in.offset += (size_t)h * d.cols * 4;
+            F.out = h ? d.dbias_b : d.dbias_a;
+            F.rows = parts; F.cols = d.cols; F.ld_in = 2 * d.cols;
+            F.grid_y = 1;
+            r = gpuact__dispatch(ctx, s, &F);
+        }
+        return gpuact__workspace_release(ctx, s, slot, r);
+    }
+    return gpuact__dispatch(ctx, s, &L);
+}
+
+GPUACT_DEF gpuact_result gpuact_testing_prepare(gpuact_context *ctx, int i) {
+    gpuact__launch L;
+    GPUACT__NEED_CTX("gpuact_testing_prepare");
+    memset(&L, 0, sizeof L);
+    if (i < 0 || i >= GPUACT__VARIANTS) return GPUACT_ERROR_NOT_SUPPORTED;
+    gpuact__variant_at(i, &L.v);
+    if (!gpuact__variant_reachable(&L.v)) return GPUACT_ERROR_NOT_SUPPORTED;
+    L.prepare_only = 1;
+    return ctx->be->launch(ctx, ctx->desc.stream, &L);
 }
 
 GPUACT_DEF int gpuact_testing_variant(const gpuact_context *ctx, int i, char *name, size_t name_size) {

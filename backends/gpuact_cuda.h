@@ -262,9 +262,8 @@ static gpuact_result gpuact__cuda_create(gpuact_context *ctx) {
     if (s.nvrtcVersion && s.nvrtcVersion(&major, &minor) == 0) g->rtc_version = major * 1000 + minor * 10;
     g->rtc_options[0] = gpuact__cuda_rtc_options[0];
     g->rtc_options[1] = gpuact__cuda_rtc_options[1];
-    g->sources[GPUACT_OP_forward] = gpuact__cuda_forward;
-    g->sources[GPUACT_OP_backward] = gpuact__cuda_backward;
-    g->sources[GPUACT_OP_dbias] = gpuact__cuda_dbias;
+#define GPUACT__CUDA_PROGRAM_(name, short_name) g->sources[GPUACT_OP_##name] = gpuact__cuda_##name;
+    GPUACT_OPS(GPUACT__CUDA_PROGRAM_)
 #ifdef GPUACT_CUDA_PRECOMPILED
     g->fatbin = gpuact__cuda_fatbin;
 #endif

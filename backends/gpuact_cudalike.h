@@ -554,10 +554,14 @@ static gpuact_result gpuact__gpu_copy(gpuact_context *ctx, gpuact_stream s, gpua
     return e ? gpuact__gpu_fail(g, e, "copying on the device") : GPUACT_SUCCESS;
 }
 
+#define GPUACT__GPU_NONE_(name)
 static gpuact_result gpuact__gpu_launch(gpuact_context *ctx, gpuact_stream s, const gpuact__launch *L) {
     gpuact__gpu *g = GPUACT__GPU(ctx);
     const int v = gpuact__variant_index(&L->v);
-    void *fn, *ptr[8], *params[24];
+#define GPUACT__GPU_ONE_(name) +1
+    /* one pointer per buffer parameter, one slot per parameter (kernels/contract.h) */
+    void *fn, *ptr[GPUACT_KERNEL_PARAMS(GPUACT__GPU_ONE_, GPUACT__GPU_NONE_, GPUACT__GPU_NONE_, GPUACT__GPU_NONE_, )],
+        *params[GPUACT_KERNEL_PARAMS(GPUACT__GPU_ONE_, GPUACT__GPU_ONE_, GPUACT__GPU_ONE_, GPUACT__GPU_ONE_, )];
     gpuact_result r;
     int np = 0, nb = 0, e;
     /* the kernel's parameters in the order of kernels/contract.h */
@@ -574,7 +578,7 @@ static gpuact_result gpuact__gpu_launch(gpuact_context *ctx, gpuact_stream s, co
             GPUACT__STORE_RELEASE(&g->functions[v], fn);
         pthread_mutex_unlock(&ctx->lock);
     }
-    if (r == GPUACT_SUCCESS) {
+    if (r == GPUACT_SUCCESS && !L->prepare_only) {
         e = g->api.launch(fn, (unsigned)L->grid_x, (unsigned)L->grid_y, 1, gpuact__block(ctx, L), 1, 1, 0, s, params,
                           NULL);
         if (e) r = gpuact__gpu_fail(g, e, "launching a kernel");

@@ -126,9 +126,8 @@ static void gpuact__hip_describe(gpuact__gpu *g) {
     g->api.rtc_name = "hiprtc";
     g->api.error_name = gpuact__hip_error_name;
     g->rtc_options[0] = "-ffp-contract=off"; /* hiprtc fuses a * b + c into an FMA by default */
-    g->sources[GPUACT_OP_forward] = gpuact__hip_forward;
-    g->sources[GPUACT_OP_backward] = gpuact__hip_backward;
-    g->sources[GPUACT_OP_dbias] = gpuact__hip_dbias;
+#define GPUACT__HIP_PROGRAM_(name, short_name) g->sources[GPUACT_OP_##name] = gpuact__hip_##name;
+    GPUACT_OPS(GPUACT__HIP_PROGRAM_)
 }
 
 /* Opens the HIP runtime (s->runtime) and hiprtc and resolves every entry

@@ -488,16 +488,24 @@ static int gpuact__opencl_buffer_extent(gpuact_context *ctx, gpuact_buffer b, si
 
 /* Builds the program of one variant; called with ctx->lock held. */
 static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__launch *L, gpuact__cl_kernel_slot *slot) {
-    static const char *const *const *const programs[GPUACT_OP_COUNT] = {gpuact__opencl_forward, gpuact__opencl_backward,
-                                                                       gpuact__opencl_dbias};
+#define GPUACT__CL_PROGRAM_(name, short_name) gpuact__opencl_##name,
+    static const char *const *const *const programs[GPUACT_OP_COUNT] = {GPUACT_OPS(GPUACT__CL_PROGRAM_)};
     gpuact__opencl *o = GPUACT__CL(ctx);
-    char options[64 + GPUACT__DEFINES * GPUACT__DEFINE_MAX], name[GPUACT__NAME_MAX], defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX];
+    char options[128 + GPUACT__DEFINES * GPUACT__DEFINE_MAX], name[GPUACT__NAME_MAX], defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX];
     char *src;
     size_t used;
     gpuact__cl_int e = 0;
     int i;
     gpuact__variant_defines(&L->v, defs);
-    used = (size_t)snprintf(options, sizeof options, "-cl-std=CL1.2 -DGPUACT_BLOCK=%d", GPUACT_BLOCK);
+    /* IEEE division (kernels/smooth.h divides; OpenCL's default single
+       division may be 2.5 ulp off) where the device offers it, as the
+       CUDA/HIP kernels and the CPU reference divide. */
+    {
+        gpuact__cl_ulong fp = 0; /* cl_device_fp_config: CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT is 1 << 7 */
+        o->cl.clGetDeviceInfo(o->device, 0x101B /* CL_DEVICE_SINGLE_FP_CONFIG */, sizeof fp, &fp, NULL);
+        used = (size_t)snprintf(options, sizeof options, "-cl-std=CL1.2 -DGPUACT_BLOCK=%d%s", GPUACT_BLOCK,
+                                (fp & (1u << 7)) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
+    }
     for (i = 0; i < GPUACT__DEFINES; i++)
         used += (size_t)snprintf(options + used, sizeof options - used, " %s", defs[i]);
     gpuact__variant_name(&L->v, name, sizeof name);
@@ -570,14 +578,14 @@ static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s,
     global[1] = (size_t)L->grid_y;
     pthread_mutex_lock(&ctx->lock);
     if (!slot->kernel) r = gpuact__opencl_build(ctx, L, slot);
-    if (r == GPUACT_SUCCESS) r = gpuact__opencl_set_args(o, slot->kernel, L);
+    if (r == GPUACT_SUCCESS && !L->prepare_only) r = gpuact__opencl_set_args(o, slot->kernel, L);
     /* The bias gradient sums the partial rows the kernel enqueued just before
        wrote (rows = their number): an out-of-order queue would start it
        without waiting for them. */
-    if (r == GPUACT_SUCCESS && L->v.op == GPUACT_OP_dbias && L->rows &&
+    if (r == GPUACT_SUCCESS && !L->prepare_only && L->v.op == GPUACT_OP_dbias && L->rows &&
         (e = o->cl.clEnqueueBarrierWithWaitList((gpuact__cl_queue)s, 0, NULL, NULL)) != 0)
         r = gpuact__cl_fail(e, "clEnqueueBarrierWithWaitList (before the bias gradient's sum)");
-    if (r == GPUACT_SUCCESS) {
+    if (r == GPUACT_SUCCESS && !L->prepare_only) {
         e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, slot->kernel, 2, NULL, global, local, 0, NULL, NULL);
         if (e) r = gpuact__cl_fail(e, "clEnqueueNDRangeKernel");
     }

@@ -52,3 +52,53 @@ if [ "$what" = measure ] || [ "$what" = all ]; then
   PYTHONUNBUFFERED=1 timeout 300 python3 bench/torch_compare.py --out "$OUT/torch_compare.md" 2>&1 |
     tee "$OUT/torch_compare.txt" | tail -60
 fi
+
+# The new kinds (issue 14): every backend's conformance in one call, then the
+# A/B matrix against a build from before them (.device/base: the sources of
+# that commit) and the PyTorch comparison of the new kinds.
+if [ "$what" = kinds-check ]; then
+  # fill the CUDA and HIP disk caches from 16 threads each, then the three backends' conformance side by
+  # side (each spends most of its time compiling on a core of its own), the Python package's GPU tests
+  # and the C tests on CUDA alongside
+  make -s build/prewarm >/dev/null
+  log "prewarm"
+  GPUACT_BACKEND=cuda build/prewarm 16 & GPUACT_BACKEND=hip GPUACT_HIP_LIBRARY=$PWD/build/libhip_on_cuda.so \
+    build/prewarm 16 & wait
+  for b in cuda hip opencl; do
+    ( [ $b = opencl ] && . .device/opencl-env.sh; [ $b = hip ] && export GPUACT_HIP_LIBRARY=$PWD/build/libhip_on_cuda.so
+      GPUACT_BACKEND=$b timeout ${CONF_TIMEOUT:-400} build/conformance >"$OUT/conformance_$b.txt" 2>&1
+      echo "exit $?" >>"$OUT/conformance_$b.txt" ) &
+  done
+  ( for t in test_validation test_threads test_stress; do GPUACT_BACKEND=cuda timeout 120 build/$t 2>&1 | tail -1; done
+    build/examples/gelu_epilogue 2>&1 | tail -1 ) >"$OUT/c_tests_cuda.txt" 2>&1 &
+  if [ -x python/run_gpu_checks.sh ] && [ -z "${NO_PYTHON:-}" ]; then
+    ( PY_TESTS_ONLY=1 timeout ${PY_TIMEOUT:-400} python/run_gpu_checks.sh "$OUT/python" >"$OUT/python_checks.txt" 2>&1
+      echo "exit $?" >>"$OUT/python_checks.txt" ) &
+  fi
+  wait
+  for b in cuda hip opencl; do
+    log "conformance, $b"
+    grep -E "^FAIL|variants:|passed,|^exit" "$OUT/conformance_$b.txt" | cut -c1-300 | tail -6
+  done
+  log "C tests on CUDA"; cat "$OUT/c_tests_cuda.txt"
+  [ -f "$OUT/python_checks.txt" ] && { log "python"; tail -25 "$OUT/python_checks.txt"; }
+fi
+if [ "$what" = kinds-measure ]; then
+  cc -std=c99 -O2 -fPIC -shared -I.device/base .device/base/tools/gpuact_shared.c -o build/libgpuact_base.so \
+    -ldl -lpthread -lm || exit 1
+  log "matrix A/B: before the new kinds vs now"
+  PYTHONUNBUFFERED=1 timeout ${AB_TIMEOUT:-300} python3 bench/matrix.py --reps ${AB_REPS:-10} --warmup 3 --n $((1 << 28)) \
+    --lib before=build/libgpuact_base.so --lib now=build/libgpuact.so --out "$OUT/matrix_ab.md" >"$OUT/matrix_ab.txt" 2>&1
+  echo "matrix exit $?"; tail -70 "$OUT/matrix_ab.md" 2>/dev/null || tail -30 "$OUT/matrix_ab.txt"
+  log "new kinds vs PyTorch"
+  PYTHONUNBUFFERED=1 timeout ${NK_TIMEOUT:-240} python3 bench/new_kinds.py --out "$OUT" ${NK_ARGS:-} >"$OUT/new_kinds.txt" 2>&1
+  echo "new_kinds exit $?"; tail -40 "$OUT/new_kinds.txt"
+  if [ -f python/bench/bench_torch.py ] && [ -z "${NO_PYTHON:-}" ]; then
+    log "Python package benchmark"
+    python3 -c "import gpuact" 2>/dev/null ||
+      python3 -m pip install --no-build-isolation --no-deps --force-reinstall -q ./python >"$OUT/pip.txt" 2>&1
+    PYTHONUNBUFFERED=1 timeout ${PYB_TIMEOUT:-200} python3 python/bench/bench_torch.py --out "$OUT/python" ${PYB_ARGS:-} \
+      >"$OUT/python_bench.txt" 2>&1
+    echo "python bench exit $?"; tail -30 "$OUT/python_bench.txt"
+  fi
+fi

@@ -43,7 +43,7 @@ from ctypes import POINTER, Structure, byref, c_char_p, c_float, c_int, c_size_t
 # ctypes binding of gpuact.h
 
 F32, F16, BF16 = 0, 1, 2
-RELU, LEAKY, CLIPPED = 0, 1, 2
+RELU, LEAKY, CLIPPED, HARDTANH, GELU, GELU_TANH, SILU, SQRELU = range(8)
 BACKENDS = {"auto": 0, "cuda": 1, "hip": 2, "opencl": 3}
 
 
@@ -52,7 +52,7 @@ class Buffer(Structure):
 
 
 class Activation(Structure):
-    _fields_ = [("kind", c_int), ("negative_slope", c_float), ("ceiling", c_float)]
+    _fields_ = [("kind", c_int), ("negative_slope", c_float), ("ceiling", c_float), ("lower", c_float)]
 
 
 class ContextDesc(Structure):
@@ -81,7 +81,22 @@ class EpilogueBackwardDesc(Structure):
     _fields_ = [("act", Activation), ("rows", c_size_t), ("cols", c_size_t), ("dy_dtype", c_int),
                 ("dx_dtype", c_int), ("y_dtype", c_int), ("dbias_dtype", c_int), ("ld_dy", c_size_t),
                 ("ld_dx", c_size_t), ("ld_y", c_size_t), ("scale", c_float), ("dy", Buffer), ("dx", Buffer),
-                ("y", Buffer), ("mask", Buffer), ("mask_ld", c_size_t), ("dbias", Buffer)]
+                ("y", Buffer), ("mask", Buffer), ("mask_ld", c_size_t), ("dbias", Buffer), ("x", Buffer),
+                ("bias", Buffer), ("x_dtype", c_int), ("ld_x", c_size_t)]
+
+
+class GluDesc(Structure):
+    _fields_ = [("act", Activation), ("rows", c_size_t), ("cols", c_size_t), ("x_dtype", c_int), ("y_dtype", c_int),
+                ("ld_a", c_size_t), ("ld_b", c_size_t), ("ld_y", c_size_t), ("a", Buffer), ("b", Buffer),
+                ("y", Buffer), ("bias_a", Buffer), ("bias_b", Buffer)]
+
+
+class GluBackwardDesc(Structure):
+    _fields_ = [("act", Activation), ("rows", c_size_t), ("cols", c_size_t), ("dy_dtype", c_int),
+                ("x_dtype", c_int), ("dbias_dtype", c_int), ("ld_dy", c_size_t), ("ld_a", c_size_t),
+                ("ld_b", c_size_t), ("ld_da", c_size_t), ("ld_db", c_size_t), ("dy", Buffer), ("a", Buffer),
+                ("b", Buffer), ("bias_a", Buffer), ("bias_b", Buffer), ("da", Buffer), ("db", Buffer),
+                ("dbias_a", Buffer), ("dbias_b", Buffer)]
 
 
 STRUCTS = {
@@ -92,15 +107,34 @@ STRUCTS = {
     "gpuact_backward_desc": BackwardDesc,
     "gpuact_epilogue_desc": EpilogueDesc,
     "gpuact_epilogue_backward_desc": EpilogueBackwardDesc,
+    "gpuact_glu_desc": GluDesc,
+    "gpuact_glu_backward_desc": GluBackwardDesc,
 }
+
+
+def _v0(cls, name):
+    """The 0.1.0 layout of a descriptor (gpuact_activation without lower, the epilogue backward without x and
+    bias), so one process can time a build from before the new kinds against the current one."""
+    fields = [(f, ActivationV0 if t is Activation else t) for f, t in cls._fields_]
+    if cls is EpilogueBackwardDesc:
+        fields = fields[:fields.index(("dbias", Buffer)) + 1]
+    return type(name, (Structure,), {"_fields_": fields})
+
+
+ActivationV0 = type("ActivationV0", (Structure,), {"_fields_": Activation._fields_[:3]})
+STRUCTS_V0 = dict({k: v for k, v in STRUCTS.items() if "glu" not in k}, gpuact_activation=ActivationV0,
+                  gpuact_forward_desc=_v0(ForwardDesc, "ForwardDescV0"),
+                  gpuact_backward_desc=_v0(BackwardDesc, "BackwardDescV0"),
+                  gpuact_epilogue_desc=_v0(EpilogueDesc, "EpilogueDescV0"),
+                  gpuact_epilogue_backward_desc=_v0(EpilogueBackwardDesc, "EpilogueBackwardDescV0"))
 
 
 class GpuactError(RuntimeError):
     pass
 
 
-def act(kind=RELU, slope=0.0, ceiling=0.0):
-    return Activation(kind, slope, ceiling)
+def act(kind=RELU, slope=0.0, ceiling=0.0, lower=0.0):
+    return Activation(kind, slope, ceiling, lower)
 
 
 def buf(x):
@@ -144,10 +178,19 @@ class Gpuact:
         lib.gpuact_synchronize.argtypes = [c_void_p, c_void_p]
         lib.gpuact_relu_forward.argtypes = [c_void_p, c_int, c_size_t, Buffer, Buffer, c_void_p]
         lib.gpuact_relu_backward.argtypes = [c_void_p, c_int, c_size_t, Buffer, Buffer, Buffer, c_void_p]
-        lib.gpuact_forward.argtypes = [c_void_p, POINTER(ForwardDesc), c_void_p]
-        lib.gpuact_backward.argtypes = [c_void_p, POINTER(BackwardDesc), c_void_p]
-        lib.gpuact_epilogue_forward.argtypes = [c_void_p, POINTER(EpilogueDesc), c_void_p]
-        lib.gpuact_epilogue_backward.argtypes = [c_void_p, POINTER(EpilogueBackwardDesc), c_void_p]
+        lib.gpuact_shared_layout.argtypes = [c_char_p, c_char_p]
+        lib.gpuact_shared_layout.restype = c_size_t
+        v0 = lib.gpuact_shared_layout(b"gpuact_activation", b"") == ctypes.sizeof(ActivationV0)
+        self.structs = STRUCTS_V0 if v0 else STRUCTS
+        self.S = {k.replace("gpuact_", ""): v for k, v in self.structs.items()}
+        lib.gpuact_forward.argtypes = [c_void_p, POINTER(self.S["forward_desc"]), c_void_p]
+        lib.gpuact_backward.argtypes = [c_void_p, POINTER(self.S["backward_desc"]), c_void_p]
+        lib.gpuact_epilogue_forward.argtypes = [c_void_p, POINTER(self.S["epilogue_desc"]), c_void_p]
+        lib.gpuact_epilogue_backward.argtypes = [c_void_p, POINTER(self.S["epilogue_backward_desc"]), c_void_p]
+        if not v0:
+            lib.gpuact_glu_forward.argtypes = [c_void_p, POINTER(GluDesc), c_void_p]
+            lib.gpuact_glu_backward.argtypes = [c_void_p, POINTER(GluBackwardDesc), c_void_p]
+            lib.gpuact_glu_forward.restype = lib.gpuact_glu_backward.restype = c_int
         lib.gpuact_shared_context_stream.argtypes = [c_void_p]
         lib.gpuact_shared_context_stream.restype = c_void_p
         # the copy benchmarks measure against (builds before 2026-11-23 named it gpuact_shared_copy)
@@ -176,7 +219,7 @@ class Gpuact:
     def check_layouts(self):
         """Every ctypes mirror against sizeof/offsetof from the C side."""
         bad = []
-        for cname, cls in STRUCTS.items():
+        for cname, cls in self.structs.items():
             want = self.lib.gpuact_shared_layout(cname.encode(), b"")
             if want != ctypes.sizeof(cls):
                 bad.append(f"sizeof({cname}) = {want}, ctypes has {ctypes.sizeof(cls)}")
@@ -200,6 +243,14 @@ class Gpuact:
     def synchronize(self):
         self.check(self.lib.gpuact_synchronize(self.ctx, self.stream), "gpuact_synchronize")
 
+    def _act(self, a):
+        a = a or act()
+        if self.structs is STRUCTS:
+            return a
+        if a.kind > CLIPPED:
+            raise GpuactError("this build predates activation kind %d" % a.kind)
+        return ActivationV0(a.kind, a.negative_slope, a.ceiling)
+
     def _op(self, fn, name, *args):
         check = self.check
 
@@ -220,21 +271,21 @@ class Gpuact:
                         buf(x), buf(dx), self.stream)
 
     def forward_op(self, dtype, n, x, y, a=None, mask=None):
-        d = ForwardDesc()
-        d.act = a or act()
+        d = self.S["forward_desc"]()
+        d.act = self._act(a)
         d.dtype, d.n, d.x, d.y, d.mask = dtype, n, buf(x), buf(y), buf(mask)
         return self._op(self.lib.gpuact_forward, "gpuact_forward", self.ctx, byref(d), self.stream)
 
     def backward_op(self, dtype, n, dy, dx, x=None, mask=None, a=None):
-        d = BackwardDesc()
-        d.act = a or act()
+        d = self.S["backward_desc"]()
+        d.act = self._act(a)
         d.dtype, d.n, d.dy, d.dx, d.x, d.mask = dtype, n, buf(dy), buf(dx), buf(x), buf(mask)
         return self._op(self.lib.gpuact_backward, "gpuact_backward", self.ctx, byref(d), self.stream)
 
     def epilogue_op(self, rows, cols, x, y, x_dtype, y_dtype, bias=None, bias_dtype=None, a=None, scale=1.0,
                     mask=None, mask_ld=0, ld_x=0, ld_y=0):
-        d = EpilogueDesc()
-        d.act = a or act()
+        d = self.S["epilogue_desc"]()
+        d.act = self._act(a)
         d.rows, d.cols, d.x_dtype, d.y_dtype = rows, cols, x_dtype, y_dtype
         d.bias_dtype = x_dtype if bias_dtype is None else bias_dtype
         d.ld_x, d.ld_y, d.scale = ld_x, ld_y, scale
@@ -243,16 +294,39 @@ class Gpuact:
                         self.stream)
 
     def epilogue_backward_op(self, rows, cols, dy, dx, dy_dtype, dx_dtype, y=None, y_dtype=None, mask=None,
-                             mask_ld=0, dbias=None, dbias_dtype=F32, a=None, scale=1.0, ld_dy=0, ld_dx=0, ld_y=0):
-        d = EpilogueBackwardDesc()
-        d.act = a or act()
+                             mask_ld=0, dbias=None, dbias_dtype=F32, a=None, scale=1.0, ld_dy=0, ld_dx=0, ld_y=0,
+                             x=None, x_dtype=None, bias=None, ld_x=0):
+        d = self.S["epilogue_backward_desc"]()
+        d.act = self._act(a)
         d.rows, d.cols, d.dy_dtype, d.dx_dtype = rows, cols, dy_dtype, dx_dtype
         d.y_dtype = dy_dtype if y_dtype is None else y_dtype
         d.dbias_dtype = dbias_dtype
         d.ld_dy, d.ld_dx, d.ld_y, d.scale = ld_dy, ld_dx, ld_y, scale
         d.dy, d.dx, d.y, d.mask, d.mask_ld, d.dbias = buf(dy), buf(dx), buf(y), buf(mask), mask_ld, buf(dbias)
+        if x is not None or bias is not None:
+            d.x, d.bias, d.ld_x = buf(x), buf(bias), ld_x
+            d.x_dtype = dy_dtype if x_dtype is None else x_dtype
         return self._op(self.lib.gpuact_epilogue_backward, "gpuact_epilogue_backward", self.ctx, byref(d),
                         self.stream)
+
+    def glu_op(self, rows, cols, a, b, y, x_dtype, y_dtype, act_=None, bias_a=None, bias_b=None, ld_a=0, ld_b=0,
+               ld_y=0):
+        """y = act(a + bias_a) * (b + bias_b); a, b may be Buffers into one tensor (the halves)."""
+        d = GluDesc()
+        d.act = act_ or act(SILU)
+        d.rows, d.cols, d.x_dtype, d.y_dtype, d.ld_a, d.ld_b, d.ld_y = rows, cols, x_dtype, y_dtype, ld_a, ld_b, ld_y
+        d.a, d.b, d.y, d.bias_a, d.bias_b = buf(a), buf(b), buf(y), buf(bias_a), buf(bias_b)
+        return self._op(self.lib.gpuact_glu_forward, "gpuact_glu_forward", self.ctx, byref(d), self.stream)
+
+    def glu_backward_op(self, rows, cols, dy, a, b, da, db, dy_dtype, x_dtype, act_=None, bias_a=None, bias_b=None,
+                        dbias_a=None, dbias_b=None, dbias_dtype=F32, ld_dy=0, ld_a=0, ld_b=0, ld_da=0, ld_db=0):
+        d = GluBackwardDesc()
+        d.act = act_ or act(SILU)
+        d.rows, d.cols, d.dy_dtype, d.x_dtype, d.dbias_dtype = rows, cols, dy_dtype, x_dtype, dbias_dtype
+        d.ld_dy, d.ld_a, d.ld_b, d.ld_da, d.ld_db = ld_dy, ld_a, ld_b, ld_da, ld_db
+        d.dy, d.a, d.b, d.bias_a, d.bias_b = buf(dy), buf(a), buf(b), buf(bias_a), buf(bias_b)
+        d.da, d.db, d.dbias_a, d.dbias_b = buf(da), buf(db), buf(dbias_a), buf(dbias_b)
+        return self._op(self.lib.gpuact_glu_backward, "gpuact_glu_backward", self.ctx, byref(d), self.stream)
 
     def copy_op(self, dst, src, nbytes):
         return self._op(self.copy_fn, "gpuact_testing_copy", self.ctx, self.stream, buf(dst),

@@ -8,38 +8,77 @@
    selection (never fmax/fmin, which canonicalise NaNs). */
 #ifndef GPUACT_ACT_H
 #define GPUACT_ACT_H
+#include "smooth.h"
 
-/* y = act(z) in f32. */
-GPUACT_FN float gpuact_act(int kind, float z, float slope, float c) {
+/* The table's columns as functions of a kind known at compile time. */
+#define GPUACT_KIND_SLOPE_(name, slope, ceiling, lower, from_y, select, glu) (kind == GPUACT_KIND_##name && (slope)) ||
+#define GPUACT_KIND_SELECT_(name, slope, ceiling, lower, from_y, select, glu) (kind == GPUACT_KIND_##name && (select)) ||
+/* Whether the kind's value where the gradient is blocked is x * slope
+   (arithmetic) rather than a constant: the slope column. */
+GPUACT_FN int gpuact_kind_slope(int kind) { return GPUACT_ACTIVATIONS(GPUACT_KIND_SLOPE_) 0; }
+/* Whether the kind is of the ReLU family (the select column); else smooth:
+   dx = g * gpuact_grad(z). */
+GPUACT_FN int gpuact_kind_select(int kind) { return GPUACT_ACTIVATIONS(GPUACT_KIND_SELECT_) 0; }
+
+/* y = act(z) in f32. hardtanh is torch.clamp(z, lo, c): a NaN passes, and
+   at a bound of 0 the order is that of max/min with -0 < +0 (the host
+   gives +0 for a bound of -0): -0 becomes lo = +0, stays -0 below c = +0. */
+GPUACT_FN float gpuact_act(int kind, float z, float slope, float c, float lo) {
     if (kind == GPUACT_KIND_leaky) return z > 0.0f ? z : z * slope;
     if (kind == GPUACT_KIND_clipped) return z <= 0.0f ? 0.0f : (z >= c ? c : z);
+    if (kind == GPUACT_KIND_hardtanh) return z <= lo ? lo : (z > c ? c : z);
+    if (kind == GPUACT_KIND_gelu) return gpuact_gelu_erf(z);
+    if (kind == GPUACT_KIND_gelu_tanh) return gpuact_gelu_tanh(z);
+    if (kind == GPUACT_KIND_silu) return gpuact_silu(z);
+    if (kind == GPUACT_KIND_sqrelu) return z <= 0.0f ? 0.0f : z * z;
     return z <= 0.0f ? 0.0f : z;
 }
-/* Whether the gradient passes at z (the mask bit). */
-GPUACT_FN int gpuact_passes(int kind, float z, float c) {
+/* d act / dz of a smooth kind (squared ReLU: 2z where z > 0, as torch's
+   pow and threshold backward give; a NaN z gives NaN). */
+GPUACT_FN float gpuact_grad(int kind, float z) {
+    if (kind == GPUACT_KIND_gelu) return gpuact_gelu_erf_d(z);
+    if (kind == GPUACT_KIND_gelu_tanh) return gpuact_gelu_tanh_d(z);
+    if (kind == GPUACT_KIND_silu) return gpuact_silu_d(z);
+    return z <= 0.0f ? 0.0f : z + z;
+}
+/* Whether a smooth kind's gradient is +0 at z by selection, whatever dy is
+   (squared ReLU where z <= 0: what torch's threshold_backward gives, so
+   neither dy's sign nor a NaN or infinite dy shows there). */
+GPUACT_FN int gpuact_grad_zero(int kind, float z) { return kind == GPUACT_KIND_sqrelu && z <= 0.0f; }
+/* Whether the gradient passes at z (the mask bit) for the ReLU family. */
+GPUACT_FN int gpuact_passes(int kind, float z, float c, float lo) {
     if (kind == GPUACT_KIND_leaky) return z > 0.0f;
     if (kind == GPUACT_KIND_clipped) return !(z <= 0.0f || z >= c);
+    if (kind == GPUACT_KIND_hardtanh) return !(z <= lo || z >= c);
     return !(z <= 0.0f);
 }
-/* The same test on an element's raw bits, for the selection paths: ord is
+/* The order of non-NaN values on raw bits with -0 == +0: ord is the bits
+   as a signed integer of the element's width, mag the magnitude mask
+   (0x7fffffff or 0x7fff). For a positive value the key is its ord. */
+GPUACT_FN int gpuact_order_key(int ord, gpuact_u32 mag) { return ord >= 0 ? ord : -(int)((gpuact_u32)ord & mag); }
+/* gpuact_passes on an element's raw bits, for the selection paths: ord is
    the bits as a signed integer of the element's width (the order of
-   non-NaN values), nan whether they are a NaN, cord the ceiling's ord
-   (exact where used: the elementwise ops round it to the dtype; the
-   epilogue's backward from y refuses clipped ReLU). */
-GPUACT_FN int gpuact_passes_ord(int kind, int ord, int nan, int cord) {
+   non-NaN values; hardtanh: gpuact_order_key of it), nan whether they are
+   a NaN, cord / lord the bounds' (exact where used: the elementwise ops
+   round them to the dtype; the epilogue's backward from y refuses the
+   bounded kinds). */
+GPUACT_FN int gpuact_passes_ord(int kind, int ord, int nan, int cord, int lord) {
     if (kind == GPUACT_KIND_leaky) return ord > 0 && !nan;
     if (kind == GPUACT_KIND_clipped) return nan || (ord > 0 && ord < cord);
+    if (kind == GPUACT_KIND_hardtanh) return nan || (ord > lord && ord < cord);
     return nan || ord > 0;
 }
-/* Whether the kind's value where the gradient is blocked is x * slope
-   (arithmetic) rather than a constant: the table's slope column. */
-#define GPUACT_KIND_SLOPE_(name, slope, ceiling, from_y) (kind == GPUACT_KIND_##name && (slope)) ||
-GPUACT_FN int gpuact_kind_slope(int kind) { return GPUACT_ACTIVATIONS(GPUACT_KIND_SLOPE_) 0; }
 /* On a selection path, the constant written where the gradient is blocked
-   for a kind without slope, from the element's ord: the ceiling above the
+   for relu and clipped ReLU, from the element's ord: the ceiling above the
    range, else +0. */
 GPUACT_FN gpuact_u32 gpuact_blocked_bits(int kind, int ord, gpuact_u32 cbits) {
     return kind == GPUACT_KIND_clipped && ord > 0 ? cbits : 0u;
+}
+/* hardtanh on raw bits: x (a NaN or inside), the lower bound's bits at or
+   below it, the upper bound's above it (keys as in gpuact_passes_ord). */
+GPUACT_FN gpuact_u32 gpuact_hardtanh_bits(gpuact_u32 x, int key, int nan, gpuact_u32 lbits, int lkey,
+                                          gpuact_u32 cbits, int ckey) {
+    return nan ? x : key <= lkey ? lbits : key > ckey ? cbits : x;
 }
 /* dx where the gradient does not pass, from g = dy (* scale): leaky's
    g * slope, else +0. */
@@ -67,10 +106,29 @@ GPUACT_FN gpuact_u32 gpuact_pos_lanes(gpuact_u32 w, gpuact_u32 inf) {
 GPUACT_FN gpuact_u32 gpuact_ge_lanes(gpuact_u32 a, gpuact_u32 c) {
     return ((((a | 0x80008000u) - c) & 0x80008000u) >> 15) * 0xffffu;
 }
-/* gpuact_passes_ord of both lanes, as 0xffff per passing lane. c2: the
-   ceiling's bits in both lanes (clipped; exact in the format). */
-GPUACT_FN gpuact_u32 gpuact_passes_pair(int kind, gpuact_u32 w, gpuact_u32 inf, gpuact_u32 c2) {
+/* One 16-bit lane of hardtanh (b: its bits, inf: the format's infinity,
+   lb / cb: the bounds' bits): the output lane, and whether it passes. */
+GPUACT_FN int gpuact_lane_key(gpuact_u32 b) { return gpuact_order_key((int)(short)(unsigned short)b, 0x7fffu); }
+GPUACT_FN gpuact_u32 gpuact_lane_hardtanh(gpuact_u32 b, gpuact_u32 inf, gpuact_u32 lb, gpuact_u32 cb) {
+    return gpuact_hardtanh_bits(b, gpuact_lane_key(b), (b & 0x7fffu) > inf, lb, gpuact_lane_key(lb), cb,
+                                gpuact_lane_key(cb));
+}
+GPUACT_FN gpuact_u32 gpuact_lane_ht_pass(gpuact_u32 b, gpuact_u32 inf, gpuact_u32 lb, gpuact_u32 cb) {
+    return (gpuact_u32)gpuact_passes_ord(GPUACT_KIND_hardtanh, gpuact_lane_key(b), (b & 0x7fffu) > inf,
+                                         gpuact_lane_key(cb), gpuact_lane_key(lb));
+}
+/* hardtanh of both lanes of w (l2 / c2: the bounds' bits in both lanes). */
+GPUACT_FN gpuact_u32 gpuact_hardtanh_pair(gpuact_u32 w, gpuact_u32 inf, gpuact_u32 l2, gpuact_u32 c2) {
+    return gpuact_lane_hardtanh(w & 0xffffu, inf, l2 & 0xffffu, c2 & 0xffffu) |
+           (gpuact_lane_hardtanh(w >> 16, inf, l2 & 0xffffu, c2 & 0xffffu) << 16);
+}
+/* gpuact_passes_ord of both lanes, as 0xffff per passing lane. c2 / l2:
+   the bounds' bits in both lanes (clipped, hardtanh; exact in the format). */
+GPUACT_FN gpuact_u32 gpuact_passes_pair(int kind, gpuact_u32 w, gpuact_u32 inf, gpuact_u32 c2, gpuact_u32 l2) {
     const gpuact_u32 pos = gpuact_pos_lanes(w, inf);
+    if (kind == GPUACT_KIND_hardtanh)
+        return gpuact_lane_ht_pass(w & 0xffffu, inf, l2 & 0xffffu, c2 & 0xffffu) * 0xffffu |
+               gpuact_lane_ht_pass(w >> 16, inf, l2 & 0xffffu, c2 & 0xffffu) * 0xffff0000u;
     if (kind == GPUACT_KIND_leaky) return pos;
     if (kind == GPUACT_KIND_clipped) return gpuact_nan_lanes(w, inf) | (pos & ~gpuact_ge_lanes(w & 0x7fff7fffu, c2));
     return gpuact_nan_lanes(w, inf) | pos;

@@ -13,23 +13,43 @@
    kernels' type tags. */
 #define GPUACT_DTYPES(X) X(f32, 4) X(f16, 2) X(bf16, 2)
 
-/* Activation kinds: X(name, slope, ceiling, from_y).
+/* Activation kinds: X(name, slope, ceiling, lower, from_y, select, glu).
      name     in kernel names and as GPUACT_KIND_<name> in the kernels; the
               order is gpuact_activation_kind's.
-     slope    uses negative_slope (validated >= 0 and finite).
-     ceiling  uses ceiling (validated > 0 and finite); the elementwise ops
-              round it to the dtype, so the selection path stays exact.
-     from_y   the epilogue backward may take its region from the output y
-              (the forward's mask always works).
-   Every kind can write and read the 1-bit mask and has the selection
-   ("plain") path. The formulas are in kernels/act.h. */
-#define GPUACT_ACTIVATIONS(X)  \
-    X(relu, 0, 0, 1)           \
-    X(leaky, 1, 0, 1)          \
-    X(clipped, 0, 1, 0)
+     slope    uses negative_slope (validated >= 0, not NaN).
+     ceiling  uses ceiling: clipped ReLU's (> 0), hardtanh's upper bound;
+              the elementwise ops round it to the dtype, as torch does, so
+              the selection path stays exact.
+     lower    uses lower: hardtanh's lower bound (<= ceiling), rounded the
+              same way.
+     from_y   the epilogue backward may take its region from the output y.
+     select   the ReLU family: the output is the input, a constant or
+              x * slope, the gradient passes or not; such a kind has the
+              selection ("plain") paths and the 1-bit mask. 0: a smooth
+              kind (GELU, SiLU, squared ReLU): the backward multiplies by
+              the derivative at the pre-activation, so it needs x (and the
+              bias), never a mask or y.
+     glu      the kind gates: the glu ops take it (SwiGLU, GeGLU, ReGLU).
+   The formulas are in kernels/act.h (smooth ones in kernels/smooth.h). */
+#define GPUACT_ACTIVATIONS(X)          \
+    X(relu, 0, 0, 0, 1, 1, 1)          \
+    X(leaky, 1, 0, 0, 1, 1, 0)         \
+    X(clipped, 0, 1, 0, 0, 1, 0)       \
+    X(hardtanh, 0, 1, 1, 0, 1, 0)      \
+    X(gelu, 0, 0, 0, 0, 0, 1)          \
+    X(gelu_tanh, 0, 0, 0, 0, 0, 1)     \
+    X(silu, 0, 0, 0, 0, 0, 1)          \
+    X(sqrelu, 0, 0, 0, 0, 0, 0)
 
-/* Operations: X(name, short name in kernel names). */
-#define GPUACT_OPS(X) X(forward, fwd) X(backward, bwd) X(dbias, dbias)
+/* Operations: X(name, short name in kernel names). Each has its program
+   (kernels/cuda/<name>.cu, kernels/hip/<name>.hip, kernels/opencl/<name>.cl).
+     glu_forward   y = act(a + bias_a) * (b + bias_b): in = a, aux = b,
+                   bias = bias_a, bias2 = bias_b, out = y
+     glu_backward  da = dy * (b + bias_b) * act'(a + bias_a),
+                   db = dy * act(a + bias_a): in = dy, aux = a, aux2 = b,
+                   bias, bias2, out = da, out2 = db; part = f32 partial
+                   column sums of da then of db, [row groups][2 * cols] */
+#define GPUACT_OPS(X) X(forward, fwd) X(backward, bwd) X(dbias, dbias) X(glu_forward, gluf) X(glu_backward, glub)
 
 /* The fields that specialise a kernel at compile time, besides the op and
    its three dtypes: X(name, count, word in the kernel name when set).
@@ -38,15 +58,19 @@
              the mask instead of the forward's x or y
      dbias   backward: each row group also writes its column sums of dx
      select  "plain": forward without bias, scale 1, x's dtype in and out,
-             ceiling exact in it (y is a selection of x's bits); backward
+             bounds exact in it (y is a selection of x's bits); backward
              with scale 1 and dy's dtype out (a passing element is dy's bits)
+     fromx   backward: z = aux (+ bias[c]) is formed in f32 as the forward
+             formed it (the forward's input x, and its bias), and the
+             region or the derivative comes from z (smooth kinds always;
+             the ReLU family in the epilogue backward from x)
    Reachable combinations (gpuact__variant_reachable in gpuact.h) are the
    only ones that exist as kernels. */
-#define GPUACT_FIELDS(X) X(kind, KIND, GPUACT_KIND_COUNT) X(mask, MASK, 2) X(dbias, DBIAS, 2) X(select, SELECT, 2)
+#define GPUACT_FIELDS(X) X(kind, KIND, GPUACT_KIND_COUNT) X(mask, MASK, 2) X(dbias, DBIAS, 2) X(select, SELECT, 2) X(fromx, FROMX, 2)
 
 /* Run-time flags of the general (non-select) paths. */
 enum {
-    GPUACT_F_BIAS = 1,  /* forward: add aux[c] */
+    GPUACT_F_BIAS = 1,  /* add bias[c] (forward; backward with fromx) */
     GPUACT_F_SCALE = 2, /* multiply by scale (never when scale is 1) */
     GPUACT_F_RAW = 4    /* forward, no bias, scale 1, one dtype: a NaN x keeps its bits */
 };
@@ -92,18 +116,21 @@ enum {
 /* The kernel parameter list, the same for every op (OpenCL passes each
    buffer as cl_mem plus a byte offset, CUDA/HIP as a pointer):
    BUF(name) a buffer, U64 / F32 / I32(name) a scalar, SEP between two.
-     forward:  in = x, out = y, aux = bias, mask written
-     backward: in = dy, out = dx, aux = the forward's x or y, mask read,
-               part = f32 partial column sums [row groups][cols] (dbias)
-     dbias:    in = part (rows = row groups), out = dbias */
+     forward:  in = x, out = y, bias, mask written
+     backward: in = dy, out = dx, aux = the forward's x or y, bias (fromx),
+               mask read, part = f32 partial column sums [row groups][cols]
+               (dbias)
+     dbias:    in = part (rows = row groups, ld_in floats apart), out = dbias
+     the glu ops: above (aux2, out2, bias2, ld_aux2, ld_out2 are theirs) */
 #define GPUACT_KERNEL_PARAMS(BUF, U64, F32, I32, SEP)                                            \
-    BUF(in) SEP BUF(out) SEP BUF(aux) SEP BUF(mask) SEP BUF(part) SEP U64(rows) SEP U64(cols) SEP \
-        U64(ld_in) SEP U64(ld_out) SEP U64(ld_aux) SEP U64(mask_ld) SEP F32(scale) SEP F32(slope) SEP \
-        F32(ceiling) SEP I32(flags)
+    BUF(in) SEP BUF(out) SEP BUF(aux) SEP BUF(bias) SEP BUF(mask) SEP BUF(part) SEP BUF(aux2) SEP      \
+        BUF(out2) SEP BUF(bias2) SEP U64(rows) SEP U64(cols) SEP U64(ld_in) SEP U64(ld_out) SEP             \
+        U64(ld_aux) SEP U64(mask_ld) SEP U64(ld_aux2) SEP U64(ld_out2) SEP F32(scale) SEP F32(slope) SEP    \
+        F32(ceiling) SEP F32(lower) SEP I32(flags)
 
 /* GPUACT_KIND_<name>, GPUACT_DT_<name>, GPUACT_OP_<name> as enum constants
    (the kernels compare with them; the -D options carry their values). */
-#define GPUACT_KIND_ENUM_(name, slope, ceiling, from_y) GPUACT_KIND_##name,
+#define GPUACT_KIND_ENUM_(name, slope, ceiling, lower, from_y, select, glu) GPUACT_KIND_##name,
 enum { GPUACT_ACTIVATIONS(GPUACT_KIND_ENUM_) GPUACT_KIND_COUNT };
 #define GPUACT_DT_ENUM_(name, bytes) GPUACT_DT_##name,
 enum { GPUACT_DTYPES(GPUACT_DT_ENUM_) GPUACT_DT_COUNT };

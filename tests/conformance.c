@@ -125,16 +125,27 @@ static const char *dt_name(gpuact_dtype dt)
 
 static const char *act_name(gpuact_activation a)
 {
-    static char buf[4][32];
+    static char buf[4][48];
     static unsigned next;
     char *b = buf[next++ % 4];
     if (a.kind == GPUACT_LEAKY_RELU)
         snprintf(b, sizeof buf[0], "leaky(%g)", a.negative_slope);
     else if (a.kind == GPUACT_CLIPPED_RELU)
         snprintf(b, sizeof buf[0], "clipped(%g)", a.ceiling);
+    else if (a.kind == GPUACT_HARDTANH)
+        snprintf(b, sizeof buf[0], "hardtanh(%g,%g)", a.lower, a.ceiling);
     else
-        snprintf(b, sizeof buf[0], "relu");
+        snprintf(b, sizeof buf[0], "%s", a.kind == GPUACT_GELU ? "gelu" : a.kind == GPUACT_GELU_TANH ? "gelu_tanh"
+                                         : a.kind == GPUACT_SILU ? "silu" : a.kind == GPUACT_SQUARED_RELU ? "sqrelu"
+                                                                                                      : "relu");
     return b;
+}
+
+/* The value whose neighbourhood the special inputs cover: a bound of the
+   kind (its negation is covered too), else 0. */
+static float near_of(gpuact_activation a)
+{
+    return a.kind == GPUACT_CLIPPED_RELU ? a.ceiling : a.kind == GPUACT_HARDTANH ? a.lower : 0.0f;
 }
 
 static size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
@@ -172,7 +183,7 @@ typedef struct region {
 } region;
 
 /* The regions of one operation; a region used in place appears once. */
-typedef struct run { region reg[5]; int n; } run;
+typedef struct run { region reg[10]; int n; } run;
 
 static void run_begin(run *r, const char *fmt, const char *label, const char *extra)
 {
@@ -536,14 +547,22 @@ static void set_padding_bits(unsigned char *mask, size_t rows, size_t cols, size
 }
 
 static const gpuact_activation ACTS[] = {
-    {GPUACT_RELU, 0.0f, 0.0f},
-    {GPUACT_LEAKY_RELU, 0.0f, 0.0f},
-    {GPUACT_LEAKY_RELU, 0.01f, 0.0f},
-    {GPUACT_LEAKY_RELU, 0.2f, 0.0f},
-    {GPUACT_LEAKY_RELU, 1.0f, 0.0f},
-    {GPUACT_CLIPPED_RELU, 0.0f, 6.0f},
-    {GPUACT_CLIPPED_RELU, 0.0f, 0.5f},
-    {GPUACT_CLIPPED_RELU, 0.0f, 1e-3f}
+    {GPUACT_RELU, 0.0f, 0.0f, 0.0f},
+    {GPUACT_LEAKY_RELU, 0.0f, 0.0f, 0.0f},
+    {GPUACT_LEAKY_RELU, 0.01f, 0.0f, 0.0f},
+    {GPUACT_LEAKY_RELU, 0.2f, 0.0f, 0.0f},
+    {GPUACT_LEAKY_RELU, 1.0f, 0.0f, 0.0f},
+    {GPUACT_CLIPPED_RELU, 0.0f, 6.0f, 0.0f},
+    {GPUACT_CLIPPED_RELU, 0.0f, 0.5f, 0.0f},
+    {GPUACT_CLIPPED_RELU, 0.0f, 1e-3f, 0.0f},
+    {GPUACT_HARDTANH, 0.0f, 1.0f, -1.0f},      /* F.hardtanh's default */
+    {GPUACT_HARDTANH, 0.0f, 0.5f, -2.0f},
+    {GPUACT_HARDTANH, 0.0f, 0.0f, -1.0f},      /* an upper bound of 0: -0 stays -0 */
+    {GPUACT_HARDTANH, 0.0f, 3.1f, -0.0f},      /* a lower bound of -0 acts as +0 */
+    {GPUACT_GELU, 0.0f, 0.0f, 0.0f},
+    {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f},
+    {GPUACT_SILU, 0.0f, 0.0f, 0.0f},
+    {GPUACT_SQUARED_RELU, 0.0f, 0.0f, 0.0f}
 };
 #define N_ACTS (sizeof ACTS / sizeof ACTS[0])
 
@@ -642,7 +661,7 @@ static int ew_init(ew_data *e, gpuact_dtype dt, gpuact_activation act, size_t n)
     memset(e->mask, 0, mb);   /* tile_mask leaves the padding bits past n as they are */
     memset(&f, 0, sizeof f);
     f.act = gpuact_ref_elementwise_act(act, dt);
-    gpuact_ref_fill(&rng, dt, e->x, period, 1, f.act.kind == GPUACT_CLIPPED_RELU ? f.act.ceiling : 0.0f);
+    gpuact_ref_fill(&rng, dt, e->x, period, 1, near_of(f.act));
     gpuact_ref_fill(&rng, dt, e->dy, period, 1, 1.0f);
     f.rows = 1;
     f.cols = f.ld_x = f.ld_y = period;
@@ -819,8 +838,10 @@ static void elementwise_suite(void)
                         ew_backward(&e, &PLACES[p], 1, FROM_Y);
                     }
                     ew_forward(&e, &PLACES[p], 0, 0);
-                    ew_forward(&e, &PLACES[p], 0, 1);
                     ew_backward(&e, &PLACES[p], 0, FROM_X);
+                    if (gpuact_ref_smooth(ACTS[a]))   /* no mask; the backward needs x */
+                        continue;
+                    ew_forward(&e, &PLACES[p], 0, 1);
                     ew_backward(&e, &PLACES[p], 0, FROM_Y);
                     ew_backward(&e, &PLACES[p], 0, FROM_MASK);
                 }
@@ -835,7 +856,7 @@ static void elementwise_suite(void)
 static void large_suite(size_t n)
 {
     static const ew_place ALIGNED = {0, 0, 0, 0};
-    gpuact_activation relu = {GPUACT_RELU, 0.0f, 0.0f};
+    gpuact_activation relu = {GPUACT_RELU, 0.0f, 0.0f, 0.0f};
     ew_data e;
     if (n == 0 || !ew_init(&e, GPUACT_F32, relu, n))
         return;
@@ -916,8 +937,7 @@ static int epi_data(epi_case *c)
         epi_free(c);
         return 0;
     }
-    gpuact_ref_fill(&rng, c->xt, c->x, c->rows * c->ld_x, 1,
-                    c->act.kind == GPUACT_CLIPPED_RELU ? c->act.ceiling : 0.0f);
+    gpuact_ref_fill(&rng, c->xt, c->x, c->rows * c->ld_x, 1, near_of(c->act));
     gpuact_ref_fill(&rng, c->bt, c->b, c->cols, c->bias_specials, 0.0f);
     gpuact_ref_fill(&rng, c->yt, c->y, c->rows * c->ld_y, 1, 0.0f);  /* row padding stays random */
     gpuact_ref_fill(&rng, c->dyt, c->dy, c->rows * c->ld_dy, c->dy_specials, 1.0f);
@@ -969,23 +989,31 @@ done:
     run_end(&r);
 }
 
-static void epi_backward(const epi_case *c, int from_y)
+typedef enum epi_source { SRC_MASK, SRC_Y, SRC_X } epi_source;
+
+static void epi_backward(const epi_case *c, epi_source from)
 {
     run r;
-    region *dy, *dx = NULL, *src, *db = NULL;
+    region *dy, *dx = NULL, *src, *db = NULL, *xb = NULL;
     gpuact_epilogue_backward_desc d;
     gpuact_ref_bwd p;
     unsigned char *first = NULL;
+    /* from x, the bias goes along when it has x's dtype (the backward's rule) */
+    int with_bias = from == SRC_X && c->bias && c->bt == c->xt;
 
-    run_begin(&r, "epilogue_backward %s%s", c->label, from_y ? " from y" : " from mask");
+    run_begin(&r, "epilogue_backward %s%s", c->label,
+              from == SRC_Y ? " from y" : from == SRC_MASK ? " from mask" : with_bias ? " from x+bias" : " from x");
     if (c->bwd_in_place)
         dy = dx = region_inout(&r, "dx=dy", c->dy, c->rows * c->ld_dy * es_of(c->dyt), c->off * es_of(c->dyt));
     else if ((dy = region_in(&r, "dy", c->dy, c->rows * c->ld_dy * es_of(c->dyt), c->off * es_of(c->dyt))))
         dx = region_out(&r, "dx", c->rows * c->ld_dx * es_of(c->dxt), c->off * es_of(c->dxt));
     if (!dy || !dx || !view_elems(dx, c->dxt, c->rows, c->cols, c->ld_dx))
         goto done;
-    src = from_y ? region_in(&r, "y", c->y, c->rows * c->ld_y * es_of(c->yt), c->off * es_of(c->yt))
-                 : region_in(&r, "mask", c->m, c->rows * c->mask_ld / 8, c->mask_off);
+    src = from == SRC_Y ? region_in(&r, "y", c->y, c->rows * c->ld_y * es_of(c->yt), c->off * es_of(c->yt))
+          : from == SRC_X ? region_in(&r, "x", c->x, c->rows * c->ld_x * es_of(c->xt), c->off * es_of(c->xt))
+                          : region_in(&r, "mask", c->m, c->rows * c->mask_ld / 8, c->mask_off);
+    if (with_bias && !(xb = region_in(&r, "bias", c->b, c->cols * es_of(c->bt), c->off * es_of(c->bt))))
+        goto done;
     if (!src || (c->dbias && (!(db = region_out(&r, "dbias", c->cols * es_of(c->dbt), c->off * es_of(c->dbt))) ||
                               !view_sums(db, c->dbt, c->cols))))
         goto done;
@@ -996,15 +1024,16 @@ static void epi_backward(const epi_case *c, int from_y)
     p.cols = c->cols;
     p.ld_dy = c->ld_dy;
     p.ld_dx = c->ld_dx;
-    p.ld_src = c->ld_y;
+    p.ld_src = from == SRC_X ? c->ld_x : c->ld_y;
     p.mask_ld = c->mask_ld;
     p.dy_dtype = c->dyt;
     p.dx_dtype = c->dxt;
-    p.src_dtype = c->yt;
+    p.src_dtype = from == SRC_X ? c->xt : c->yt;
     p.scale = c->scale;
     p.dy = c->dy;
-    p.src = from_y ? c->y : NULL;
-    p.mask = from_y ? NULL : c->m;
+    p.src = from == SRC_Y ? c->y : from == SRC_X ? c->x : NULL;
+    p.mask = from == SRC_MASK ? c->m : NULL;
+    p.bias = with_bias ? c->b : NULL;
     p.dx = dx->want;
     p.dbias = db ? db->sum : NULL;
     p.dbias_abs = db ? db->sum_abs : NULL;
@@ -1027,10 +1056,17 @@ static void epi_backward(const epi_case *c, int from_y)
     d.scale = c->defaults && c->scale == 1.0f ? 0.0f : c->scale;
     d.dy = at(dy);
     d.dx = at(dx);
-    if (from_y)
+    if (from == SRC_Y) {
         d.y = at(src);
-    else
+    } else if (from == SRC_X) {
+        d.x = at(src);
+        d.x_dtype = c->xt;
+        d.ld_x = desc_ld(c, c->ld_x);
+        if (xb)
+            d.bias = at(xb);
+    } else {
         d.mask = at(src);
+    }
     d.mask_ld = c->defaults && c->mask_ld == round_up(c->cols, 128) ? 0 : c->mask_ld;
     if (db)
         d.dbias = at(db);
@@ -1121,6 +1157,7 @@ static void epi_setup(epi_case *c, unsigned long k, gpuact_activation act, size_
 static void epi_run(epi_case *c)
 {
     c->in_place = c->in_place && c->xt == c->yt;
+    c->fwd_mask = c->fwd_mask && !gpuact_ref_smooth(c->act);
     c->bwd_in_place = c->bwd_in_place && c->dyt == c->dxt;
     if (c->in_place)
         c->ld_y = c->ld_x;
@@ -1130,9 +1167,13 @@ static void epi_run(epi_case *c)
     if (!epi_data(c))
         return;
     epi_forward(c);
-    epi_backward(c, 0);
-    if (c->act.kind != GPUACT_CLIPPED_RELU)   /* clipped needs the mask; all scales here are > 0 */
-        epi_backward(c, 1);
+    if (gpuact_ref_smooth(c->act)) {          /* the smooth kinds' backward needs x (and the bias) */
+        epi_backward(c, SRC_X);
+    } else {
+        epi_backward(c, SRC_MASK);
+        if (c->act.kind == GPUACT_RELU || c->act.kind == GPUACT_LEAKY_RELU) /* the bounded kinds need the mask */
+            epi_backward(c, SRC_Y);             /* (all scales here are > 0) */
+    }
     epi_free(c);
 }
 
@@ -1184,8 +1225,11 @@ static void epilogue_suite(void)
    with the other suites this launches all of them (variants_launched). */
 static void variant_suite(void)
 {
-    static const gpuact_activation KINDS[] = {{GPUACT_RELU, 0.0f, 0.0f}, {GPUACT_LEAKY_RELU, 0.125f, 0.0f},
-                                              {GPUACT_CLIPPED_RELU, 0.0f, 1.5f}};
+    static const gpuact_activation KINDS[] = {
+        {GPUACT_RELU, 0.0f, 0.0f, 0.0f},      {GPUACT_LEAKY_RELU, 0.125f, 0.0f, 0.0f},
+        {GPUACT_CLIPPED_RELU, 0.0f, 1.5f, 0.0f}, {GPUACT_HARDTANH, 0.0f, 1.5f, -0.75f},
+        {GPUACT_GELU, 0.0f, 0.0f, 0.0f},      {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f},
+        {GPUACT_SILU, 0.0f, 0.0f, 0.0f},      {GPUACT_SQUARED_RELU, 0.0f, 0.0f, 0.0f}};
     unsigned long k = 900000;
     unsigned a, combo, general, with;
     for (a = 0; a < sizeof KINDS / sizeof KINDS[0]; a++)
@@ -1203,11 +1247,239 @@ static void variant_suite(void)
                     c.fwd_mask = (int)with;
                     c.dbias = (int)with;
                     c.in_place = c.bwd_in_place = 0;
+                    if (gpuact_ref_smooth(KINDS[a])) { /* the backward reads x: its dtype runs apart from dy's */
+                        c.dyt = (gpuact_dtype)(combo / 3 % 3);
+                    }
                     epi_run(&c);
                 }
 }
 
+/* >>glu: the gated forward and backward */
+
+typedef struct glu_case {
+    gpuact_activation act;
+    size_t rows, cols, pad;
+    gpuact_dtype xt, yt, dyt, dbt;
+    int halves, bias, dbias;      /* a and b the halves of one buffer's rows (and da, db; the biases) */
+    char label[200];
+} glu_case;
+
+/* One matrix region of rows x cols elements, rows ld apart, whose reference
+   output the caller fills (want, nan_any). */
+static region *glu_out(run *r, const char *name, gpuact_dtype dt, size_t rows, size_t cols, size_t ld)
+{
+    region *g = region_out(r, name, rows * ld * gpuact_dtype_size(dt), 0);
+    return g && view_elems(g, dt, rows, cols, ld) ? g : NULL;
+}
+
+static gpuact_buffer at_plus(const region *g, size_t bytes)
+{
+    gpuact_buffer b = at(g);
+    b.offset += bytes;
+    return b;
+}
+
+static void glu_run(const glu_case *c)
+{
+    const size_t es = gpuact_dtype_size(c->xt), cols = c->cols, rows = c->rows;
+    const size_t ld = c->halves ? 2 * cols + c->pad : cols + c->pad, ldo = cols + c->pad;
+    const size_t half = c->halves ? cols : 0; /* b's (and db's) first element in a row of the shared buffer */
+    gpuact_ref_rng rng = case_rng();
+    unsigned char *x = NULL, *x2 = NULL, *bias = NULL, *dy = NULL;
+    run r;
+    region *ra, *rb, *rba = NULL, *rbb = NULL, *ry, *rdy, *rda, *rdb, *rdba = NULL, *rdbb = NULL;
+    gpuact_glu_desc f;
+    gpuact_glu_backward_desc b;
+    gpuact_ref_glu rf;
+    gpuact_ref_glu_bwd rb_;
+    size_t i, k;
+
+    case_begin("setup glu %s", c->label, "");
+    x = (unsigned char *)host_alloc(rows * ld * es);
+    x2 = (unsigned char *)host_alloc(rows * ld * es);
+    bias = (unsigned char *)host_alloc(2 * cols * es);
+    dy = (unsigned char *)host_alloc(rows * ldo * gpuact_dtype_size(c->dyt));
+    case_end();
+    if (!x || !x2 || !bias || !dy)
+        goto out;
+    gpuact_ref_fill(&rng, c->xt, x, rows * ld, 1, 0.0f);
+    gpuact_ref_fill(&rng, c->xt, x2, rows * ld, 1, 0.0f);
+    gpuact_ref_fill(&rng, c->xt, bias, 2 * cols, (int)(c->rows % 2), 0.0f);
+    gpuact_ref_fill(&rng, c->dyt, dy, rows * ldo, 1, 1.0f);
+
+    /* forward */
+    run_begin(&r, "glu_forward %s%s", c->label, "");
+    ra = region_in(&r, "a", x, rows * ld * es, 0);
+    rb = c->halves ? ra : region_in(&r, "b", x2, rows * ld * es, 0);
+    if (c->bias)
+        rba = rbb = region_in(&r, "bias", bias, 2 * cols * es, 0);
+    ry = glu_out(&r, "y", c->yt, rows, cols, ldo);
+    if (!ra || !rb || (c->bias && !rba) || !ry)
+        goto fwd_done;
+    memset(&rf, 0, sizeof rf);
+    rf.act = c->act;
+    rf.rows = rows; rf.cols = cols; rf.ld_a = rf.ld_b = ld; rf.ld_y = ldo;
+    rf.x_dtype = c->xt; rf.y_dtype = c->yt;
+    rf.a = x;
+    rf.b = c->halves ? x + half * es : x2;
+    rf.bias_a = c->bias ? bias : NULL;
+    rf.bias_b = c->bias ? bias + cols * es : NULL;
+    rf.y = ry->want;
+    rf.nan_any = ry->nan_any;
+    gpuact_ref_glu_forward(&rf);
+    if (!run_upload(&r))
+        goto fwd_done;
+    memset(&f, 0, sizeof f);
+    f.act = c->act;
+    f.rows = rows; f.cols = cols; f.x_dtype = c->xt; f.y_dtype = c->yt;
+    f.ld_a = f.ld_b = ld; f.ld_y = ldo == cols ? 0 : ldo;
+    f.a = at(ra);
+    f.b = at_plus(rb, half * es);
+    if (c->bias) {
+        f.bias_a = at(rba);
+        f.bias_b = at_plus(rbb, cols * es);
+    }
+    f.y = at(ry);
+    run_check(&r, gpuact_glu_forward(ctx, &f, NULL), "gpuact_glu_forward");
+fwd_done:
+    run_end(&r);
+
+    /* backward: da and db in one buffer's halves (ld) or two (ldo) */
+    run_begin(&r, "glu_backward %s%s", c->label, c->dbias ? " dbias" : "");
+    rdy = region_in(&r, "dy", dy, rows * ldo * gpuact_dtype_size(c->dyt), 0);
+    ra = region_in(&r, "a", x, rows * ld * es, 0);
+    rb = c->halves ? ra : region_in(&r, "b", x2, rows * ld * es, 0);
+    if (c->bias)
+        rba = rbb = region_in(&r, "bias", bias, 2 * cols * es, 0);
+    if (c->halves) {
+        rda = rdb = glu_out(&r, "dx", c->xt, rows, 2 * cols, ld);
+        if (c->dbias && (rdba = rdbb = region_out(&r, "dbias", 2 * cols * gpuact_dtype_size(c->dbt), 0)))
+            view_sums(rdba, c->dbt, 2 * cols);
+    } else {
+        rda = glu_out(&r, "da", c->xt, rows, cols, ld);
+        rdb = glu_out(&r, "db", c->xt, rows, cols, ld);
+        if (c->dbias && (rdba = region_out(&r, "dbias_a", cols * gpuact_dtype_size(c->dbt), 0)) &&
+            (rdbb = region_out(&r, "dbias_b", cols * gpuact_dtype_size(c->dbt), 0))) {
+            view_sums(rdba, c->dbt, cols);
+            view_sums(rdbb, c->dbt, cols);
+        }
+    }
+    if (!rdy || !ra || !rb || (c->bias && !rba) || !rda || !rdb || (c->dbias && (!rdba || !rdbb)))
+        goto bwd_done;
+    memset(&rb_, 0, sizeof rb_);
+    rb_.act = c->act;
+    rb_.rows = rows; rb_.cols = cols; rb_.ld_dy = ldo; rb_.ld_a = rb_.ld_b = ld; rb_.ld_da = rb_.ld_db = ld;
+    rb_.dy_dtype = c->dyt; rb_.x_dtype = c->xt;
+    rb_.dy = dy;
+    rb_.a = x;
+    rb_.b = c->halves ? x + half * es : x2;
+    rb_.bias_a = c->bias ? bias : NULL;
+    rb_.bias_b = c->bias ? bias + cols * es : NULL;
+    rb_.da = rda->want;
+    rb_.db = rdb->want + half * es;
+    rb_.da_nan = rda->nan_any;
+    rb_.db_nan = rdb->nan_any + half;
+    gpuact_ref_glu_backward(&rb_);
+    if (c->dbias) { /* the column sums of the stored da and db, in f64 */
+        for (k = 0; k < 2; k++) {
+            const region *src = k ? rdb : rda;
+            region *dst = k ? rdbb : rdba;
+            const size_t c0 = k ? half : 0, d0 = c->halves && k ? cols : 0;
+            for (i = 0; i < rows * cols; i++) {
+                const size_t rr = i / cols, cc = i % cols;
+                double v = (double)gpuact_ref_load(c->xt, src->want, rr * ld + c0 + cc);
+                dst->sum[d0 + cc] += v;
+                dst->sum_abs[d0 + cc] += fabs(v);
+            }
+        }
+        if (c->halves) {
+            sum_finite_abs(rda, rdba->sum_fin);
+        } else {
+            sum_finite_abs(rda, rdba->sum_fin);
+            sum_finite_abs(rdb, rdbb->sum_fin);
+        }
+    }
+    if (!run_upload(&r))
+        goto bwd_done;
+    memset(&b, 0, sizeof b);
+    b.act = c->act;
+    b.rows = rows; b.cols = cols; b.dy_dtype = c->dyt; b.x_dtype = c->xt; b.dbias_dtype = c->dbt;
+    b.ld_dy = ldo == cols ? 0 : ldo; b.ld_a = b.ld_b = b.ld_da = b.ld_db = ld;
+    b.dy = at(rdy);
+    b.a = at(ra);
+    b.b = at_plus(rb, half * es);
+    if (c->bias) {
+        b.bias_a = at(rba);
+        b.bias_b = at_plus(rbb, cols * es);
+    }
+    b.da = at(rda);
+    b.db = at_plus(rdb, half * es);
+    if (c->dbias) {
+        b.dbias_a = at(rdba);
+        b.dbias_b = c->halves ? at_plus(rdbb, cols * gpuact_dtype_size(c->dbt)) : at(rdbb);
+    }
+    run_check(&r, gpuact_glu_backward(ctx, &b, NULL), "gpuact_glu_backward");
+bwd_done:
+    run_end(&r);
+out:
+    free(x);
+    free(x2);
+    free(bias);
+    free(dy);
+}
+
+/* Every gating kind x the forward's x/y and the backward's dy/x dtypes,
+   with and without biases and the bias gradient, a and b as the halves of
+   one buffer or two; ragged shapes and padded rows. */
+static void glu_suite(void)
+{
+    static const gpuact_activation KINDS[] = {
+        {GPUACT_RELU, 0.0f, 0.0f, 0.0f}, {GPUACT_GELU, 0.0f, 0.0f, 0.0f},
+        {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f}, {GPUACT_SILU, 0.0f, 0.0f, 0.0f}};
+    static const size_t SHAPES[][2] = {{1, 1}, {3, 37}, {65, 129}, {7, 1031}};
+    unsigned long k = 700000;
+    size_t a, combo, s;
+    for (a = 0; a < sizeof KINDS / sizeof KINDS[0]; a++)
+        for (combo = 0; combo < 9; combo++)
+            for (s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
+                glu_case c;
+                memset(&c, 0, sizeof c);
+                k++;
+                c.act = KINDS[a];
+                c.rows = SHAPES[s][0];
+                c.cols = SHAPES[s][1];
+                c.pad = pick(k, 1, 2) ? 0 : 5;
+                c.xt = (gpuact_dtype)(combo % 3);
+                c.yt = (gpuact_dtype)(combo / 3);
+                c.dyt = (gpuact_dtype)(combo / 3);
+                c.dbt = (gpuact_dtype)pick(k, 2, 3);
+                c.halves = (int)(s % 2);
+                c.bias = pick(k, 3, 3) != 0;
+                c.dbias = (int)((s + combo) % 2);
+                snprintf(c.label, sizeof c.label, "%zux%zu %s x=%s y/dy=%s%s%s%s pad %zu", c.rows, c.cols,
+                         act_name(c.act), dt_name(c.xt), dt_name(c.yt), c.halves ? " halves" : " two buffers",
+                         c.bias ? " bias" : "", c.dbias ? " dbias=" : "", c.pad);
+                if (c.dbias)
+                    strncat(c.label, dt_name(c.dbt), sizeof c.label - strlen(c.label) - 1);
+                glu_run(&c);
+            }
+}
+
 /* >>main */
+
+static int suite_on(const char *suites, const char *name)
+{
+    const char *p = suites;
+    size_t n = strlen(name);
+    if (!suites)
+        return 1;
+    while ((p = strstr(p, name)) != NULL) {
+        if ((p == suites || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+            return 1;
+        p += n;
+    }
+    return 0;
+}
 
 static const char *env_or(const char *name, const char *dflt)
 {
@@ -1249,6 +1521,8 @@ int main(int argc, char **argv)
     };
     const char *only = env_or("GPUACT_BACKEND", NULL);
     const char *large_env = env_or("GPUACT_CONFORMANCE_LARGE", NULL);
+    /* GPUACT_CONFORMANCE_SUITES=glu,epilogue...: only those (for debugging; no variant count) */
+    const char *suites = env_or("GPUACT_CONFORMANCE_SUITES", NULL);
     size_t large = ((size_t)1 << 27) + 5;
     size_t i;
     int i_arg, tested = 0;
@@ -1305,11 +1579,12 @@ int main(int argc, char **argv)
         printf("backend %s: %s\n", gpuact_backend_name(BACKENDS[i]), gpuact_context_device_name(ctx));
         fflush(stdout);
         tested++;
-        elementwise_suite();
-        epilogue_suite();
-        variant_suite();
-        large_suite(large);
-        variants_launched();
+        if (suite_on(suites, "elementwise")) elementwise_suite();
+        if (suite_on(suites, "epilogue")) epilogue_suite();
+        if (suite_on(suites, "variant")) variant_suite();
+        if (suite_on(suites, "glu")) glu_suite();
+        if (suite_on(suites, "large")) large_suite(large);
+        if (!suites) variants_launched(); /* only a full run launches them all */
         gpuact_context_destroy(ctx);
         ctx = NULL;
     }

@@ -38,6 +38,7 @@ CONVENTIONS
 #include <stdint.h>
 #include <string.h>
 #include <math.h>
+#include "gpuact_smooth_ref.h" /* GELU, SiLU: the kernels' own math (kernels/smooth.h) */
 
 #if defined(__GNUC__)
 #define GPUACT_REF_FN static __attribute__((unused))
@@ -236,6 +237,9 @@ GPUACT_REF_FN int gpuact_ref_raw_isnan(gpuact_dtype dt, uint32_t bits)
 
 /* >>activations */
 
+/* A bound of -0 acts as +0 (as gpuact's argument checks make it). */
+GPUACT_REF_FN float gpuact_ref__bound(float b) { return b == 0.0f ? 0.0f : b; }
+
 GPUACT_REF_FN float gpuact_ref_act(gpuact_activation a, float z)
 {
     switch (a.kind) {
@@ -243,11 +247,39 @@ GPUACT_REF_FN float gpuact_ref_act(gpuact_activation a, float z)
         return (z > 0) ? z : z * a.negative_slope;
     case GPUACT_CLIPPED_RELU:
         return (z <= 0) ? 0.0f : (z >= a.ceiling ? a.ceiling : z);
+    case GPUACT_HARDTANH: {
+        /* torch.clamp: max then min, with -0 < +0 at a bound of 0 */
+        float lo = gpuact_ref__bound(a.lower), hi = gpuact_ref__bound(a.ceiling);
+        return (z <= lo) ? lo : (z > hi ? hi : z);
+    }
+    case GPUACT_GELU: return gpuact_gelu_erf(z);
+    case GPUACT_GELU_TANH: return gpuact_gelu_tanh(z);
+    case GPUACT_SILU: return gpuact_silu(z);
+    case GPUACT_SQUARED_RELU: return (z <= 0) ? 0.0f : z * z;
     case GPUACT_RELU:
         break;
     }
     /* NaN fails the comparison and comes back itself; -0 <= 0 gives +0. */
     return (z <= 0) ? 0.0f : z;
+}
+
+/* Whether a kind is smooth: no mask, dx = dy * act'(z). */
+GPUACT_REF_FN int gpuact_ref_smooth(gpuact_activation a)
+{
+    return a.kind == GPUACT_GELU || a.kind == GPUACT_GELU_TANH || a.kind == GPUACT_SILU ||
+           a.kind == GPUACT_SQUARED_RELU;
+}
+
+/* d act / dz of a smooth kind. */
+GPUACT_REF_FN float gpuact_ref_grad(gpuact_activation a, float z)
+{
+    switch (a.kind) {
+    case GPUACT_GELU: return gpuact_gelu_erf_d(z);
+    case GPUACT_GELU_TANH: return gpuact_gelu_tanh_d(z);
+    case GPUACT_SILU: return gpuact_silu_d(z);
+    default: break;
+    }
+    return (z <= 0) ? 0.0f : z + z;   /* squared ReLU; NaN gives NaN */
 }
 
 GPUACT_REF_FN int gpuact_ref_passes(gpuact_activation a, float v)
@@ -257,7 +289,9 @@ GPUACT_REF_FN int gpuact_ref_passes(gpuact_activation a, float v)
         return v > 0;
     case GPUACT_CLIPPED_RELU:
         return !(v <= 0 || v >= a.ceiling);
-    case GPUACT_RELU:
+    case GPUACT_HARDTANH:
+        return !(v <= a.lower || v >= a.ceiling);
+    default:
         break;
     }
     return !(v <= 0);
@@ -265,13 +299,15 @@ GPUACT_REF_FN int gpuact_ref_passes(gpuact_activation a, float v)
 
 GPUACT_REF_FN gpuact_activation gpuact_ref_elementwise_act(gpuact_activation a, gpuact_dtype dt)
 {
-    /* The elementwise ops clip f16/bf16 at the ceiling as the dtype holds
-       it, so that a backward from the output y sees the same region as one
-       from x. */
-    if (a.kind == GPUACT_CLIPPED_RELU && (dt == GPUACT_F16 || dt == GPUACT_BF16)) {
+    /* The elementwise ops clip f16/bf16 at the bounds as the dtype holds
+       them (as torch converts them to the tensor's type), so that a
+       backward from the output y sees the same region as one from x. */
+    if ((a.kind == GPUACT_CLIPPED_RELU || a.kind == GPUACT_HARDTANH) && (dt == GPUACT_F16 || dt == GPUACT_BF16)) {
         uint16_t tmp;
         gpuact_ref_store(dt, &tmp, 0, a.ceiling);
         a.ceiling = gpuact_ref_load(dt, &tmp, 0);
+        gpuact_ref_store(dt, &tmp, 0, a.lower);
+        a.lower = gpuact_ref_load(dt, &tmp, 0);
     }
     return a;
 }
@@ -304,8 +340,9 @@ typedef struct gpuact_ref_fwd {
 GPUACT_REF_FN void gpuact_ref_forward(const gpuact_ref_fwd *p)
 {
     size_t r, c;
-    /* Without bias and scale, relu and clipped relu return a NaN input by
-       selection, so the output keeps its bits exactly (quiet or not). */
+    /* Without bias and scale, every kind but leaky ReLU returns a NaN input
+       itself (the selection paths by selection, the others by the rule that
+       a NaN x keeps its bits), exactly (quiet or not). */
     int selects = !p->bias && p->scale == 1.0f && p->x_dtype == p->y_dtype &&
                   p->act.kind != GPUACT_LEAKY_RELU;
 
@@ -328,7 +365,7 @@ GPUACT_REF_FN void gpuact_ref_forward(const gpuact_ref_fwd *p)
             if (p->scale != 1.0f)
                 out = out * p->scale;
 
-            if (mrow && gpuact_ref_passes(p->act, z))
+            if (mrow && !gpuact_ref_smooth(p->act) && gpuact_ref_passes(p->act, z))
                 gpuact_ref__mask_set(mrow, c);
             if (selects && gpuact_ref_raw_isnan(p->x_dtype, xbits)) {
                 gpuact_ref_store_raw(p->y_dtype, p->y, yi, xbits);
@@ -352,6 +389,7 @@ typedef struct gpuact_ref_bwd {
     const void *dy;
     const void *src;             /* the forward's x or y, or NULL ... */
     const unsigned char *mask;   /* ... the mask (bit set = passes). Exactly one of src/mask. */
+    const void *bias;            /* optional with src = x: z = x + bias[c] (src_dtype) */
     void *dx;                    /* may be dy itself (same dtype and ld) */
     double *dbias;               /* optional, cols entries: f64 sum over rows of the stored dx */
     double *dbias_abs;           /* optional, cols entries: f64 sum of |stored dx| */
@@ -375,13 +413,21 @@ GPUACT_REF_FN void gpuact_ref_backward(const gpuact_ref_bwd *p)
             /* Everything is read before dx is written: dx may alias dy. */
             uint32_t gbits = gpuact_ref_raw(p->dy_dtype, p->dy, dyi);
             float g = gpuact_ref_load(p->dy_dtype, p->dy, dyi);
-            int passes = p->mask
-                ? gpuact_ref__mask_bit(p->mask, r * p->mask_ld + c)
-                : gpuact_ref_passes(p->act, gpuact_ref_load(p->src_dtype, p->src, r * p->ld_src + c));
+            float z = p->mask ? 0.0f : gpuact_ref_load(p->src_dtype, p->src, r * p->ld_src + c);
+            int smooth = gpuact_ref_smooth(p->act), passes;
             float v;
             int raw_nan = 0;
 
-            if (passes || p->act.kind == GPUACT_LEAKY_RELU) {
+            if (p->bias)
+                z = z + gpuact_ref_load(p->src_dtype, p->bias, c);
+            passes = p->mask ? gpuact_ref__mask_bit(p->mask, r * p->mask_ld + c) : gpuact_ref_passes(p->act, z);
+            if (smooth) {
+                v = (p->scale != 1.0f) ? g * p->scale : g;
+                v = v * gpuact_ref_grad(p->act, z);
+                if (p->act.kind == GPUACT_SQUARED_RELU && z <= 0)
+                    v = 0.0f;   /* by selection, as torch's threshold_backward */
+                passes = 0;
+            } else if (passes || p->act.kind == GPUACT_LEAKY_RELU) {
                 v = (p->scale != 1.0f) ? g * p->scale : g;
                 if (!passes)
                     v = v * p->act.negative_slope;
@@ -406,6 +452,78 @@ GPUACT_REF_FN void gpuact_ref_backward(const gpuact_ref_bwd *p)
             }
         }
     }
+}
+
+/* >>glu: the gated forms */
+
+/* y = act(a + bias_a) * (b + bias_b) on rows x cols; a, b, the biases in
+   x_dtype (biases NULL: no additions). */
+typedef struct gpuact_ref_glu {
+    gpuact_activation act;
+    size_t rows, cols, ld_a, ld_b, ld_y;
+    gpuact_dtype x_dtype, y_dtype;
+    const void *a, *b, *bias_a, *bias_b;
+    void *y;
+    unsigned char *nan_any;      /* optional, indexed like y */
+} gpuact_ref_glu;
+
+GPUACT_REF_FN void gpuact_ref__glu_z(const void *m, size_t i, const void *bias, size_t c, gpuact_dtype dt, float *z)
+{
+    *z = gpuact_ref_load(dt, m, i);
+    if (bias)
+        *z = *z + gpuact_ref_load(dt, bias, c);
+}
+
+GPUACT_REF_FN void gpuact_ref_glu_forward(const gpuact_ref_glu *p)
+{
+    size_t r, c;
+    for (r = 0; r < p->rows; r++)
+        for (c = 0; c < p->cols; c++) {
+            float za, zb, v;
+            gpuact_ref__glu_z(p->a, r * p->ld_a + c, p->bias_a, c, p->x_dtype, &za);
+            gpuact_ref__glu_z(p->b, r * p->ld_b + c, p->bias_b, c, p->x_dtype, &zb);
+            v = gpuact_ref_act(p->act, za);
+            v = v * zb;
+            gpuact_ref_store(p->y_dtype, p->y, r * p->ld_y + c, v);
+            if (p->nan_any)
+                p->nan_any[r * p->ld_y + c] = (unsigned char)gpuact_ref__isnan(v);
+        }
+}
+
+/* da = (dy * zb) * act'(za) (ReLU: dy * zb where za passes, else +0),
+   db = dy * act(za), in x_dtype with rows ld_da / ld_db apart. */
+typedef struct gpuact_ref_glu_bwd {
+    gpuact_activation act;
+    size_t rows, cols, ld_dy, ld_a, ld_b, ld_da, ld_db;
+    gpuact_dtype dy_dtype, x_dtype;
+    const void *dy, *a, *b, *bias_a, *bias_b;
+    void *da, *db;
+    unsigned char *da_nan, *db_nan;  /* optional, indexed like da, db */
+} gpuact_ref_glu_bwd;
+
+GPUACT_REF_FN void gpuact_ref_glu_backward(const gpuact_ref_glu_bwd *p)
+{
+    size_t r, c;
+    for (r = 0; r < p->rows; r++)
+        for (c = 0; c < p->cols; c++) {
+            float za, zb, g = gpuact_ref_load(p->dy_dtype, p->dy, r * p->ld_dy + c), da, db;
+            gpuact_ref__glu_z(p->a, r * p->ld_a + c, p->bias_a, c, p->x_dtype, &za);
+            gpuact_ref__glu_z(p->b, r * p->ld_b + c, p->bias_b, c, p->x_dtype, &zb);
+            if (gpuact_ref_smooth(p->act)) {
+                da = g * zb;
+                da = da * gpuact_ref_grad(p->act, za);
+            } else {
+                da = gpuact_ref_passes(p->act, za) ? g * zb : 0.0f;  /* by selection */
+            }
+            db = gpuact_ref_act(p->act, za);
+            db = g * db;
+            gpuact_ref_store(p->x_dtype, p->da, r * p->ld_da + c, da);
+            gpuact_ref_store(p->x_dtype, p->db, r * p->ld_db + c, db);
+            if (p->da_nan)
+                p->da_nan[r * p->ld_da + c] = (unsigned char)gpuact_ref__isnan(da);
+            if (p->db_nan)
+                p->db_nan[r * p->ld_db + c] = (unsigned char)gpuact_ref__isnan(db);
+        }
 }
 
 /* >>test helpers */

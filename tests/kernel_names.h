@@ -27,10 +27,15 @@ static int in_job(const gpuact__variant *V, int full, int job) {
 /* The GPUACT_KERNEL line that instantiates V (kernels/cuda/common.cuh). */
 static int kernel_line(const gpuact__variant *V, char *buf, size_t size) {
     char name[GPUACT__NAME_MAX];
+    int n;
     gpuact__variant_name(V, name, sizeof name);
-    return snprintf(buf, size, "GPUACT_KERNEL(%s, %s, %s, %s, %s, %d, %d, %d, %d)\n", gpuact__op_names[V->op], name,
-                    gpuact__dtype_name(V->t[0]), gpuact__dtype_name(V->t[1]), gpuact__dtype_name(V->t[2]), V->kind,
-                    V->mask, V->dbias, V->select);
+    n = snprintf(buf, size, "GPUACT_KERNEL(%s, %s, %s, %s, %s", gpuact__op_names[V->op], name,
+                 gpuact__dtype_name(V->t[0]), gpuact__dtype_name(V->t[1]), gpuact__dtype_name(V->t[2]));
+#define KERNEL_LINE_FIELD_(fname, NAME, count) \
+    if (n >= 0 && (size_t)n < size) n += snprintf(buf + n, size - (size_t)n, ", %d", V->fname);
+    GPUACT_FIELDS(KERNEL_LINE_FIELD_)
+    if (n >= 0 && (size_t)n < size) n += snprintf(buf + n, size - (size_t)n, ")\n");
+    return n;
 }
 
 /* The job's source (malloc'd) and in *count its number of kernels. */

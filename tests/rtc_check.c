@@ -16,8 +16,8 @@
 #include "kernel_names.h"
 
 int main(int argc, char **argv) {
-    static const char *const *const *const sources[GPUACT_OP_COUNT] = {gpuact__cuda_forward, gpuact__cuda_backward,
-                                                                       gpuact__cuda_dbias};
+#define RTC_PROGRAM_(name, short_name) gpuact__cuda_##name,
+    static const char *const *const *const sources[GPUACT_OP_COUNT] = {GPUACT_OPS(RTC_PROGRAM_)};
     gpuact__gpu g;
     gpuact__cuda_setup s;
     int a, op, failed = 0, passed = 0, supported[64], nsupported = 0;

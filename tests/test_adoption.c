@@ -318,9 +318,15 @@ static void run_ops(place *p, unsigned long seed)
     gpuact_ref_rng rng;
     gbuf x, y, m, dy, dx, ex, ey, eb, em, edy, edx, edb;
     unsigned char *nan_any = (unsigned char *)calloc(ROWS * 136 + N, 1);
-    gpuact_activation leaky = {GPUACT_LEAKY_RELU, 0.125f, 0.0f}, clipped = {GPUACT_CLIPPED_RELU, 0.0f, 6.0f};
+    gpuact_activation leaky, clipped;
     double sums[COLS], sums_abs[COLS];
     const size_t mb = (N + 7) / 8, ld_x = 136, mask_ld = 256;
+    memset(&leaky, 0, sizeof leaky);
+    leaky.kind = GPUACT_LEAKY_RELU;
+    leaky.negative_slope = 0.125f;
+    memset(&clipped, 0, sizeof clipped);
+    clipped.kind = GPUACT_CLIPPED_RELU;
+    clipped.ceiling = 6.0f;
     rng.s = seed;
     memset(&x, 0, sizeof x); y = m = dy = dx = ex = ey = eb = em = edy = edx = edb = x;
     if (!nan_any) {

@@ -127,6 +127,20 @@ static void expect_invalid(const char *what, gpuact_result r)
     report(r == GPUACT_ERROR_INVALID_ARGUMENT && *msg && !*changed, what, why);
 }
 
+/* As expect_invalid, and the message names the rule: it contains `rule`. */
+static void expect_invalid_saying(const char *what, gpuact_result r, const char *rule)
+{
+    char full[200];
+    const char *msg = gpuact_last_error();
+    if (r == GPUACT_ERROR_INVALID_ARGUMENT && !strstr(msg, rule)) {
+        snprintf(full, sizeof full, "%s: refused by another rule than \"%s\"", what, rule);
+        report(0, full, first_line(msg));
+        fill_patterns();
+        return;
+    }
+    expect_invalid(what, r);
+}
+
 /* Valid and empty (n = 0, rows = 0, cols = 0): success, nothing written. */
 static void expect_nothing(const char *what, gpuact_result r)
 {
@@ -307,7 +321,8 @@ static void absent_buffers(void)
 static void bad_enums(void)
 {
     const gpuact_dtype bad_dt = (gpuact_dtype)7;
-    const gpuact_activation_kind bad_kinds[2] = {(gpuact_activation_kind)3, (gpuact_activation_kind)-1};
+    const gpuact_activation_kind bad_kinds[2] = {(gpuact_activation_kind)(GPUACT_SQUARED_RELU + 1),
+                                                 (gpuact_activation_kind)-1};
     gpuact_forward_desc f;
     gpuact_backward_desc b;
     gpuact_epilogue_desc e;
@@ -374,6 +389,147 @@ static void bad_parameters(void)
         expect(what[2], E(e));
         expect(what[3], EB(eb));
     }
+}
+
+/* hardtanh's bounds, and what the smooth kinds (no mask, backward from x)
+   refuse. */
+static void new_kinds(void)
+{
+    static const struct { const char *what; float lower, upper; int valid; } H[] = {
+        {"hardtanh lower > upper", 1.0f, -1.0f, 0},
+        {"hardtanh lower NaN", NAN, 1.0f, 0},
+        {"hardtanh upper NaN", -1.0f, NAN, 0},
+        {"hardtanh lower == upper", 0.5f, 0.5f, 1},
+        {"hardtanh -0 and 0", -0.0f, 0.0f, 1},
+        {"hardtanh -Inf, Inf", -HUGE_VALF, HUGE_VALF, 1},
+        {"hardtanh -1, 1", -1.0f, 1.0f, 1}};
+    static const gpuact_activation_kind SMOOTH[] = {GPUACT_GELU, GPUACT_GELU_TANH, GPUACT_SILU,
+                                                    GPUACT_SQUARED_RELU};
+    size_t i;
+    char what[96];
+    for (i = 0; i < sizeof H / sizeof H[0]; i++) {
+        gpuact_activation a = act(GPUACT_HARDTANH, 0.0f, H[i].upper);
+        gpuact_forward_desc f = fwd();
+        gpuact_epilogue_backward_desc eb = epib();
+        a.lower = H[i].lower;
+        f.act = eb.act = a;
+        snprintf(what, sizeof what, "forward: %s", H[i].what);
+        if (H[i].valid) expect_accepted(what, F(f));
+        else expect_invalid_saying(what, F(f), "lower <= ceiling");
+        snprintf(what, sizeof what, "epilogue_backward: %s", H[i].what);
+        if (H[i].valid) expect_accepted(what, EB(eb));
+        else expect_invalid_saying(what, EB(eb), "lower <= ceiling");
+    }
+    {
+        gpuact_epilogue_backward_desc eb = epib();
+        eb.act = act(GPUACT_HARDTANH, 0.0f, 1.0f);
+        eb.act.lower = -1.0f;
+        eb.mask.handle = NULL;
+        eb.y = buf(Y, 0);
+        expect_invalid_saying("epilogue_backward: hardtanh from y", EB(eb), "needs the forward's mask");
+        eb.y.handle = NULL;
+        eb.x = buf(X, 0);
+        expect_invalid_saying("epilogue_backward: hardtanh from x", EB(eb), "source of the smooth kinds");
+    }
+    for (i = 0; i < sizeof SMOOTH / sizeof SMOOTH[0]; i++) {
+        gpuact_activation a = act(SMOOTH[i], 0.0f, 0.0f);
+        gpuact_forward_desc f = fwd();
+        gpuact_backward_desc b = bwd();
+        gpuact_epilogue_desc e = epi();
+        gpuact_epilogue_backward_desc eb = epib();
+        f.act = b.act = e.act = eb.act = a;
+        snprintf(what, sizeof what, "forward: kind %d with a mask", (int)SMOOTH[i]);
+        expect_invalid_saying(what, F(f), "has no 1-bit mask");
+        f.mask.handle = NULL;
+        snprintf(what, sizeof what, "forward: kind %d without mask", (int)SMOOTH[i]);
+        expect_accepted(what, F(f));
+        snprintf(what, sizeof what, "backward: kind %d from the mask", (int)SMOOTH[i]);
+        b.x.handle = NULL;
+        b.mask = buf(MASK, 0);
+        expect_invalid_saying(what, B(b), "has no 1-bit mask");
+        snprintf(what, sizeof what, "epilogue_forward: kind %d with a mask", (int)SMOOTH[i]);
+        e.mask = buf(MASK, 0);
+        expect_invalid_saying(what, E(e), "has no 1-bit mask");
+        snprintf(what, sizeof what, "epilogue_backward: kind %d from the mask", (int)SMOOTH[i]);
+        expect_invalid_saying(what, EB(eb), "has no 1-bit mask");
+        eb.mask.handle = NULL;
+        eb.y = buf(Y, 0);
+        snprintf(what, sizeof what, "epilogue_backward: kind %d from y", (int)SMOOTH[i]);
+        expect_invalid_saying(what, EB(eb), "needs the forward's input x");
+        eb.bias = buf(BIAS, 0);
+        snprintf(what, sizeof what, "epilogue_backward: kind %d, bias with y", (int)SMOOTH[i]);
+        expect_invalid_saying(what, EB(eb), "bias is only read with x");
+        eb.y.handle = NULL;
+        eb.x = buf(X, 0);
+        eb.x_dtype = GPUACT_F32;
+        snprintf(what, sizeof what, "epilogue_backward: kind %d from x + bias", (int)SMOOTH[i]);
+        expect_accepted(what, EB(eb));
+        eb.x_dtype = (gpuact_dtype)7;
+        snprintf(what, sizeof what, "epilogue_backward: kind %d, x_dtype 7", (int)SMOOTH[i]);
+        expect_invalid_saying(what, EB(eb), "x_dtype = 7");
+        eb.x_dtype = GPUACT_F32;
+        eb.ld_x = COLS - 1;
+        snprintf(what, sizeof what, "epilogue_backward: kind %d, ld_x < cols", (int)SMOOTH[i]);
+        expect_invalid_saying(what, EB(eb), "ld_x");
+        eb.ld_x = 0;
+        eb.mask = buf(MASK, 0);
+        snprintf(what, sizeof what, "epilogue_backward: kind %d, x and mask", (int)SMOOTH[i]);
+        expect_invalid_saying(what, EB(eb), "exactly one of");
+    }
+}
+
+/* The glu ops: which kinds gate, biases both or neither, outputs that
+   overlap (and the halves of one buffer, which do not). */
+static void glu_checks(void)
+{
+    gpuact_glu_desc f;
+    gpuact_glu_backward_desc b;
+    memset(&f, 0, sizeof f);
+    f.act.kind = GPUACT_SILU;
+    f.rows = ROWS; f.cols = COLS / 2;
+    f.x_dtype = f.y_dtype = GPUACT_F32;
+    f.a = buf(X, 0); f.b = buf(X, COLS / 2 * 4); f.ld_a = f.ld_b = COLS; /* the halves of X's rows */
+    f.y = buf(Y, 0);
+    expect_accepted("glu_forward: silu, halves of one buffer", gpuact_glu_forward(ctx, &f, NULL));
+    f.act.kind = GPUACT_LEAKY_RELU;
+    expect_invalid_saying("glu_forward: leaky does not gate", gpuact_glu_forward(ctx, &f, NULL), "does not gate");
+    f.act.kind = GPUACT_SQUARED_RELU;
+    expect_invalid_saying("glu_forward: sqrelu does not gate", gpuact_glu_forward(ctx, &f, NULL), "does not gate");
+    f.act.kind = GPUACT_GELU;
+    f.bias_a = buf(BIAS, 0);
+    expect_invalid_saying("glu_forward: bias_a without bias_b", gpuact_glu_forward(ctx, &f, NULL), "both of");
+    f.bias_b = buf(BIAS, 0);
+    expect_accepted("glu_forward: gelu with biases", gpuact_glu_forward(ctx, &f, NULL));
+    f.y = buf(X, 0);
+    expect_invalid_saying("glu_forward: y over a", gpuact_glu_forward(ctx, &f, NULL), "overlap");
+    f.y = buf(Y, 0);
+    f.ld_y = 1;
+    expect_invalid_saying("glu_forward: ld_y < cols", gpuact_glu_forward(ctx, &f, NULL), "ld_y");
+    f.ld_y = 0;
+    f.x_dtype = (gpuact_dtype)9;
+    expect_invalid_saying("glu_forward: x_dtype 9", gpuact_glu_forward(ctx, &f, NULL), "x_dtype = 9");
+    expect_invalid_saying("glu_forward: NULL desc", gpuact_glu_forward(ctx, NULL, NULL), "desc is NULL");
+
+    memset(&b, 0, sizeof b);
+    b.act.kind = GPUACT_SILU;
+    b.rows = ROWS; b.cols = COLS / 2;
+    b.dy_dtype = b.x_dtype = b.dbias_dtype = GPUACT_F32;
+    b.dy = buf(DY, 0);
+    b.a = buf(X, 0); b.b = buf(X, COLS / 2 * 4); b.ld_a = b.ld_b = COLS;
+    b.da = buf(DX, 0); b.db = buf(DX, COLS / 2 * 4); b.ld_da = b.ld_db = COLS; /* halves of dX */
+    b.dbias_a = buf(DBIAS, 0); b.dbias_b = buf(DBIAS, COLS / 2 * 4);
+    expect_accepted("glu_backward: silu, halves, dbias", gpuact_glu_backward(ctx, &b, NULL));
+    b.db = buf(DX, COLS / 4 * 4);
+    expect_invalid_saying("glu_backward: da and db rows overlap", gpuact_glu_backward(ctx, &b, NULL), "overlap");
+    b.db = buf(DX, COLS / 2 * 4);
+    b.dbias_b.handle = NULL;
+    expect_invalid_saying("glu_backward: dbias_a alone", gpuact_glu_backward(ctx, &b, NULL), "both of");
+    b.dbias_b = buf(DBIAS, 4);
+    expect_invalid_saying("glu_backward: dbias_a and dbias_b overlap", gpuact_glu_backward(ctx, &b, NULL),
+                          "overlap");
+    b.dbias_b = buf(DBIAS, COLS / 2 * 4);
+    b.rows = 0;
+    expect_accepted("glu_backward: no rows (dbias zeros)", gpuact_glu_backward(ctx, &b, NULL));
 }
 
 static void bad_sizes_and_offsets(void)
@@ -910,6 +1066,8 @@ int main(int argc, char **argv)
     absent_buffers();
     bad_enums();
     bad_parameters();
+    new_kinds();
+    glu_checks();
     bad_sizes_and_offsets();
     overlaps();
     epilogue_shapes();

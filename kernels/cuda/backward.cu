@@ -1,6 +1,7 @@
 /* Backward: dx = select(passes, dy (* scale), +0), leaky: (dy (* scale)) *
-   slope where it does not pass; the region from the mask (FROM_MASK) or
-   from aux (the forward's x or y). SELECT_: scale 1 and DY = DX, so a
+   slope where it does not pass; the region from the mask (FROM_MASK), from
+   aux (the forward's x or y) on raw bits, or (FROMX) from z = aux (+ bias)
+   in f32; a smooth kind (always FROMX): dx = (dy (* scale)) * act'(z). SELECT_: scale 1 and DY = DX, so a
    passing element is dy's own bits. With DBIAS each row group (blockIdx.y)
    writes its column sums of the stored dx to part[blockIdx.y][c]: each of
    its GPUACT_DBIAS_SLICES slices adds its rows in order, then the slices
@@ -50,7 +51,79 @@ __device__ __forceinline__ gpuact_u32 gpuact_bwd_elem(gpuact_u32 dy, bool pass, 
     return gpuact_kind_slope(KIND) ? gpuact_fromf<DX>(gpuact_blocked_grad(KIND, gs, slope)) : 0u;
 }
 
-template <class DY, class DX, class S, int KIND, int FROM_MASK, int DBIAS, int SELECT_>
+/* One vector's dx from dy, the region's source s (its bits) or the mask
+   bits, and the bias (FROMX). PAIRS: every array 16-bit, the first 4
+   entries of dy, s and dx are words of two elements. */
+template <class DY, class DX, class S, int KIND, int FROM_MASK, int SELECT, int FROMX, int VEC>
+__device__ __forceinline__ void gpuact_bwd_vec(const gpuact_u32 (&dy)[VEC], const gpuact_u32 (&s)[VEC], gpuact_u32 bits,
+                                               const float (&b)[VEC], bool has_bias, bool do_scale, float scale,
+                                               float slope, float ceiling, float lower, gpuact_u32 cbits,
+                                               gpuact_u32 lbits, gpuact_u32 (&dx)[VEC]) {
+    if (VEC == 8 && DY::size == 2 && DX::size == 2 && S::size == 2) {
+        const gpuact_u32(&dyw)[4] = reinterpret_cast<const gpuact_u32(&)[4]>(dy);
+        const gpuact_u32(&sw)[4] = reinterpret_cast<const gpuact_u32(&)[4]>(s);
+        gpuact_u32(&dxw)[4] = reinterpret_cast<gpuact_u32(&)[4]>(dx);
+        if (FROMX && !gpuact_kind_select(KIND)) { /* smooth: dx = (dy * scale) * act'(z), two values at once */
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                float zl, zh, gl, gh;
+                gpuact_unpack2<S>(sw[j], zl, zh);
+                gpuact_unpack2<DY>(dyw[j], gl, gh);
+                if (has_bias) {
+                    zl += b[2 * j];
+                    zh += b[2 * j + 1];
+                }
+                if (do_scale) {
+                    gl *= scale;
+                    gh *= scale;
+                }
+                dxw[j] = gpuact_pack2<DX, true>(gl * gpuact_grad(KIND, zl), gh * gpuact_grad(KIND, zh)) &
+                         ~((gpuact_grad_zero(KIND, zl) ? 0xffffu : 0u) | (gpuact_grad_zero(KIND, zh) ? 0xffff0000u : 0u));
+            }
+            return;
+        }
+        gpuact_u32 pass[4];
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            if (FROM_MASK) {
+                pass[j] = gpuact_bits_lanes(bits >> (2 * j));
+            } else if (FROMX) {
+                float zl, zh;
+                gpuact_unpack2<S>(sw[j], zl, zh);
+                if (has_bias) {
+                    zl += b[2 * j];
+                    zh += b[2 * j + 1];
+                }
+                pass[j] = (gpuact_passes(KIND, zl, ceiling, lower) ? 0xffffu : 0u) |
+                          (gpuact_passes(KIND, zh, ceiling, lower) ? 0xffff0000u : 0u);
+            } else {
+                pass[j] = gpuact_passes_pair(KIND, sw[j], gpuact_inf<S>::value, cbits * 0x00010001u,
+                                             lbits * 0x00010001u);
+            }
+        }
+        gpuact_bwd_words<DY, DX, KIND, SELECT>(dyw, pass, dxw, do_scale, scale, slope);
+        return;
+    }
+#pragma unroll
+    for (int k = 0; k < VEC; k++) {
+        if (FROMX) {
+            float z = gpuact_tof<S>(s[k]);
+            if (has_bias) z += b[k];
+            if (!gpuact_kind_select(KIND)) { /* smooth */
+                const float g = gpuact_tof<DY>(dy[k]);
+                dx[k] = gpuact_grad_zero(KIND, z) ? 0u : gpuact_fromf<DX>((do_scale ? g * scale : g) * gpuact_grad(KIND, z));
+            } else {
+                dx[k] = gpuact_bwd_elem<DY, DX, KIND, SELECT>(dy[k], gpuact_passes(KIND, z, ceiling, lower), do_scale,
+                                                             scale, slope);
+            }
+        } else {
+            const bool pass = FROM_MASK ? (bits >> k) & 1u : gpuact_passes_bits<S, KIND>(s[k], cbits, lbits);
+            dx[k] = gpuact_bwd_elem<DY, DX, KIND, SELECT>(dy[k], pass, do_scale, scale, slope);
+        }
+    }
+}
+
+template <class DY, class DX, class S, int KIND, int FROM_MASK, int DBIAS, int SELECT_, int FROMX>
 __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<DY, DX, S>::value, U = GPUACT_UNROLL, PAIRS = VEC == 8 };
     enum { SELECT = SELECT_ && gpuact_same<DY, DX>::value };
@@ -60,24 +133,35 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     const int slice = SL > 1 ? threadIdx.x / W : 0; /* without DBIAS: 0, known at compile time */
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (W * U) + (SL > 1 ? threadIdx.x % W : threadIdx.x);
     const gpuact_u64 phase = (gpuact_u64)in % 16;
+    const bool has_bias = FROMX && (flags & GPUACT_F_BIAS);
     /* Every array off the 16-byte grid by the same amount: vectors from the
        first aligned element, thread 0 of each row's first block takes the
-       head (as in the forward; not with the mask or the bias gradient). */
-    const bool shifted = !FROM_MASK && !DBIAS && DY::size == DX::size && DY::size == S::size &&
+       head (as in the forward; not with the mask, the bias or the bias
+       gradient). */
+    const bool shifted = !FROM_MASK && !DBIAS && !has_bias && DY::size == DX::size && DY::size == S::size &&
                          phase % DY::size == 0 && (gpuact_u64)out % 16 == phase && (gpuact_u64)aux % 16 == phase &&
                          (rows == 1 || ((ld_in * DY::size) % 16 == 0 && (ld_out * DX::size) % 16 == 0 &&
                                         (ld_aux * S::size) % 16 == 0));
     const gpuact_u64 shift = shifted ? (16 - phase) % 16 / DY::size : 0;
     const bool aligned = shifted || (gpuact_rows_aligned(in, ld_in * DY::size, rows) &&
                                      gpuact_rows_aligned(out, ld_out * DX::size, rows) &&
-                                     (FROM_MASK || gpuact_rows_aligned(aux, ld_aux * S::size, rows)));
+                                     (FROM_MASK || gpuact_rows_aligned(aux, ld_aux * S::size, rows)) &&
+                                     (!has_bias || (gpuact_u64)bias % 16 == 0));
     const bool do_scale = !SELECT && (flags & GPUACT_F_SCALE);
-    const gpuact_u32 cbits = gpuact_fromf<S>(ceiling); /* exact: see gpuact_passes_bits */
-    float acc[U][VEC];
+    /* the bounds as S: exact where used (see gpuact_passes_bits) */
+    const gpuact_u32 cbits = gpuact_fromf<S>(ceiling), lbits = gpuact_fromf<S>(lower);
+    float acc[U][VEC], b[U][VEC];
 #pragma unroll
-    for (int u = 0; u < U; u++)
+    for (int u = 0; u < U; u++) {
+        const gpuact_u64 c0 = shift + (v0 + u * W) * VEC;
+        gpuact_u32 bb[VEC];
+        if (has_bias && c0 < cols) gpuact_load<S, VEC>(bias, c0, cols, aligned && c0 + VEC <= cols, bb);
 #pragma unroll
-        for (int k = 0; k < VEC; k++) acc[u][k] = 0.0f;
+        for (int k = 0; k < VEC; k++) {
+            acc[u][k] = 0.0f;
+            b[u][k] = has_bias && c0 < cols ? gpuact_tof<S>(bb[k]) : 0.0f;
+        }
+    }
     /* The head of a shifted row, columns [0, shift), before the main loop so
        its registers are free again there (shift > 0 implies no DBIAS). */
     if (shift && blockIdx.x == 0 && threadIdx.x == 0)
@@ -86,24 +170,18 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
             unsigned char *dxr = out + r * ld_out * DX::size;
             const gpuact_u64 hn = shift < cols ? shift : cols;
             gpuact_u32 hdy[VEC], hs[VEC], hdx[VEC];
+            const float hb[VEC] = {};
             if (PAIRS) {
-                gpuact_u32 pass[4];
                 gpuact_load_words<DY>(dyr, 0, hn, false, reinterpret_cast<gpuact_u32(&)[4]>(hdy));
                 gpuact_load_words<S>(sr, 0, hn, false, reinterpret_cast<gpuact_u32(&)[4]>(hs));
-#pragma unroll
-                for (int j = 0; j < 4; j++) pass[j] = gpuact_passes_pair(KIND, hs[j], gpuact_inf<S>::value, cbits * 0x00010001u);
-                gpuact_bwd_words<DY, DX, KIND, SELECT>(reinterpret_cast<const gpuact_u32(&)[4]>(hdy), pass,
-                                                       reinterpret_cast<gpuact_u32(&)[4]>(hdx), do_scale, scale, slope);
-                gpuact_store_words<DX>(dxr, 0, hn, false, reinterpret_cast<const gpuact_u32(&)[4]>(hdx));
             } else {
                 gpuact_load<DY, VEC>(dyr, 0, hn, false, hdy);
                 gpuact_load<S, VEC>(sr, 0, hn, false, hs);
-#pragma unroll
-                for (int k = 0; k < VEC; k++)
-                    hdx[k] = gpuact_bwd_elem<DY, DX, KIND, SELECT>(hdy[k], gpuact_passes_bits<S, KIND>(hs[k], cbits),
-                                                                  do_scale, scale, slope);
-                gpuact_store<DX, VEC>(dxr, 0, hn, false, hdx);
             }
+            gpuact_bwd_vec<DY, DX, S, KIND, FROM_MASK, SELECT, FROMX, VEC>(hdy, hs, 0u, hb, false, do_scale, scale,
+                                                                         slope, ceiling, lower, cbits, lbits, hdx);
+            if (PAIRS) gpuact_store_words<DX>(dxr, 0, hn, false, reinterpret_cast<const gpuact_u32(&)[4]>(hdx));
+            else gpuact_store<DX, VEC>(dxr, 0, hn, false, hdx);
         }
     if (!DBIAS && v0 * VEC >= cols) return; /* no lane exchange in the backward */
     for (gpuact_u64 r = (gpuact_u64)blockIdx.y * SL + slice; r < rows; r += (gpuact_u64)gridDim.y * SL) {
@@ -126,15 +204,10 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
             const gpuact_u64 c0 = shift + (v0 + u * W) * VEC;
             const bool vec_ok = aligned && c0 + VEC <= cols;
             if (c0 >= cols) continue;
+            gpuact_bwd_vec<DY, DX, S, KIND, FROM_MASK, SELECT, FROMX, VEC>(dy[u], s[u], FROM_MASK ? bits[u] : 0u, b[u],
+                                                                         has_bias, do_scale, scale, slope, ceiling,
+                                                                         lower, cbits, lbits, dx[u]);
             if (PAIRS) {
-                gpuact_u32 pass[4];
-#pragma unroll
-                for (int j = 0; j < 4; j++)
-                    pass[j] = FROM_MASK ? gpuact_bits_lanes(bits[u] >> (2 * j))
-                                        : gpuact_passes_pair(KIND, s[u][j], gpuact_inf<S>::value, cbits * 0x00010001u);
-                gpuact_bwd_words<DY, DX, KIND, SELECT>(reinterpret_cast<const gpuact_u32(&)[4]>(dy[u]), pass,
-                                                       reinterpret_cast<gpuact_u32(&)[4]>(dx[u]), do_scale, scale,
-                                                       slope);
                 gpuact_store_words<DX, CS>(dxr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(dx[u]));
                 if (DBIAS)
 #pragma unroll
@@ -144,15 +217,12 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
                         acc[u][2 * j] += lo;
                         acc[u][2 * j + 1] += hi;
                     }
-                continue;
-            }
+            } else {
+                gpuact_store<DX, VEC, CS>(dxr, c0, cols, vec_ok, dx[u]);
+                if (DBIAS)
 #pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                const bool pass = FROM_MASK ? (bits[u] >> k) & 1u : gpuact_passes_bits<S, KIND>(s[u][k], cbits);
-                dx[u][k] = gpuact_bwd_elem<DY, DX, KIND, SELECT>(dy[u][k], pass, do_scale, scale, slope);
-                if (DBIAS) acc[u][k] += gpuact_tof<DX>(dx[u][k]);
+                    for (int k = 0; k < VEC; k++) acc[u][k] += gpuact_tof<DX>(dx[u][k]);
             }
-            gpuact_store<DX, VEC, CS>(dxr, c0, cols, vec_ok, dx[u]);
         }
     }
     if (DBIAS) { /* the slices' sums in slice order, then one partial row per block row */

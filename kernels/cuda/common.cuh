@@ -185,7 +185,7 @@ __device__ __forceinline__ bool gpuact_rows_aligned(const void *p, gpuact_u64 ld
    and mantissa, order by the signed integer (exact for non-NaN values). The
    selection paths use it, so no compiler can rewrite `z <= 0 ? 0 : x` into
    a NaN-canonicalising max (NVIDIA's OpenCL compiler did), and f16 needs no
-   conversion. cbits: the ceiling as T. */
+   conversion. cbits / lbits: the bounds as T. */
 template <class T> __device__ __forceinline__ int gpuact_sbits(gpuact_u32 b) {
     return T::size == 4 ? (int)b : (int)(short)(unsigned short)b;
 }
@@ -194,8 +194,15 @@ template <class T> __device__ __forceinline__ bool gpuact_nan_bits(gpuact_u32 b)
                         : (b & 0x7fffu) > (gpuact_same<T, f16>::value ? 0x7c00u : 0x7f80u);
 }
 template <class T> struct gpuact_inf { enum { value = gpuact_same<T, f16>::value ? 0x7c00u : 0x7f80u }; };
-template <class T, int KIND> __device__ __forceinline__ bool gpuact_passes_bits(gpuact_u32 b, gpuact_u32 cbits) {
-    return gpuact_passes_ord(KIND, gpuact_sbits<T>(b), gpuact_nan_bits<T>(b), gpuact_sbits<T>(cbits));
+/* hardtanh compares order keys (-0 == +0, negative values in order). */
+template <class T, int KIND> __device__ __forceinline__ int gpuact_ord_bits(gpuact_u32 b) {
+    return KIND == GPUACT_KIND_hardtanh ? gpuact_order_key(gpuact_sbits<T>(b), T::size == 4 ? 0x7fffffffu : 0x7fffu)
+                                        : gpuact_sbits<T>(b);
+}
+template <class T, int KIND>
+__device__ __forceinline__ bool gpuact_passes_bits(gpuact_u32 b, gpuact_u32 cbits, gpuact_u32 lbits) {
+    return gpuact_passes_ord(KIND, gpuact_ord_bits<T, KIND>(b), gpuact_nan_bits<T>(b), gpuact_ord_bits<T, KIND>(cbits),
+                             gpuact_ord_bits<T, KIND>(lbits));
 }
 
 /* Mask bits of a thread's VEC elements. VEC 8: one byte per thread. VEC 4:
@@ -230,16 +237,16 @@ __device__ __forceinline__ gpuact_u32 gpuact_mask_read(const unsigned char *row,
    -DGPUACT_T0.. -DGPUACT_KIND.. (gpuact__variant_defines); the fatbin and
    the compile checks append one GPUACT_KERNEL line per reachable variant
    instead. The _X form expands macro arguments first. */
-#define GPUACT_KERNEL(op, name, t0, t1, t2, kind, mask, dbias, select)                              \
+#define GPUACT_KERNEL(op, name, t0, t1, t2, kind, mask, dbias, select, fromx)                       \
     extern "C" __global__ void GPUACT_LAUNCH_BOUNDS(select, dbias) name(GPUACT_PARAMS) {            \
-        op<t0, t1, t2, kind, mask, dbias, select>(GPUACT_ARGS);                                     \
+        op<t0, t1, t2, kind, mask, dbias, select, fromx>(GPUACT_ARGS);                              \
     }
-#define GPUACT_KERNEL_X(op, name, t0, t1, t2, kind, mask, dbias, select) \
-    GPUACT_KERNEL(op, name, t0, t1, t2, kind, mask, dbias, select)
+#define GPUACT_KERNEL_X(op, name, t0, t1, t2, kind, mask, dbias, select, fromx) \
+    GPUACT_KERNEL(op, name, t0, t1, t2, kind, mask, dbias, select, fromx)
 #ifdef GPUACT_NAME
 #define GPUACT_INSTANTIATE(op) \
     GPUACT_KERNEL_X(op, GPUACT_NAME, GPUACT_T0, GPUACT_T1, GPUACT_T2, GPUACT_KIND, GPUACT_MASK, GPUACT_DBIAS, \
-                    GPUACT_SELECT)
+                    GPUACT_SELECT, GPUACT_FROMX)
 #else
 #define GPUACT_INSTANTIATE(op)
 #endif

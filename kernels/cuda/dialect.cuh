@@ -7,6 +7,10 @@
 typedef unsigned long long gpuact_u64;
 typedef unsigned int gpuact_u32;
 #define GPUACT_FN __device__ __forceinline__
+/* What ../smooth.h needs: a fused multiply-add rounded once, bit casts. */
+#define GPUACT_FMA(a, b, c) __fmaf_rn((a), (b), (c))
+#define gpuact_as_f32(u) __uint_as_float(u)
+#define gpuact_as_u32(f) __float_as_uint(f)
 
 /* f16 <-> f32 with the hardware conversions: exact widening; narrowing
    rounds to nearest even, keeps subnormals (no .ftz). */

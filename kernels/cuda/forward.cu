@@ -1,5 +1,5 @@
 /* Forward: y[r][c] = act(x[r][c] (+ bias[c])) (* scale), and the mask bits
-   when MASK. X = x, Y = y, B = bias (X when there is none). SELECT_ (no
+   when MASK (the ReLU family). X = x, Y = y, B = bias (X when there is none). SELECT_ (no
    bias, scale 1, X = Y): the result is a selection of x's own bits (NaN
    payloads kept) and nothing is converted back.
 
@@ -15,25 +15,29 @@
 template <class X, class Y, class B, int KIND, int SELECT, int VEC>
 __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC], const float (&b)[VEC],
                                                        gpuact_u32 (&y)[VEC], bool has_bias, int flags, float scale,
-                                                       float slope, float ceiling, gpuact_u32 cbits) {
+                                                       float slope, float ceiling, float lower, gpuact_u32 cbits,
+                                                       gpuact_u32 lbits) {
     gpuact_u32 bits = 0;
 #pragma unroll
     for (int k = 0; k < VEC; k++) {
-        bool pass;
-        if (SELECT) { /* y is x's bits, +0, the ceiling, or (leaky) x * slope */
-            pass = gpuact_passes_bits<X, KIND>(x[k], cbits);
-            if (gpuact_kind_slope(KIND))
+        bool pass = false;
+        if (SELECT) { /* y is x's bits, +0, a bound, or (leaky) x * slope */
+            pass = gpuact_passes_bits<X, KIND>(x[k], cbits, lbits);
+            if (KIND == GPUACT_KIND_hardtanh)
+                y[k] = gpuact_hardtanh_bits(x[k], gpuact_ord_bits<X, KIND>(x[k]), gpuact_nan_bits<X>(x[k]), lbits,
+                                            gpuact_ord_bits<X, KIND>(lbits), cbits, gpuact_ord_bits<X, KIND>(cbits));
+            else if (gpuact_kind_slope(KIND))
                 y[k] = pass ? x[k] : gpuact_fromf<Y>(gpuact_tof<X>(x[k]) * slope);
             else
                 y[k] = pass ? x[k] : gpuact_blocked_bits(KIND, gpuact_sbits<X>(x[k]), cbits);
         } else {
             float z = gpuact_tof<X>(x[k]);
             if (has_bias) z += b[k];
-            float v = gpuact_act(KIND, z, slope, ceiling);
+            float v = gpuact_act(KIND, z, slope, ceiling, lower);
             if (flags & GPUACT_F_SCALE) v *= scale;
-            /* no bias, scale 1, X = Y but a ceiling inexact in X: NaN keeps its bits */
+            /* no bias, scale 1, X = Y, not the selection path: a NaN x keeps its bits */
             y[k] = (flags & GPUACT_F_RAW) && gpuact_nan_bits<X>(x[k]) ? x[k] : gpuact_fromf<Y>(v);
-            pass = gpuact_passes(KIND, z, ceiling);
+            if (gpuact_kind_select(KIND)) pass = gpuact_passes(KIND, z, ceiling, lower);
         }
         bits |= (gpuact_u32)pass << k;
     }
@@ -45,18 +49,22 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC
 template <class X, class Y, int KIND, int SELECT>
 __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4], const float (&b)[8],
                                                        gpuact_u32 (&y)[4], bool has_bias, int flags, float scale,
-                                                       float slope, float ceiling, gpuact_u32 c2) {
+                                                       float slope, float ceiling, float lower, gpuact_u32 c2,
+                                                       gpuact_u32 l2) {
     const gpuact_u32 inf = gpuact_inf<X>::value;
     gpuact_u32 top[4]; /* bits 15 and 31: where each lane's gradient passes */
 #pragma unroll
     for (int j = 0; j < 4; j++) {
         const gpuact_u32 w = x[j];
         if (SELECT && gpuact_kind_slope(KIND)) { /* x * slope is arithmetic: the two-at-once conversion */
-            const gpuact_u32 pass = gpuact_passes_pair(KIND, w, inf, c2);
+            const gpuact_u32 pass = gpuact_passes_pair(KIND, w, inf, c2, l2);
             float lo, hi;
             gpuact_unpack2<X>(w, lo, hi);
             y[j] = (w & pass) | (gpuact_pack2<Y, true>(lo * slope, hi * slope) & ~pass);
             top[j] = pass & 0x80008000u;
+        } else if (SELECT && KIND == GPUACT_KIND_hardtanh) { /* per lane: a bound may equal a passing value */
+            y[j] = gpuact_hardtanh_pair(w, inf, l2, c2);
+            top[j] = gpuact_passes_pair(KIND, w, inf, c2, l2) & 0x80008000u;
         } else if (SELECT) { /* y is x where it passes, else +0 or the ceiling (never a passing value) */
             y[j] = gpuact_select_pair(KIND, w, inf, c2);
             top[j] = gpuact_select_tops(KIND, y[j], c2);
@@ -67,29 +75,32 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4],
                 zl += b[2 * j];
                 zh += b[2 * j + 1];
             }
-            vl = gpuact_act(KIND, zl, slope, ceiling);
-            vh = gpuact_act(KIND, zh, slope, ceiling);
+            vl = gpuact_act(KIND, zl, slope, ceiling, lower);
+            vh = gpuact_act(KIND, zh, slope, ceiling, lower);
             if (flags & GPUACT_F_SCALE) {
                 vl *= scale;
                 vh *= scale;
             }
-            if (flags & (GPUACT_F_BIAS | GPUACT_F_SCALE)) { /* a NaN here came from arithmetic */
+            if (flags & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) {
+                /* a NaN here came from arithmetic, or (RAW) is replaced by x's own below: the two-at-once
+                   conversion rounds every other value as the exact one does */
                 y[j] = gpuact_pack2<Y, true>(vl, vh);
-            } else { /* a NaN may be x's own: keep its payload as the element path does */
-                y[j] = gpuact_pack2<Y, false>(vl, vh);
                 if (flags & GPUACT_F_RAW) {
                     const gpuact_u32 nan = gpuact_nan_lanes(w, inf);
                     y[j] = (y[j] & ~nan) | (w & nan);
                 }
+            } else { /* a NaN may be x's own: keep its payload as the element path does */
+                y[j] = gpuact_pack2<Y, false>(vl, vh);
             }
-            top[j] = (gpuact_passes(KIND, zl, ceiling) ? 0x8000u : 0u) |
-                     (gpuact_passes(KIND, zh, ceiling) ? 0x80000000u : 0u);
+            top[j] = !gpuact_kind_select(KIND) ? 0u
+                     : (gpuact_passes(KIND, zl, ceiling, lower) ? 0x8000u : 0u) |
+                           (gpuact_passes(KIND, zh, ceiling, lower) ? 0x80000000u : 0u);
         }
     }
     return gpuact_tops_bits(top[0], top[1], top[2], top[3]);
 }
 
-template <class X, class Y, class B, int KIND, int MASK, int DBIAS_, int SELECT_>
+template <class X, class Y, class B, int KIND, int MASK, int DBIAS_, int SELECT_, int FROMX_>
 __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<X, Y, B>::value, U = GPUACT_UNROLL, PAIRS = VEC == 8 };
     enum { SELECT = SELECT_ && gpuact_same<X, Y>::value, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0) };
@@ -102,14 +113,14 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
        head. Not when writing the mask, whose bytes follow the row's own
        element numbering. */
     const bool shifted = !MASK && X::size == Y::size && X::size == B::size && phase % X::size == 0 &&
-                         (gpuact_u64)out % 16 == phase && (!has_bias || (gpuact_u64)aux % 16 == phase) &&
+                         (gpuact_u64)out % 16 == phase && (!has_bias || (gpuact_u64)bias % 16 == phase) &&
                          (rows == 1 || ((ld_in * X::size) % 16 == 0 && (ld_out * Y::size) % 16 == 0));
     const gpuact_u64 shift = shifted ? (16 - phase) % 16 / X::size : 0;
     const bool aligned = shifted || (gpuact_rows_aligned(in, ld_in * X::size, rows) &&
                                      gpuact_rows_aligned(out, ld_out * Y::size, rows) &&
-                                     (!has_bias || (gpuact_u64)aux % 16 == 0));
-    const gpuact_u32 cbits = gpuact_fromf<Y>(ceiling); /* clipped's ceiling as Y */
-    (void)part; (void)ld_aux; (void)cbits; (void)DBIAS_;
+                                     (!has_bias || (gpuact_u64)bias % 16 == 0));
+    const gpuact_u32 cbits = gpuact_fromf<Y>(ceiling), lbits = gpuact_fromf<Y>(lower); /* the bounds as Y */
+    (void)aux; (void)part; (void)ld_aux; (void)cbits; (void)lbits; (void)DBIAS_; (void)FROMX_;
     /* The head of a shifted row, columns [0, shift), before the main loop so
        its registers are free again there. */
     if (shift && blockIdx.x == 0 && threadIdx.x == 0)
@@ -119,7 +130,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
             const gpuact_u64 hn = shift < cols ? shift : cols;
             gpuact_u32 hx[VEC], hy[VEC], hb[VEC];
             float hf[VEC];
-            if (has_bias) gpuact_load<B, VEC>(aux, 0, hn, false, hb);
+            if (has_bias) gpuact_load<B, VEC>(bias, 0, hn, false, hb);
 #pragma unroll
             for (int k = 0; k < VEC; k++) hf[k] = has_bias ? gpuact_tof<B>(hb[k]) : 0.0f;
             if (PAIRS) {
@@ -127,11 +138,12 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
                 gpuact_fwd_words<X, Y, KIND, SELECT>(reinterpret_cast<const gpuact_u32(&)[4]>(hx),
                                                      reinterpret_cast<const float(&)[8]>(hf),
                                                      reinterpret_cast<gpuact_u32(&)[4]>(hy), has_bias, flags, scale,
-                                                     slope, ceiling, cbits * 0x00010001u);
+                                                     slope, ceiling, lower, cbits * 0x00010001u, lbits * 0x00010001u);
                 gpuact_store_words<Y>(yr, 0, hn, false, reinterpret_cast<const gpuact_u32(&)[4]>(hy));
             } else {
                 gpuact_load<X, VEC>(xr, 0, hn, false, hx);
-                gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC>(hx, hf, hy, has_bias, flags, scale, slope, ceiling, cbits);
+                gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC>(hx, hf, hy, has_bias, flags, scale, slope, ceiling, lower,
+                                                             cbits, lbits);
                 gpuact_store<Y, VEC>(yr, 0, hn, false, hy);
             }
         }
@@ -140,7 +152,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     for (int u = 0; u < U; u++) {
         const gpuact_u64 c0 = shift + (v0 + u * BLK) * VEC;
         gpuact_u32 bb[VEC];
-        if (has_bias && c0 < cols) gpuact_load<B, VEC>(aux, c0, cols, aligned && c0 + VEC <= cols, bb);
+        if (has_bias && c0 < cols) gpuact_load<B, VEC>(bias, c0, cols, aligned && c0 + VEC <= cols, bb);
 #pragma unroll
         for (int k = 0; k < VEC; k++) b[u][k] = has_bias && c0 < cols ? gpuact_tof<B>(bb[k]) : 0.0f;
     }
@@ -165,12 +177,12 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
                 if (PAIRS) {
                     bits[u] = gpuact_fwd_words<X, Y, KIND, SELECT>(
                         reinterpret_cast<const gpuact_u32(&)[4]>(x[u]), reinterpret_cast<const float(&)[8]>(b[u]),
-                        reinterpret_cast<gpuact_u32(&)[4]>(y[u]), has_bias, flags, scale, slope, ceiling,
-                        cbits * 0x00010001u);
+                        reinterpret_cast<gpuact_u32(&)[4]>(y[u]), has_bias, flags, scale, slope, ceiling, lower,
+                        cbits * 0x00010001u, lbits * 0x00010001u);
                     gpuact_store_words<Y>(yr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(y[u]));
                 } else {
                     bits[u] = gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC>(x[u], b[u], y[u], has_bias, flags, scale,
-                                                                         slope, ceiling, cbits);
+                                                                         slope, ceiling, lower, cbits, lbits);
                     gpuact_store<Y, VEC>(yr, c0, cols, vec_ok, y[u]);
                 }
                 if (c0 + VEC > cols) bits[u] &= (1u << (cols - c0)) - 1u; /* padding bits are 0 */

@@ -15,6 +15,10 @@
 typedef unsigned long long gpuact_u64;
 typedef unsigned int gpuact_u32;
 #define GPUACT_FN __device__ __forceinline__
+/* What ../smooth.h needs: a fused multiply-add rounded once, bit casts. */
+#define GPUACT_FMA(a, b, c) __builtin_fmaf((a), (b), (c))
+#define gpuact_as_f32(u) __builtin_bit_cast(float, (gpuact_u32)(u))
+#define gpuact_as_u32(f) __builtin_bit_cast(gpuact_u32, (float)(f))
 /* HIP's second __launch_bounds__ argument means waves per execution unit,
    not blocks per multiprocessor: none is given. */
 #define GPUACT_LAUNCH_BOUNDS(select, dbias) __launch_bounds__(GPUACT_BLOCK)

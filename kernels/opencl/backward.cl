@@ -1,6 +1,8 @@
 /* Backward: dx = select(passes, dy (* scale), +0), leaky: (dy (* scale)) *
    slope where it does not pass; the region from the mask or from aux (the
-   forward's x or y; GPUACT_MASK: from the mask). GPUACT_SELECT (scale 1,
+   forward's x or y; GPUACT_MASK: from the mask; GPUACT_FROMX: from
+   z = aux (+ bias) in f32). A smooth kind (always GPUACT_FROMX):
+   dx = (dy (* scale)) * act'(z). GPUACT_SELECT (scale 1,
    T0 = T1): a passing element is dy's own bits. With GPUACT_DBIAS
    every row group (get_group_id(1)) also writes its column sums of the
    stored dx to part[group][c], adding its rows in order.
@@ -9,27 +11,32 @@
 
 __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     const ulong c0 = get_global_id(0) * GPUACT_CL_VEC;
-    int from_mask = GPUACT_MASK, select = GPUACT_SELECT, dbias = GPUACT_DBIAS; /* not const: clang warns on `constant && x` */
+    int from_mask = GPUACT_MASK, select = GPUACT_SELECT, dbias = GPUACT_DBIAS, fromx = GPUACT_FROMX;
+    /* ^ not const: clang warns on `constant && x` */
+    const int has_bias = fromx && (flags & GPUACT_F_BIAS);
     const int aligned = gpuact_rows_aligned(in_off, ld_in, SZ(GPUACT_T0), rows) &&
                         gpuact_rows_aligned(out_off, ld_out, SZ(GPUACT_T1), rows) &&
-                        (from_mask || gpuact_rows_aligned(aux_off, ld_aux, SZ(GPUACT_T2), rows));
+                        (from_mask || gpuact_rows_aligned(aux_off, ld_aux, SZ(GPUACT_T2), rows)) &&
+                        (!has_bias || bias_off % 16 == 0);
     const int vec_ok = aligned && c0 + GPUACT_CL_VEC <= cols;
     const int do_scale = !select && (flags & GPUACT_F_SCALE);
-    const uint cbits = FROMF(GPUACT_T2)(ceiling); /* exact: see GPUACT_PASSES_BITS */
-    uint dy[GPUACT_CL_VEC], s[GPUACT_CL_VEC], dx[GPUACT_CL_VEC];
+    /* the bounds as T2: exact where used (see GPUACT_PASSES_BITS) */
+    const uint cbits = FROMF(GPUACT_T2)(ceiling), lbits = FROMF(GPUACT_T2)(lower);
+    uint dy[GPUACT_CL_VEC], s[GPUACT_CL_VEC], dx[GPUACT_CL_VEC], b[GPUACT_CL_VEC];
     float acc[GPUACT_CL_VEC];
     if (c0 >= cols) return;
     for (int k = 0; k < GPUACT_CL_VEC; k++) acc[k] = 0.0f;
+    if (has_bias) GPUACT_LOAD8(GPUACT_T2, bias + bias_off, c0, cols, vec_ok, b);
     /* 16-bit selection (scale 1, dy's dtype out) with a 16-bit or mask region: words of two (../act.h) */
     int w16 = SZ(GPUACT_T0) + SZ(GPUACT_T1) == 4, s16 = SZ(GPUACT_T2) == 2; /* not const: see above */
-    int words = select && w16 && (from_mask || s16) && vec_ok;
+    int words = select && !fromx && w16 && (from_mask || s16) && vec_ok;
     for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
         const __global uchar *dyr = in + in_off + r * ld_in * SZ(GPUACT_T0);
         __global uchar *dxr = out + out_off + r * ld_out * SZ(GPUACT_T1);
         uint bits = 0;
         if (words) {
             const uint4 qd = *(const __global uint4 *)(dyr + c0 * 2);
-            const uint c2 = cbits * 0x00010001u;
+            const uint c2 = cbits * 0x00010001u, l2 = lbits * 0x00010001u;
             uint4 qs = (uint4)(0u, 0u, 0u, 0u);
             uint wd[4], ws[4], wx[4];
             if (from_mask) bits = mask[mask_off + r * (mask_ld / 8) + c0 / 8];
@@ -38,7 +45,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
             ws[0] = qs.x; ws[1] = qs.y; ws[2] = qs.z; ws[3] = qs.w;
             for (int j = 0; j < 4; j++) {
                 const uint pass = from_mask ? gpuact_bits_lanes(bits >> (2 * j))
-                                            : gpuact_passes_pair(GPUACT_KIND, ws[j], GPUACT_CAT(INF16_, GPUACT_T2), c2);
+                                            : gpuact_passes_pair(GPUACT_KIND, ws[j], GPUACT_CAT(INF16_, GPUACT_T2), c2, l2);
                 if (gpuact_kind_slope(GPUACT_KIND)) {
                     const uint conv = FROMF(GPUACT_T1)(TOF(GPUACT_T0)(wd[j] & 0xffffu) * slope) |
                                       (FROMF(GPUACT_T1)(TOF(GPUACT_T0)(wd[j] >> 16) * slope) << 16);
@@ -60,8 +67,21 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
         else
             GPUACT_LOAD8(GPUACT_T2, aux + aux_off + r * ld_aux * SZ(GPUACT_T2), c0, cols, vec_ok, s);
         for (int k = 0; k < GPUACT_CL_VEC; k++) {
-            const int pass = from_mask ? (int)((bits >> k) & 1u) : GPUACT_PASSES_BITS(GPUACT_T2, s[k], cbits);
             const float g = TOF(GPUACT_T0)(dy[k]), gs = do_scale ? g * scale : g;
+            float z = 0.0f;
+            int pass;
+            if (fromx) {
+                z = TOF(GPUACT_T2)(s[k]);
+                if (has_bias) z += TOF(GPUACT_T2)(b[k]);
+            }
+            if (!gpuact_kind_select(GPUACT_KIND)) { /* smooth */
+                dx[k] = gpuact_grad_zero(GPUACT_KIND, z) ? 0u : FROMF(GPUACT_T1)(gs * gpuact_grad(GPUACT_KIND, z));
+                if (dbias && c0 + k < cols) acc[k] += TOF(GPUACT_T1)(dx[k]);
+                continue;
+            }
+            pass = from_mask ? (int)((bits >> k) & 1u)
+                   : fromx   ? gpuact_passes(GPUACT_KIND, z, ceiling, lower)
+                             : GPUACT_PASSES_BITS(GPUACT_T2, s[k], cbits, lbits);
             if (pass) dx[k] = select ? dy[k] : FROMF(GPUACT_T1)(gs);
             else dx[k] = gpuact_kind_slope(GPUACT_KIND) ? FROMF(GPUACT_T1)(gpuact_blocked_grad(GPUACT_KIND, gs, slope)) : 0u;
             if (dbias && c0 + k < cols) acc[k] += TOF(GPUACT_T1)(dx[k]);

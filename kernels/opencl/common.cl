@@ -2,7 +2,7 @@
    composed with dialect.cl, ../contract.h, ../act.h and this file, built
    with the options of gpuact__variant_defines (gpuact.h): -DGPUACT_NAME=
    the kernel's name, -DGPUACT_T0/T1/T2=<dtype> (f32, f16, bf16) and the
-   fields -DGPUACT_KIND/MASK/DBIAS/SELECT=<n>. Its one kernel has the
+   fields -DGPUACT_KIND/MASK/DBIAS/SELECT/FROMX=<n>. Its one kernel has the
    parameter list of GPUACT_KERNEL_PARAMS (../contract.h).
 
    Data is handled as raw bits (uint) so that pass-through NaNs keep their
@@ -120,6 +120,13 @@ int gpuact_rows_aligned(ulong off, ulong ld, ulong size, ulong rows) {
 
 /* gpuact_passes_ord (../act.h) on raw bits of type t, for the selection
    paths: no compiler can rewrite `z <= 0 ? 0 : x` on bits into a
-   NaN-canonicalising max (NVIDIA's OpenCL compiler did, on floats). cbits:
-   the ceiling as t. */
-#define GPUACT_PASSES_BITS(t, b, cbits) gpuact_passes_ord(GPUACT_KIND, SBITS(t)(b), ISNAN(t)(b), SBITS(t)(cbits))
+   NaN-canonicalising max (NVIDIA's OpenCL compiler did, on floats). cbits /
+   lbits: the bounds as t. */
+#define MAG_f32 0x7fffffffu
+#define MAG_f16 0x7fffu
+#define MAG_bf16 0x7fffu
+/* hardtanh compares order keys (-0 == +0, negative values in order). */
+#define ORD(t, b) \
+    (GPUACT_KIND == GPUACT_KIND_hardtanh ? gpuact_order_key(SBITS(t)(b), GPUACT_CAT(MAG_, t)) : SBITS(t)(b))
+#define GPUACT_PASSES_BITS(t, b, cbits, lbits) \
+    gpuact_passes_ord(GPUACT_KIND, ORD(t, b), ISNAN(t)(b), ORD(t, cbits), ORD(t, lbits))

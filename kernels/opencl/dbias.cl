@@ -1,5 +1,5 @@
 /* Bias gradient, second pass: dbias[c] = sum over r < rows of part[r][c]
-   (in = part, f32) in the fixed order of ../contract.h (GPUACT_DBIAS_COLS),
+   (in = part, f32, rows ld_in floats apart) in the fixed order of ../contract.h (GPUACT_DBIAS_COLS),
    so the result is the same bits on every run. out = dbias (T1). */
 #include "common.cl"
 
@@ -14,7 +14,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     const __global float *p = (const __global float *)(in + in_off);
     float sum = 0.0f;
     if (c < cols)
-        for (ulong r = r0; r < r1; r++) sum += p[r * cols + c];
+        for (ulong r = r0; r < r1; r++) sum += p[r * ld_in + c];
     red[slice][lane] = sum;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (slice || c >= cols) return;

@@ -4,3 +4,7 @@
 #pragma OPENCL FP_CONTRACT OFF
 typedef uint gpuact_u32;
 #define GPUACT_FN
+/* What ../smooth.h needs: a fused multiply-add rounded once, bit casts. */
+#define GPUACT_FMA(a, b, c) fma((a), (b), (c))
+#define gpuact_as_f32(u) as_float(u)
+#define gpuact_as_u32(f) as_uint(f)

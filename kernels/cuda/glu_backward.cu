@@ -1,0 +1,91 @@
+/* Gated backward, one pass: with za = a (+ bias_a), zb = b (+ bias_b) as the
+   forward formed them and g = dy in f32,
+       da = (g * zb) * act'(za)   (ReLU: g * zb where za passes, else +0, by selection)
+       db = g * act(za)
+   each rounded once to X. DY = dy, X = a, b, the biases, da and db (X2 = X).
+   in = dy, aux = a, aux2 = b, bias / bias2, out = da, out2 = db. With DBIAS
+   each row group (blockIdx.y) writes its column sums of the stored da to
+   part[group][c] and of db to part[group][cols + c], adding its rows in
+   order. */
+#include "common.cuh"
+
+template <class DY, class X, class X2, int KIND, int MASK_, int DBIAS, int SELECT_, int FROMX_>
+__device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
+    enum { VEC = gpuact_vec<DY, X, X2>::value, U = GPUACT_UNROLL, BLK = GPUACT_BLOCK };
+    const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
+    const bool has_bias = flags & GPUACT_F_BIAS;
+    const bool aligned = gpuact_rows_aligned(in, ld_in * DY::size, rows) &&
+                         gpuact_rows_aligned(aux, ld_aux * X::size, rows) &&
+                         gpuact_rows_aligned(aux2, ld_aux2 * X::size, rows) &&
+                         gpuact_rows_aligned(out, ld_out * X::size, rows) &&
+                         gpuact_rows_aligned(out2, ld_out2 * X::size, rows) &&
+                         (!has_bias || ((gpuact_u64)bias % 16 == 0 && (gpuact_u64)bias2 % 16 == 0));
+    float ba[U][VEC], bb[U][VEC], acc_a[U][VEC], acc_b[U][VEC];
+    (void)mask; (void)mask_ld; (void)scale; (void)slope; (void)ceiling; (void)lower;
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const gpuact_u64 c0 = (v0 + u * BLK) * VEC;
+        const bool vec_ok = aligned && c0 + VEC <= cols;
+        gpuact_u32 t[VEC], t2[VEC];
+        if (has_bias && c0 < cols) {
+            gpuact_load<X, VEC>(bias, c0, cols, vec_ok, t);
+            gpuact_load<X, VEC>(bias2, c0, cols, vec_ok, t2);
+        }
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            ba[u][k] = has_bias && c0 < cols ? gpuact_tof<X>(t[k]) : 0.0f;
+            bb[u][k] = has_bias && c0 < cols ? gpuact_tof<X>(t2[k]) : 0.0f;
+            acc_a[u][k] = acc_b[u][k] = 0.0f;
+        }
+    }
+    for (gpuact_u64 r = blockIdx.y; r < rows && v0 * VEC < cols; r += gridDim.y) {
+        const unsigned char *dyr = in + r * ld_in * DY::size, *ar = aux + r * ld_aux * X::size,
+                            *br = aux2 + r * ld_aux2 * X::size;
+        unsigned char *dar = out + r * ld_out * X::size, *dbr = out2 + r * ld_out2 * X::size;
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const gpuact_u64 c0 = (v0 + u * BLK) * VEC;
+            const bool vec_ok = aligned && c0 + VEC <= cols;
+            gpuact_u32 dy[VEC], a[VEC], b[VEC], da[VEC], db[VEC];
+            if (c0 >= cols) continue;
+            gpuact_load<DY, VEC>(dyr, c0, cols, vec_ok, dy);
+            gpuact_load<X, VEC>(ar, c0, cols, vec_ok, a);
+            gpuact_load<X, VEC>(br, c0, cols, vec_ok, b);
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                float za = gpuact_tof<X>(a[k]), zb = gpuact_tof<X>(b[k]);
+                const float g = gpuact_tof<DY>(dy[k]);
+                if (has_bias) {
+                    za += ba[u][k];
+                    zb += bb[u][k];
+                }
+                if (gpuact_kind_select(KIND))
+                    da[k] = gpuact_passes(KIND, za, 0.0f, 0.0f) ? gpuact_fromf<X>(g * zb) : 0u;
+                else
+                    da[k] = gpuact_fromf<X>((g * zb) * gpuact_grad(KIND, za));
+                db[k] = gpuact_fromf<X>(g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f));
+                if (DBIAS) {
+                    acc_a[u][k] += gpuact_tof<X>(da[k]);
+                    acc_b[u][k] += gpuact_tof<X>(db[k]);
+                }
+            }
+            gpuact_store<X, VEC>(dar, c0, cols, vec_ok, da);
+            gpuact_store<X, VEC>(dbr, c0, cols, vec_ok, db);
+        }
+    }
+    if (DBIAS) {
+        float *p = reinterpret_cast<float *>(part) + (gpuact_u64)blockIdx.y * 2 * cols;
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                const gpuact_u64 c = (v0 + u * BLK) * VEC + k;
+                if (c < cols) {
+                    p[c] = acc_a[u][k];
+                    p[cols + c] = acc_b[u][k];
+                }
+            }
+    }
+}
+
+GPUACT_INSTANTIATE(glu_backward)

@@ -1,0 +1,3 @@
+/* glu_backward kernels for HIP: the CUDA source, in the HIP dialect. */
+#include "dialect.h"
+#include "../cuda/glu_backward.cu"

@@ -1,0 +1,311 @@
+"""The operations on torch tensors: argument checks, layouts, output
+allocation and the call into gpuact._C on the tensor's device and
+torch's current stream. Used by the eager fast path, the autograd
+functions and the torch.library custom ops alike (one implementation)."""
+import math
+
+import torch
+
+from .. import _C
+from .._core import BACKENDS, InvalidArgument, epilogue_mask_ld
+
+#: torch dtype -> gpuact_dtype value (names from the C table)
+_TORCH_OF = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+DTYPE = {_TORCH_OF[name]: i for i, (name, _) in enumerate(_C.DTYPES)}
+
+# ROCm builds of torch call their devices "cuda" too; their streams are HIP streams.
+BACKEND = BACKENDS["hip"] if getattr(torch.version, "hip", None) else BACKENDS["cuda"]
+
+try:  # the raw cudaStream_t of the current stream without a Stream object (what inductor uses)
+    from torch._C import _cuda_getCurrentRawStream as raw_stream
+except ImportError:  # pragma: no cover - other torch builds
+    def raw_stream(device):
+        return torch.cuda.current_stream(device).cuda_stream
+
+
+def _fail(fn, text):
+    raise InvalidArgument(f"gpuact.torch.{fn}: {text}")
+
+
+def check(t, name, fn, devices=("cuda",)):
+    """t is a tensor on a CUDA device (or meta, for shape inference) with a
+    dtype gpuact has (float32, float16, bfloat16)."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"gpuact.torch.{fn}: {name} must be a torch.Tensor, not {type(t).__name__}")
+    if not t.is_cuda and t.device.type not in devices:  # is_cuda first: no device object on the fast path
+        _fail(fn, f"{name} is on {t.device}; gpuact runs on CUDA (and ROCm) devices only: "
+                  f"move it there (.cuda()) or use torch's own op on the CPU")
+    if t.dtype not in DTYPE:
+        _fail(fn, f"{name} has dtype {t.dtype}; gpuact supports torch.float32, torch.float16 and torch.bfloat16 "
+                  f"(cast first: float64 and integer tensors are not supported)")
+
+
+def same_device(a, b, an, bn, fn):
+    if a.device != b.device:
+        _fail(fn, f"{an} is on {a.device} and {bn} on {b.device}; they must be on the same device")
+
+
+def dense(t):
+    """Whether t's elements fill its memory without gaps or overlap in one
+    of the layouts torch makes (contiguous, channels_last, channels_last_3d):
+    then an elementwise op runs on its memory as it is."""
+    if t.is_contiguous():
+        return True
+    if t.dim() == 4:
+        return t.is_contiguous(memory_format=torch.channels_last)
+    if t.dim() == 5:
+        return t.is_contiguous(memory_format=torch.channels_last_3d)
+    return False
+
+
+def with_strides(t, stride):
+    """t with exactly these (dense) strides: t itself, or a copy."""
+    if tuple(t.stride()) == tuple(stride):
+        return t
+    out = torch.empty_strided(t.shape, stride, dtype=t.dtype, device=t.device)
+    out.copy_(t)
+    return out
+
+
+def _overlap(a, b):
+    """Whether the memory spans of a and b (first to last element) intersect."""
+    if not a.numel() or not b.numel():
+        return False
+
+    def span(t):
+        lo = t.data_ptr()
+        hi = lo + (sum((s - 1) * st for s, st in zip(t.shape, t.stride())) + 1) * t.element_size()
+        return lo, hi
+
+    (a0, a1), (b0, b1) = span(a), span(b)
+    return a0 < b1 and b0 < a1
+
+
+def _ptr(t):
+    return t.data_ptr() if t is not None else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise
+
+def act_forward(x, act, want_mask, out=None, fn="activation"):
+    """y = act(x) (and the 1-bit mask, ceil(n/8) bytes). Returns (y, mask or
+    None, src): src is the tensor computed on, x or (x not dense) its
+    contiguous copy; the mask's bits follow src's memory order.
+    out: the tensor to write (x itself for in place); when its layout is not
+    the computed one, the result is computed apart and copied into it."""
+    check(x, "x", fn)
+    dt = DTYPE[x.dtype]
+    src = x if dense(x) else x.contiguous()
+    if out is not None:
+        check(out, "out", fn)
+        same_device(x, out, "x", "out", fn)
+        if out.shape != x.shape or out.dtype != x.dtype:
+            _fail(fn, f"out has shape {tuple(out.shape)} and dtype {out.dtype}; x has {tuple(x.shape)} and {x.dtype}")
+        same = out.data_ptr() == src.data_ptr() and tuple(out.stride()) == tuple(src.stride())
+        if not same and _overlap(out, src):
+            _fail(fn, "out overlaps x without being x itself (in place needs out to be exactly x)")
+        direct = same or (tuple(out.stride()) == tuple(src.stride()) and dense(out))
+        y = out if direct else torch.empty_like(src)
+    else:
+        y = torch.empty_like(src)
+    n = src.numel()
+    mask = torch.empty(((n + 7) // 8,), dtype=torch.uint8, device=x.device) if want_mask else None
+    if n:
+        dev = x.get_device()
+        _C.forward(BACKEND, dev, raw_stream(dev), act, dt, n, src.data_ptr(), y.data_ptr(), _ptr(mask))
+    if out is not None and y is not out:
+        out.copy_(y)
+        y = out
+    return y, mask, src
+
+
+def act_backward(dy, act, x=None, mask=None, fn="activation backward"):
+    """dx from dy and the forward's x (or y) or its 1-bit mask (exactly one).
+    The mask's bits follow dy's memory order (autograd passes dy in the
+    forward's layout, see with_strides); x is brought to dy's layout."""
+    check(dy, "dy", fn)
+    if (x is None) == (mask is None):
+        _fail(fn, "give exactly one of x (the forward's input or output) and mask")
+    if not dense(dy):
+        dy = dy.contiguous()
+    n = dy.numel()
+    if x is not None:
+        check(x, "x", fn)
+        same_device(dy, x, "dy", "x", fn)
+        if x.shape != dy.shape or x.dtype != dy.dtype:
+            _fail(fn, f"x has shape {tuple(x.shape)} and dtype {x.dtype}; dy has {tuple(dy.shape)} and {dy.dtype}")
+        x = with_strides(x, dy.stride())
+    else:
+        if not isinstance(mask, torch.Tensor) or mask.dtype != torch.uint8:
+            _fail(fn, "mask must be the uint8 tensor the forward wrote")
+        same_device(dy, mask, "dy", "mask", fn)
+        if not mask.is_contiguous() or mask.numel() < (n + 7) // 8:
+            _fail(fn, f"mask has {mask.numel()} bytes (contiguous: {mask.is_contiguous()}); "
+                      f"{n} elements need {(n + 7) // 8} contiguous bytes")
+    dx = torch.empty_like(dy)
+    if n:
+        dev = dy.get_device()
+        _C.backward(BACKEND, dev, raw_stream(dev), act, DTYPE[dy.dtype], n, dy.data_ptr(), dx.data_ptr(), _ptr(x),
+                    _ptr(mask))
+    return dx
+
+
+# ---------------------------------------------------------------------------------------------
+# Epilogue: y = act(x + bias) * scale on the last dimension
+
+def rows_cols(t):
+    cols = t.shape[-1]
+    return math.prod(t.shape[:-1]), cols
+
+
+def as_matrix(t):
+    """(tensor, ld): t as rows x cols with unit column stride; a 2-D view
+    with a row stride >= cols is used as it is (ld), anything that is not
+    contiguous otherwise is copied."""
+    rows, cols = rows_cols(t)
+    if t.dim() == 2 and t.stride(1) == 1 and (rows <= 1 or t.stride(0) >= cols):
+        return t, (t.stride(0) if rows > 1 else cols)
+    if t.is_contiguous():
+        return t, cols
+    return t.contiguous(), cols
+
+
+def _check_scale(scale, fn):
+    if scale == 0:
+        _fail(fn, "scale = 0 is not supported (the C API reads 0 as 1); multiply the result by 0 instead")
+
+
+def epilogue_forward(x, bias, act, scale, out_dtype, want_mask, fn="bias_act"):
+    """y = act(x + bias) * scale, bias along the last dimension. Returns (y,
+    mask or None): y is contiguous with x's shape and out_dtype (default x's);
+    the mask has rows x mask_ld bits (mask_ld = cols rounded up to 128)."""
+    check(x, "x", fn)
+    if x.dim() < 1:
+        _fail(fn, "x must have at least one dimension (the last one is the bias's)")
+    _check_scale(scale, fn)
+    rows, cols = rows_cols(x)
+    ydt = x.dtype if out_dtype is None else out_dtype
+    if ydt not in DTYPE:
+        _fail(fn, f"out_dtype {ydt} is not one of torch.float32, torch.float16, torch.bfloat16")
+    if bias is not None:
+        check(bias, "bias", fn)
+        same_device(x, bias, "x", "bias", fn)
+        if bias.dim() != 1 or bias.shape[0] != cols:
+            _fail(fn, f"bias has shape {tuple(bias.shape)}; x's last dimension is {cols}, so bias must be ({cols},)")
+        if bias.stride(0) != 1 and cols > 1:
+            bias = bias.contiguous()
+    mask_ld = epilogue_mask_ld(cols)
+    y = torch.empty(x.shape, dtype=ydt, device=x.device)
+    mask = torch.empty((rows * mask_ld // 8,), dtype=torch.uint8, device=x.device) if want_mask else None
+    if rows and cols:
+        xm, ld = as_matrix(x)
+        dev = x.get_device()
+        _C.epilogue_forward(BACKEND, dev, raw_stream(dev), act, rows, cols, DTYPE[x.dtype], DTYPE[ydt],
+                            DTYPE[bias.dtype] if bias is not None else DTYPE[x.dtype], ld, cols, scale,
+                            xm.data_ptr(), _ptr(bias), y.data_ptr(), _ptr(mask), mask_ld)
+    return y, mask
+
+
+def epilogue_backward(dy, mask, act, scale, dx_dtype, dbias_dtype, fn="bias_act backward", x=None, bias=None):
+    """dx, and with dbias_dtype the bias gradient (column sums of dx, f32
+    accumulation) in the same pass, from dy and exactly one source: the
+    forward's mask (the ReLU family, hardtanh: dx = select(mask, dy * scale,
+    +0), leaky: * slope outside), or its input x and bias (the smooth kinds:
+    dx = (dy * scale) * act'(x + bias), z formed again as the forward formed
+    it). dx has dx_dtype (x's dtype). Returns (dx, dbias or None).
+
+    A bias whose dtype differs from x's (a bfloat16 x with a float32 bias):
+    gpuact's backward reads the bias in x's dtype, so z = x + bias is formed
+    here in float32 (the same single f32 addition as the forward's) and
+    passed as x, without a bias: one extra elementwise pass.
+
+    Under CUDA-graph capture the bias gradient is summed by torch instead:
+    gpuact's bias-gradient workspace pool records and queries events, which a
+    capturing stream does not allow (and an event recorded in a capture
+    cannot be queried or waited for afterwards)."""
+    check(dy, "dy", fn)
+    if (mask is None) == (x is None):
+        _fail(fn, "give exactly one of mask (the ReLU family, hardtanh) and x (the smooth kinds)")
+    if mask is not None:
+        if not isinstance(mask, torch.Tensor) or mask.dtype != torch.uint8:
+            _fail(fn, "mask must be the uint8 tensor the forward wrote")
+        same_device(dy, mask, "dy", "mask", fn)
+    _check_scale(scale, fn)
+    if dy.dim() < 1:
+        _fail(fn, "dy must have at least one dimension")
+    rows, cols = rows_cols(dy)
+    mask_ld = epilogue_mask_ld(cols)
+    if mask is not None and (not mask.is_contiguous() or mask.numel() < rows * mask_ld // 8):
+        _fail(fn, f"mask has {mask.numel()} bytes; {rows} rows of {cols} need {rows * mask_ld // 8} contiguous bytes")
+    if x is not None:
+        check(x, "x", fn)
+        same_device(dy, x, "dy", "x", fn)
+        if x.shape != dy.shape:
+            _fail(fn, f"x has shape {tuple(x.shape)}; dy has {tuple(dy.shape)}")
+        if bias is not None:
+            check(bias, "bias", fn)
+            same_device(x, bias, "x", "bias", fn)
+            if bias.dim() != 1 or bias.shape[0] != cols:
+                _fail(fn, f"bias has shape {tuple(bias.shape)}; it must be ({cols},)")
+            if bias.dtype != x.dtype:  # z in f32 here (see above)
+                x, bias = x.float() + bias.float(), None
+            elif bias.stride(0) != 1 and cols > 1:
+                bias = bias.contiguous()
+    elif bias is not None:
+        _fail(fn, "bias is read only with x (the smooth kinds)")
+    for name, dt in (("dx_dtype", dx_dtype), ("dbias_dtype", dbias_dtype)):
+        if dt is not None and dt not in DTYPE:
+            _fail(fn, f"{name} {dt} is not one of torch.float32, torch.float16, torch.bfloat16")
+    dx = torch.empty(dy.shape, dtype=dx_dtype, device=dy.device)
+    dbias = None
+    if dbias_dtype is not None:
+        dbias = torch.empty((cols,), dtype=dbias_dtype, device=dy.device) if rows else \
+            torch.zeros((cols,), dtype=dbias_dtype, device=dy.device)
+    if rows and cols:
+        dym, ld = as_matrix(dy)
+        dev = dy.get_device()
+        by_torch = dbias is not None and torch.cuda.is_current_stream_capturing()
+        xdt = DTYPE[x.dtype] if x is not None else None
+        if dbias is not None and not by_torch:
+            _build_capture_variant(dev, act, dym.dtype, dx_dtype, scale, None if x is None else x.dtype)
+        args = (BACKEND, dev, raw_stream(dev), act, rows, cols, DTYPE[dym.dtype], DTYPE[dx_dtype], DTYPE[dym.dtype],
+                DTYPE[dbias_dtype] if dbias is not None else 0, ld, cols, cols, scale, dym.data_ptr(), dx.data_ptr(),
+                None, _ptr(mask), mask_ld, None if by_torch or dbias is None else dbias.data_ptr())
+        if x is not None:
+            xm, ld_x = as_matrix(x)
+            args += (xm.data_ptr(), _ptr(bias), xdt, ld_x)
+        _C.epilogue_backward(*args)
+        if by_torch:
+            dbias.copy_(dx.view(rows, cols).sum(0, dtype=torch.float32))
+    return dx, dbias
+
+
+_CAPTURE_VARIANTS = set()
+
+
+def _build_capture_variant(dev, act, dy_dtype, dx_dtype, scale, x_dtype=None):
+    """Launches, once per variant, the backward kernel that a CUDA-graph
+    capture of this call uses (the same without the bias gradient) on one
+    element, so that its first use (an NVRTC build and a module load) does
+    not fall inside a capture whose warm-up only ran the dbias variant.
+    x_dtype: the backward from x (the smooth kinds), else from the mask."""
+    key = (dev, act[0], dy_dtype, dx_dtype, scale == 1.0, x_dtype)
+    if key in _CAPTURE_VARIANTS:
+        return
+    _CAPTURE_VARIANTS.add(key)
+    dy1 = torch.zeros((1,), dtype=dy_dtype, device=torch.device("cuda", dev))
+    dx1 = torch.empty((1,), dtype=dx_dtype, device=dy1.device)
+    args = (BACKEND, dev, raw_stream(dev), act, 1, 1, DTYPE[dy_dtype], DTYPE[dx_dtype], DTYPE[dy_dtype], 0, 1, 1, 1,
+            scale, dy1.data_ptr(), dx1.data_ptr(), None)
+    if x_dtype is None:
+        m1 = torch.zeros((16,), dtype=torch.uint8, device=dy1.device)
+        _C.epilogue_backward(*args, m1.data_ptr(), 128, None)
+    else:
+        x1 = torch.zeros((1,), dtype=x_dtype, device=dy1.device)
+        _C.epilogue_backward(*args, None, 128, None, x1.data_ptr(), None, DTYPE[x_dtype], 1)
+
+
+def no_mask_saved(kind_name, fn):
+    raise InvalidArgument(f"gpuact.torch.{fn}: {kind_name}'s backward needs the forward's mask, and the forward "
+                          f"was called with with_mask=False")

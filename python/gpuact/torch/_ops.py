@@ -1,0 +1,224 @@
+"""gpuact's torch.library custom ops (namespace gpuact), with fake (meta)
+implementations and autograd formulas, so torch.compile(fullgraph=True)
+traces code that uses them without graph breaks, torch.export keeps them
+as single nodes, and meta tensors work.
+
+    gpuact::act_fwd(Tensor x, int kind, float[] params, bool with_mask) -> (Tensor y, Tensor mask)
+    gpuact::act_bwd(Tensor dy, Tensor? x, Tensor? mask, int kind, float[] params) -> Tensor dx
+    gpuact::act_inplace(Tensor(a!) x, int kind, float[] params) -> ()                 in place, no autograd
+    gpuact::act_into(Tensor x, Tensor(a!) y, int kind, float[] params) -> ()          out=, no autograd
+    gpuact::bias_act_fwd(Tensor x, Tensor? bias, int kind, float[] params, float scale,
+                         ScalarType? out_dtype, bool with_mask) -> (Tensor y, Tensor mask)
+    gpuact::bias_act_bwd(Tensor dy, Tensor mask, int kind, float[] params, float scale,
+                         ScalarType dx_dtype, ScalarType? dbias_dtype) -> (Tensor dx, Tensor dbias)
+    gpuact::bias_act_bwd_x(Tensor dy, Tensor x, Tensor? bias, int kind, float[] params, float scale,
+                           ScalarType? dbias_dtype) -> (Tensor dx, Tensor dbias)
+
+kind is the gpuact_activation_kind value and params the float fields of
+gpuact_activation after kind, in order (gpuact.ACT_PARAMS): a new field
+needs no new schema. Without with_mask the mask output is empty; without
+dbias_dtype the dbias output is empty.
+
+Autograd: act_fwd saves the 1-bit mask (with_mask) or x, never y;
+bias_act_fwd saves the mask (the ReLU family, hardtanh) or, for the smooth
+kinds (GELU, SiLU, squared ReLU: no mask), x and the bias, and computes dx
+and the bias gradient in one pass (bias_act_bwd from the mask,
+bias_act_bwd_x from x: z = x + bias formed again as the forward formed it).
+act_bwd is differentiable again in dy for the kinds with a mask (double
+backward of the ReLU family: its second derivative in x is zero);
+bias_act_bwd and bias_act_bwd_x are not.
+
+Eager calls of gpuact.torch's functions on plain CUDA tensors skip the
+dispatcher (gpuact/torch/functional.py); these ops serve torch.compile,
+export, tensor subclasses, dispatch modes and meta tensors.
+"""
+import typing
+
+import torch
+from torch import Tensor
+
+from .._core import KINDS, NotSupported, kind_info
+from . import _impl
+
+_KIND_NAMES = {k.value: k.name for k in KINDS.values()}
+
+
+def _act(kind, params):
+    return (kind,) + tuple(params)
+
+
+def _has_mask(kind):
+    return kind_info(kind).has_mask
+
+
+def _empty_mask(x):
+    return x.new_empty((0,), dtype=torch.uint8)
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise
+
+@torch.library.custom_op("gpuact::act_fwd", mutates_args=())
+def act_fwd(x: Tensor, kind: int, params: typing.List[float], with_mask: bool) -> typing.Tuple[Tensor, Tensor]:
+    y, mask, _ = _impl.act_forward(x, _act(kind, params), with_mask, fn=_KIND_NAMES.get(kind, "activation"))
+    return y, (mask if mask is not None else _empty_mask(x))
+
+
+@act_fwd.register_fake
+def _act_fwd_fake(x, kind, params, with_mask):
+    y = torch.empty_like(x) if _impl.dense(x) else x.new_empty(x.shape)
+    n = x.numel()
+    return y, x.new_empty(((n + 7) // 8 if with_mask else 0,), dtype=torch.uint8)
+
+
+def _act_fwd_setup(ctx, inputs, output):
+    x, kind, params, with_mask = inputs
+    y, mask = output
+    ctx.kind, ctx.params, ctx.with_mask = kind, list(params), with_mask
+    ctx.y_stride = tuple(y.stride())  # the mask's bit order is y's memory order
+    ctx.save_for_backward(mask if with_mask else x)
+
+
+def _act_fwd_backward(ctx, dy, dmask):
+    (saved,) = ctx.saved_tensors
+    dy = _impl.with_strides(dy, ctx.y_stride)
+    if ctx.with_mask:
+        dx = torch.ops.gpuact.act_bwd(dy, None, saved, ctx.kind, ctx.params)
+    else:
+        dx = torch.ops.gpuact.act_bwd(dy, _impl.with_strides(saved, ctx.y_stride), None, ctx.kind, ctx.params)
+    return dx, None, None, None
+
+
+act_fwd.register_autograd(_act_fwd_backward, setup_context=_act_fwd_setup)
+
+
+@torch.library.custom_op("gpuact::act_bwd", mutates_args=())
+def act_bwd(dy: Tensor, x: typing.Optional[Tensor], mask: typing.Optional[Tensor], kind: int,
+            params: typing.List[float]) -> Tensor:
+    return _impl.act_backward(dy, _act(kind, params), x=x, mask=mask,
+                              fn=f"{_KIND_NAMES.get(kind, 'activation')} backward")
+
+
+@act_bwd.register_fake
+def _act_bwd_fake(dy, x, mask, kind, params):
+    return torch.empty_like(dy) if _impl.dense(dy) else dy.new_empty(dy.shape)
+
+
+def _act_bwd_setup(ctx, inputs, output):
+    dy, x, mask, kind, params = inputs
+    ctx.kind, ctx.params = kind, list(params)
+    ctx.dy_stride = tuple(output.stride())
+    ctx.from_mask = mask is not None
+    ctx.save_for_backward(mask if mask is not None else x)
+
+
+def _act_bwd_backward(ctx, gdx):
+    # dx = select(region, dy, dy * slope or 0): linear in dy; its derivative in
+    # x is zero almost everywhere for the kinds with a mask (a piecewise-linear
+    # activation). Kinds without one (smooth activations) are not supported here.
+    if not _has_mask(ctx.kind):
+        raise NotSupported(f"gpuact.torch: double backward of {_KIND_NAMES.get(ctx.kind)} is not supported")
+    (saved,) = ctx.saved_tensors
+    gdx = _impl.with_strides(gdx, ctx.dy_stride)
+    if ctx.from_mask:
+        gdy = torch.ops.gpuact.act_bwd(gdx, None, saved, ctx.kind, ctx.params)
+    else:
+        gdy = torch.ops.gpuact.act_bwd(gdx, saved, None, ctx.kind, ctx.params)
+    return gdy, None, None, None, None
+
+
+act_bwd.register_autograd(_act_bwd_backward, setup_context=_act_bwd_setup)
+
+
+@torch.library.custom_op("gpuact::act_inplace", mutates_args=("x",))
+def act_inplace(x: Tensor, kind: int, params: typing.List[float]) -> None:
+    _impl.act_forward(x, _act(kind, params), False, out=x, fn=_KIND_NAMES.get(kind, "activation"))
+
+
+@torch.library.custom_op("gpuact::act_into", mutates_args=("y",))
+def act_into(x: Tensor, y: Tensor, kind: int, params: typing.List[float]) -> None:
+    _impl.act_forward(x, _act(kind, params), False, out=y, fn=_KIND_NAMES.get(kind, "activation"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Epilogue
+
+@torch.library.custom_op("gpuact::bias_act_fwd", mutates_args=())
+def bias_act_fwd(x: Tensor, bias: typing.Optional[Tensor], kind: int, params: typing.List[float], scale: float,
+                 out_dtype: typing.Optional[torch.dtype], with_mask: bool) -> typing.Tuple[Tensor, Tensor]:
+    y, mask = _impl.epilogue_forward(x, bias, _act(kind, params), scale, out_dtype, with_mask)
+    return y, (mask if mask is not None else _empty_mask(x))
+
+
+@bias_act_fwd.register_fake
+def _bias_act_fwd_fake(x, bias, kind, params, scale, out_dtype, with_mask):
+    rows, cols = _impl.rows_cols(x)
+    y = x.new_empty(x.shape, dtype=x.dtype if out_dtype is None else out_dtype)
+    nmask = rows * ((cols + 127) // 128 * 16) if with_mask else 0
+    return y, x.new_empty((nmask,), dtype=torch.uint8)
+
+
+def _bias_act_fwd_setup(ctx, inputs, output):
+    x, bias, kind, params, scale, out_dtype, with_mask = inputs
+    y, mask = output
+    ctx.kind, ctx.params, ctx.scale, ctx.with_mask = kind, list(params), scale, with_mask
+    ctx.from_x = not _has_mask(kind)  # smooth kinds: the backward takes x and the bias
+    ctx.x_dtype = x.dtype
+    ctx.bias_dtype = bias.dtype if bias is not None else None
+    if ctx.from_x:
+        ctx.save_for_backward(x, bias)
+    else:
+        ctx.save_for_backward(mask)
+
+
+def _bias_act_fwd_backward(ctx, dy, dmask):
+    need_dbias = ctx.bias_dtype is not None and ctx.needs_input_grad[1]
+    dbias_dtype = ctx.bias_dtype if need_dbias else None
+    if ctx.from_x:
+        x, bias = ctx.saved_tensors
+        dx, dbias = torch.ops.gpuact.bias_act_bwd_x(dy, x, bias, ctx.kind, ctx.params, ctx.scale, dbias_dtype)
+    else:
+        if not ctx.with_mask:
+            _impl.no_mask_saved(_KIND_NAMES.get(ctx.kind), "bias_act")
+        (mask,) = ctx.saved_tensors
+        dx, dbias = torch.ops.gpuact.bias_act_bwd(dy, mask, ctx.kind, ctx.params, ctx.scale, ctx.x_dtype,
+                                                  dbias_dtype)
+    return (dx if ctx.needs_input_grad[0] else None), (dbias if need_dbias else None), None, None, None, None, None
+
+
+bias_act_fwd.register_autograd(_bias_act_fwd_backward, setup_context=_bias_act_fwd_setup)
+
+
+def _no_dbias(dy):
+    return dy.new_empty((0,), dtype=torch.float32)
+
+
+@torch.library.custom_op("gpuact::bias_act_bwd", mutates_args=())
+def bias_act_bwd(dy: Tensor, mask: Tensor, kind: int, params: typing.List[float], scale: float,
+                 dx_dtype: torch.dtype, dbias_dtype: typing.Optional[torch.dtype]) -> typing.Tuple[Tensor, Tensor]:
+    dx, dbias = _impl.epilogue_backward(dy, mask, _act(kind, params), scale, dx_dtype, dbias_dtype)
+    return dx, (dbias if dbias is not None else _no_dbias(dy))
+
+
+@bias_act_bwd.register_fake
+def _bias_act_bwd_fake(dy, mask, kind, params, scale, dx_dtype, dbias_dtype):
+    dx = dy.new_empty(dy.shape, dtype=dx_dtype)
+    if dbias_dtype is None:
+        return dx, _no_dbias(dy)
+    return dx, dy.new_empty((dy.shape[-1],), dtype=dbias_dtype)
+
+
+@torch.library.custom_op("gpuact::bias_act_bwd_x", mutates_args=())
+def bias_act_bwd_x(dy: Tensor, x: Tensor, bias: typing.Optional[Tensor], kind: int, params: typing.List[float],
+                   scale: float, dbias_dtype: typing.Optional[torch.dtype]) -> typing.Tuple[Tensor, Tensor]:
+    dx, dbias = _impl.epilogue_backward(dy, None, _act(kind, params), scale, x.dtype, dbias_dtype,
+                                        fn=f"{_KIND_NAMES.get(kind, 'activation')} bias_act backward", x=x, bias=bias)
+    return dx, (dbias if dbias is not None else _no_dbias(dy))
+
+
+@bias_act_bwd_x.register_fake
+def _bias_act_bwd_x_fake(dy, x, bias, kind, params, scale, dbias_dtype):
+    dx = dy.new_empty(dy.shape, dtype=x.dtype)
+    if dbias_dtype is None:
+        return dx, _no_dbias(dy)
+    return dx, dy.new_empty((dy.shape[-1],), dtype=dbias_dtype)

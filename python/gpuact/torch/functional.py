@@ -1,0 +1,320 @@
+"""gpuact.torch's functions: the ReLU family (relu, leaky_relu, relu6,
+clipped_relu, hardtanh), the smooth kinds (gelu, silu, squared_relu) and
+the bias + activation + scale epilogue on CUDA tensors (float32, float16,
+bfloat16), on the tensor's device and torch.cuda.current_stream().
+
+Autograd saves, for the ReLU family, the 1-bit mask (ceil(n/8) bytes; the
+epilogue: rows x mask_ld bits) instead of the input or output: 32x less
+memory than a float32 tensor kept for the backward. The smooth kinds'
+derivative is not 0 or 1, so their autograd keeps the input x (the
+epilogue: x and the bias), as torch's does. The epilogue's backward writes
+dx and the bias gradient in one pass.
+
+Paths (same kernels, same results):
+  - eager, plain CUDA tensors: straight into gpuact._C (microseconds of host
+    time), with torch.autograd.Function when a gradient is needed;
+  - torch.compile / export / tensor subclasses / dispatch modes / meta
+    tensors: the torch.library custom ops of gpuact/torch/_ops.py.
+
+Layouts: elementwise ops run on contiguous, channels_last and
+channels_last_3d tensors as they are (the output has the input's layout);
+any other strided input is copied first (a documented extra read and
+write). bias_act takes the last dimension as columns: a 2-D input with unit
+column stride and any row stride (a column slice of a wider matrix) is used
+in place through the leading dimension; other non-contiguous inputs are
+copied; its output is contiguous.
+"""
+import torch
+from torch.autograd.function import once_differentiable
+
+from .._core import (ACT_PARAMS, ALIASES, GELU_APPROXIMATE, KIND_DEFAULTS, KINDS, PARAM_DEFAULTS, InvalidArgument,
+                     NotSupported, gelu_kind)
+from . import _impl, _ops  # noqa: F401  (_ops registers torch.ops.gpuact.*)
+
+_Tensor = torch.Tensor
+_is_compiling = torch.compiler.is_compiling
+_grad_enabled = torch.is_grad_enabled
+try:
+    _dispatch_modes = torch._C._len_torch_dispatch_stack
+except AttributeError:  # pragma: no cover - other torch builds: always take the custom-op path
+    def _dispatch_modes():
+        return 1
+
+
+def _templates():
+    """kind name or alias -> (kind value, default params in ACT_PARAMS order, has_mask, table name,
+    implied params): everything about kinds that the functions need, computed once from the C tables."""
+    out = {}
+    for name, (target, implied) in list({n: (n, {}) for n in KINDS}.items()) + list(ALIASES.items()):
+        info = KINDS[target]
+        values = dict(PARAM_DEFAULTS)
+        values.update(KIND_DEFAULTS.get(target, {}))
+        values.update(implied)
+        out[name] = (info.value, tuple(float(values.get(p, 0.0)) for p in ACT_PARAMS), info.has_mask, target,
+                     dict(implied))
+    return out
+
+
+_TEMPLATES = _templates()
+_PARAM_INDEX = {p: i for i, p in enumerate(ACT_PARAMS)}
+
+
+def _resolve(kind, params):
+    """(kind value, params tuple in ACT_PARAMS order, has_mask, table name) from a kind name (or alias)
+    and a dict of parameters by the C field names (None: the default). Plain Python that torch.compile
+    traces to constants."""
+    t = _TEMPLATES.get(kind)
+    if t is None:
+        raise InvalidArgument(f"gpuact.torch: activation {kind!r} is not one of {', '.join(_TEMPLATES)}")
+    value, defaults, has_mask, name, implied = t
+    p = list(defaults)
+    for k, v in params.items():
+        i = _PARAM_INDEX.get(k)
+        if i is None:
+            raise InvalidArgument(f"gpuact.torch: activation parameter {k!r} unknown; "
+                                  f"gpuact_activation has {', '.join(ACT_PARAMS)}")
+        if v is None:
+            continue
+        if k in implied and float(v) != implied[k]:
+            raise InvalidArgument(f"gpuact.torch: {kind} means {k}={implied[k]}; got {k}={v}")
+        p[i] = float(v)
+    return value, tuple(p), has_mask, name
+
+
+_CACHE = {}
+
+
+def _kp(kind, params):
+    """_resolve, cached in eager mode (one dictionary lookup per call)."""
+    if _is_compiling():
+        return _resolve(kind, params)
+    key = (kind, tuple(params.items()))
+    kp = _CACHE.get(key)
+    if kp is None:
+        kp = _CACHE[key] = _resolve(kind, params)
+    return kp
+
+
+def _eager(x):
+    """Whether x takes the direct path: a plain CUDA tensor, not traced."""
+    return not _is_compiling() and type(x) is _Tensor and x.is_cuda and not _dispatch_modes()
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise: autograd functions of the eager path
+
+class _Act(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, kp, inplace):
+        kind, params, has_mask, name = kp
+        act = (kind,) + params
+        if has_mask:
+            y, mask, src = _impl.act_forward(x, act, True, out=x if inplace else None, fn=name)
+            ctx.save_for_backward(mask)
+        else:  # a smooth kind: the backward needs x (in place: a copy of x made first, as torch's silu_)
+            saved = x.clone() if inplace else x
+            y, _, src = _impl.act_forward(x, act, False, out=x if inplace else None, fn=name)
+            ctx.save_for_backward(saved)
+        if inplace:
+            ctx.mark_dirty(x)
+        ctx.kp, ctx.stride = kp, tuple(src.stride())
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        (saved,) = ctx.saved_tensors
+        dy = _impl.with_strides(dy, ctx.stride)
+        if not ctx.kp[2]:
+            saved = _impl.with_strides(saved, ctx.stride)
+        if _grad_enabled():  # create_graph=True: a backward that is differentiable in dy
+            return _ActGrad.apply(dy, saved, ctx.kp), None, None
+        return _backward(dy, saved, ctx.kp), None, None
+
+
+def _backward(dy, saved, kp):
+    kind, params, has_mask, name = kp
+    act = (kind,) + params
+    if has_mask:
+        return _impl.act_backward(dy, act, mask=saved, fn=f"{name} backward")
+    return _impl.act_backward(dy, act, x=saved, fn=f"{name} backward")
+
+
+class _ActGrad(torch.autograd.Function):
+    """dx from dy (and the mask or x): linear in dy, so its own backward is
+    the same operation; the derivative in x is zero almost everywhere for
+    the kinds with a mask (piecewise linear)."""
+
+    @staticmethod
+    def forward(ctx, dy, saved, kp):
+        ctx.save_for_backward(saved)
+        ctx.kp, ctx.stride = kp, tuple(dy.stride())
+        return _backward(dy, saved, kp)
+
+    @staticmethod
+    def backward(ctx, gdx):
+        if not ctx.kp[2]:
+            raise NotSupported(f"gpuact.torch: double backward of {ctx.kp[3]} is not supported")
+        (saved,) = ctx.saved_tensors
+        gdx = _impl.with_strides(gdx, ctx.stride)
+        if _grad_enabled():
+            return _ActGrad.apply(gdx, saved, ctx.kp), None, None
+        return _backward(gdx, saved, ctx.kp), None, None
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise: the functions
+
+def _activation(x, kp, inplace, out):
+    kind, params, has_mask, name = kp
+    if out is not None and inplace:
+        raise InvalidArgument(f"gpuact.torch.{name}: give inplace=True or out=, not both")
+    grad = _grad_enabled() and x.requires_grad
+    if out is not None and grad:
+        raise InvalidArgument(f"gpuact.torch.{name}: out= does not support autograd (x requires grad); "
+                              f"call it under torch.no_grad() or without out=")
+    if _eager(x):
+        if grad:
+            return _Act.apply(x, kp, inplace)
+        act = (kind,) + params
+        return _impl.act_forward(x, act, False, out=x if inplace else out, fn=name)[0]
+    # torch.compile, export, subclasses, modes, meta tensors: the custom ops
+    _impl.check(x, "x", name, devices=("cuda", "meta"))
+    plist = list(params)
+    if out is not None:
+        torch.ops.gpuact.act_into(x, out, kind, plist)
+        return out
+    if inplace and not grad:
+        torch.ops.gpuact.act_inplace(x, kind, plist)
+        return x
+    if inplace and not has_mask:  # autograd keeps x: compute from a copy, whose value the backward reads
+        y, _ = torch.ops.gpuact.act_fwd(x.clone(), kind, plist, False)
+    else:
+        y, _ = torch.ops.gpuact.act_fwd(x, kind, plist, bool(grad and has_mask))
+    if inplace:  # with autograd: the result is written back (one extra copy)
+        x.copy_(y)
+        return x
+    return y
+
+
+def activation(x, kind="relu", *, inplace=False, out=None, **params):
+    """y = act(x) for any kind of gpuact's table (gpuact.KIND_NAMES: relu,
+    leaky, clipped, hardtanh, gelu, gelu_tanh, silu, sqrelu; or an alias:
+    leaky_relu, clipped_relu, relu6, squared_relu, swish), parameters by the C
+    field names (negative_slope=, ceiling=, lower=). inplace=True overwrites
+    x; out= writes into a given tensor (no autograd, as torch's out=)."""
+    return _activation(x, _kp(kind, params), inplace, out)
+
+
+def relu(x, inplace=False, *, out=None):
+    """torch.nn.functional.relu: max(x, 0); NaN passes, -0 becomes +0 (bit-exact with torch)."""
+    return _activation(x, _RELU, inplace, out)
+
+
+def leaky_relu(x, negative_slope=0.01, inplace=False, *, out=None):
+    """torch.nn.functional.leaky_relu (negative_slope >= 0)."""
+    return _activation(x, _kp("leaky", {"negative_slope": negative_slope}), inplace, out)
+
+
+def clipped_relu(x, ceiling=6.0, inplace=False, *, out=None):
+    """min(max(x, 0), ceiling) = torch.nn.functional.hardtanh(x, 0, ceiling) (ceiling > 0)."""
+    return _activation(x, _kp("clipped", {"ceiling": ceiling}), inplace, out)
+
+
+def relu6(x, inplace=False, *, out=None):
+    """torch.nn.functional.relu6."""
+    return _activation(x, _RELU6, inplace, out)
+
+
+def hardtanh(x, min_val=-1.0, max_val=1.0, inplace=False, *, out=None):
+    """torch.nn.functional.hardtanh: min(max(x, min_val), max_val) (min_val <= max_val); bit-exact with
+    torch (the bounds rounded to x's dtype, as torch's forward does); autograd keeps the 1-bit mask."""
+    return _activation(x, _kp("hardtanh", {"lower": min_val, "ceiling": max_val}), inplace, out)
+
+
+def gelu(x, approximate="none", *, out=None):
+    """torch.nn.functional.gelu: x * Phi(x) (approximate="none") or 0.5 x (1 + tanh(sqrt(2/pi) (x +
+    0.044715 x^3))) ("tanh"), computed by gpuact's own f32 math (within 1 ulp of the correctly rounded
+    value; not bit-identical with torch's). Autograd keeps x."""
+    kp = _GELU.get(approximate) if isinstance(approximate, str) else None
+    if kp is None:
+        gelu_kind(approximate, "gpuact.torch.gelu")  # raises: not "none" or "tanh"
+    return _activation(x, kp, False, out)
+
+
+def silu(x, inplace=False, *, out=None):
+    """torch.nn.functional.silu: x * sigmoid(x) (gpuact's own f32 math, as gelu). Autograd keeps x (in
+    place: a copy of x, as torch's)."""
+    return _activation(x, _SILU, inplace, out)
+
+
+def squared_relu(x, inplace=False, *, out=None):
+    """relu(x) ** 2: bit-exact with torch.relu(x) ** 2. Autograd keeps x."""
+    return _activation(x, _SQRELU, inplace, out)
+
+
+_RELU = _resolve("relu", {})
+_RELU6 = _resolve("relu6", {})
+_GELU = {a: _resolve(k, {}) for a, k in GELU_APPROXIMATE.items()}
+_SILU = _resolve("silu", {})
+_SQRELU = _resolve("sqrelu", {})
+
+
+# ---------------------------------------------------------------------------------------------
+# Epilogue
+
+class _BiasAct(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, bias, kp, scale, out_dtype):
+        kind, params, has_mask, name = kp
+        y, mask = _impl.epilogue_forward(x, bias, (kind,) + params, scale, out_dtype, has_mask, fn=name)
+        if has_mask:
+            ctx.save_for_backward(mask)
+        else:  # a smooth kind: the backward forms z = x + bias again
+            ctx.save_for_backward(x, bias)
+        ctx.kp, ctx.scale = kp, scale
+        ctx.x_dtype = x.dtype
+        ctx.bias_dtype = bias.dtype if bias is not None else None
+        return y
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, dy):
+        kind, params, has_mask, name = ctx.kp
+        need_dbias = ctx.bias_dtype is not None and ctx.needs_input_grad[1]
+        dbias_dtype = ctx.bias_dtype if need_dbias else None
+        fn = f"{name} bias_act backward"
+        if has_mask:
+            (mask,) = ctx.saved_tensors
+            dx, dbias = _impl.epilogue_backward(dy, mask, (kind,) + params, ctx.scale, ctx.x_dtype, dbias_dtype, fn=fn)
+        else:
+            x, bias = ctx.saved_tensors
+            dx, dbias = _impl.epilogue_backward(dy, None, (kind,) + params, ctx.scale, ctx.x_dtype, dbias_dtype, fn=fn,
+                                                x=x, bias=bias)
+        return (dx if ctx.needs_input_grad[0] else None), dbias, None, None, None
+
+
+def bias_act(x, bias=None, activation="relu", scale=1.0, *, out_dtype=None, **params):
+    """y = act(x + bias) * scale, bias (cols,) along x's last dimension, in
+    f32 with one rounding to out_dtype (default x's dtype); the fused
+    epilogue after a matrix product. activation: a kind or alias as in
+    activation(); parameters by the C field names (negative_slope=, ...).
+    scale must be finite and non-zero (it is rounded to float32). Autograd:
+    saves the 1-bit mask (the ReLU family, hardtanh) or, for the smooth kinds
+    (gelu, gelu_tanh, silu, sqrelu), x and the bias (as torch keeps GELU's
+    input); the backward writes dx and the bias gradient (f32 accumulation,
+    deterministic) in one pass, the smooth kinds' from x + bias formed again
+    as the forward formed it. Mixed dtypes work (a bfloat16 x with a float32
+    bias: the bias gradient is float32; a smooth kind's backward then forms
+    x + bias in float32 first, one extra elementwise pass)."""
+    kp = _kp(activation, params)
+    scale = float(scale)
+    grad = _grad_enabled() and (x.requires_grad or (bias is not None and bias.requires_grad))
+    if _eager(x):
+        if grad:
+            return _BiasAct.apply(x, bias, kp, scale, out_dtype)
+        kind, prm, _, name = kp
+        return _impl.epilogue_forward(x, bias, (kind,) + prm, scale, out_dtype, False, fn=name)[0]
+    _impl.check(x, "x", "bias_act", devices=("cuda", "meta"))
+    kind, prm, has_mask, name = kp
+    y, _ = torch.ops.gpuact.bias_act_fwd(x, bias, kind, list(prm), scale, out_dtype, bool(grad and has_mask))
+    return y

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The Python package's checks on a GPU machine, in one run:
+#   python/run_gpu_checks.sh [OUT]       (OUT: where the logs and tables go; default $OUT or /tmp/gpuact-python)
+# Installs ./python into the current Python (--no-build-isolation: the machine
+# has no network; it uses the setuptools already there), prints what gpuact
+# sees (python -m gpuact --self-test), runs the tests (torch, CuPy and JAX
+# ones included) and the benchmark, and ends with a short summary.
+# BENCH_ARGS adds options to the benchmark (e.g. "--quick" or "--only a");
+# PY_TESTS_ONLY=1 leaves the benchmark out.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-${OUT:-/tmp/gpuact-python}}
+mkdir -p "$out"
+py=${PYTHON:-python3}
+export PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
+
+"$py" -m pip install --no-build-isolation --no-deps --force-reinstall -q ./python > "$out/install.txt" 2>&1
+install=$?
+tail -5 "$out/install.txt"
+"$py" -m gpuact --self-test 2>&1 | tee "$out/info.txt"
+info=${PIPESTATUS[0]}
+"$py" -m pytest python/tests -q -rs -p no:cacheprovider 2>&1 | tee "$out/pytest.txt"
+tests=${PIPESTATUS[0]}
+bench=0
+if [ -z "${PY_TESTS_ONLY:-}" ]; then   # PY_TESTS_ONLY=1: the checks without the benchmark
+  "$py" python/bench/bench_torch.py --out "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.txt"
+  bench=${PIPESTATUS[0]}
+fi
+
+echo
+echo "| step | exit status |"
+echo "|---|---|"
+echo "| pip install --no-build-isolation ./python | $install |"
+echo "| python -m gpuact --self-test | $info |"
+echo "| pytest python/tests: $(tail -1 "$out/pytest.txt") | $tests |"
+echo "| bench_torch.py (tables in $out/results.md) | $bench |"
+[ "$install$info$tests$bench" = "0000" ]
