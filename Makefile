@@ -354,3 +354,10 @@ fuzz: deps $(BUILD)/fuzz/fuzz_api
 test: adoption-test
 adoption-test: $(BUILD)/test_adoption
 	$(BUILD)/test_adoption
+
+# tests/test_fuzz_regressions.c: each library bug `make fuzz` found, as a small
+# deterministic case against the CPU reference.
+.PHONY: fuzz-regressions
+test: fuzz-regressions
+fuzz-regressions: $(BUILD)/test_fuzz_regressions
+	$(BUILD)/test_fuzz_regressions
