@@ -3,10 +3,13 @@ fuzz_api.c -- a fuzz target for gpuact's public API (make fuzz).
 
 Each input is one API call, described by the input's bytes: the operation
 (relu shortcuts, forward, backward, epilogue forward and backward with or
-without mask, bias, dbias and scale, buffer read and write, synchronize,
-context creation with a bad description, the name and size queries), every
-field of its description (dtypes and activation kinds in and out of range,
-slopes, ceilings and scales from a table of edge values or raw bits, sizes
+without mask, bias, dbias and scale, the backward from the mask, from y or
+from x and bias, the gated forms glu_forward and glu_backward with and
+without biases and bias gradients, a and b (da and db) as two matrices or
+the halves of one, buffer read and write, synchronize, context creation
+with a bad description, the name and size queries), every field of its
+description (dtypes and all eight activation kinds in and out of range,
+slopes, bounds and scales from a table of edge values or raw bits, sizes
 from zero to past SIZE_MAX, leading dimensions and mask_ld smaller, equal
 and larger than they need be), where each buffer sits (an allocation of its
 own, the same allocation as another operand at the same or another offset,
@@ -69,7 +72,7 @@ the exit status is 1 when there was a fault.
 
 /* >>state: one context, its allocations and their expected contents */
 
-enum { N_REG = 5, SMALL = N_REG, FOREIGN = N_REG + 1, N_ALLOC = N_REG + 2 };
+enum { N_REG = 8, SMALL = N_REG, FOREIGN = N_REG + 1, N_ALLOC = N_REG + 2 };
 #define REG_BYTES 8192
 #define SMALL_BYTES 96
 #define POISON 0xA5u      /* outputs before the call: a negative number in every dtype, not a NaN */
@@ -87,8 +90,9 @@ static size_t alloc_size[N_ALLOC];
 enum { R_EXACT = 0, R_NAN, R_SUM, R_SKIP };
 static unsigned char before[N_ALLOC][REG_BYTES], want[N_ALLOC][REG_BYTES], got[N_ALLOC][REG_BYTES];
 static unsigned char rule[N_ALLOC][REG_BYTES], rule_dt[N_ALLOC][REG_BYTES];
-static unsigned short rule_col[N_ALLOC][REG_BYTES];
-static double sum[REG_BYTES], sum_abs[REG_BYTES], sum_fin[REG_BYTES];   /* dbias's reference, per column */
+static unsigned short rule_col[N_ALLOC][REG_BYTES];   /* R_SUM: which * REG_BYTES + column */
+/* the bias gradients' reference, per column: [0] dbias or dbias_a, [1] dbias_b */
+static double sum[2 * REG_BYTES], sum_abs[2 * REG_BYTES], sum_fin[2 * REG_BYTES];
 
 static unsigned long n_calls, n_refused, n_checked, n_either_refused, n_either_checked, n_faults, n_repeats;
 static unsigned long n_op[16];
@@ -220,16 +224,39 @@ static float take_param(reader *r)
     return take_float(r);
 }
 
+/* hardtanh's lower bound: mostly below the usual ceilings, sometimes anything. */
+static float take_lower(reader *r)
+{
+    static const float OK[] = {-1.0f, -0.5f, -2.0f, 0.0f, -0.0f, -6.0f, -HUGE_VALF, 0.5f, 1.0f, -1e-45f,
+                               -65504.0f, -65520.0f, -3.0e38f, 1.0f / 3.0f};
+    if (take(r, 4))
+        return OK[take(r, sizeof OK / sizeof OK[0])];
+    return take_float(r);
+}
+
+#define N_KINDS 8   /* GPUACT_RELU .. GPUACT_SQUARED_RELU */
+static int kind_ok(gpuact_activation a) { return (int)a.kind >= 0 && (int)a.kind < N_KINDS; }
+/* the ReLU family: a mask, the selection paths; else smooth (needs x) */
+static int kind_select(gpuact_activation a) { return (int)a.kind <= GPUACT_HARDTANH; }
+/* the epilogue backward may start from y */
+static int kind_from_y(gpuact_activation a) { return a.kind == GPUACT_RELU || a.kind == GPUACT_LEAKY_RELU; }
+/* the glu ops take it */
+static int kind_glu(gpuact_activation a)
+{
+    return a.kind == GPUACT_RELU || a.kind == GPUACT_GELU || a.kind == GPUACT_GELU_TANH || a.kind == GPUACT_SILU;
+}
+
 static gpuact_activation take_act(reader *r)
 {
-    static const int BAD[] = {3, -1, 100};
+    static const int BAD[] = {N_KINDS, -1, 100};
     gpuact_activation a;
-    size_t k = take(r, 16);
+    size_t k = take(r, 4 * N_KINDS + 1);
     memset(&a, 0, sizeof a);
-    a.kind = k == 15 ? (gpuact_activation_kind)BAD[take(r, 3)] : (gpuact_activation_kind)(k % 3);
+    a.kind = k == 4 * N_KINDS ? (gpuact_activation_kind)BAD[take(r, 3)] : (gpuact_activation_kind)(k % N_KINDS);
     /* unused parameters are usually 0, sometimes anything */
     a.negative_slope = a.kind == GPUACT_LEAKY_RELU || take(r, 8) == 0 ? take_param(r) : 0.0f;
-    a.ceiling = a.kind == GPUACT_CLIPPED_RELU || take(r, 8) == 0 ? take_param(r) : 0.0f;
+    a.ceiling = a.kind == GPUACT_CLIPPED_RELU || a.kind == GPUACT_HARDTANH || take(r, 8) == 0 ? take_param(r) : 0.0f;
+    a.lower = a.kind == GPUACT_HARDTANH || take(r, 8) == 0 ? take_lower(r) : 0.0f;
     return a;
 }
 
@@ -290,6 +317,7 @@ typedef struct opnd {
     int touched;        /* the call reads or writes bytes of it */
     gpuact_dtype dt;
     int is_mask;
+    size_t row_bytes, ld_bytes;  /* the glu ops' matrices: row and pitch (0: one span), see interleaved() */
 } opnd;
 
 /* The current call's operands, to say where a differing byte lies. */
@@ -306,7 +334,7 @@ static gpuact_buffer buffer_of(const opnd *o)
 
 static const char *alloc_name(int a)
 {
-    static const char *const N[N_ALLOC] = {"A0", "A1", "A2", "A3", "A4", "SMALL", "FOREIGN"};
+    static const char *const N[N_ALLOC] = {"A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "SMALL", "FOREIGN"};
     return a < 0 ? "absent" : N[a];
 }
 
@@ -401,15 +429,18 @@ static int dtype_ok(gpuact_dtype dt) { return dt == GPUACT_F32 || dt == GPUACT_F
 
 static int finite_f(float f) { return f == f && f - f == 0.0f; }
 
-/* The activation's rules: a known kind; leaky's slope >= 0; clipped's ceiling > 0. */
+/* The activation's rules: a known kind; leaky's slope >= 0; clipped's
+   ceiling > 0; hardtanh's lower <= ceiling (neither NaN). */
 static void check_act(gpuact_activation a)
 {
-    if ((int)a.kind < 0 || (int)a.kind > GPUACT_CLIPPED_RELU)
+    if (!kind_ok(a))
         invalid("act.kind %d", (int)a.kind);
     else if (a.kind == GPUACT_LEAKY_RELU && !(a.negative_slope >= 0.0f))
         invalid("leaky slope %g", (double)a.negative_slope);
     else if (a.kind == GPUACT_CLIPPED_RELU && !(a.ceiling > 0.0f))
         invalid("clipped ceiling %g", (double)a.ceiling);
+    else if (a.kind == GPUACT_HARDTANH && !(a.lower <= a.ceiling))
+        invalid("hardtanh lower %g, ceiling %g", (double)a.lower, (double)a.ceiling);
 }
 
 /* Bytes of rows x cols elements of es bytes, rows ld apart; 0 when empty. */
@@ -467,6 +498,19 @@ static void check_mask_ld(const opnd *mask, size_t mask_ld, size_t cols)
 
 static size_t alloc_bytes_of(int a) { return a >= 0 ? alloc_size[a] : 0; }
 
+/* The glu ops' rule (gpuact.h: "a and b may be the two halves of each row
+   of one up-projection output"): two matrices of one pitch whose rows fall
+   in each other's gaps share no byte, though their spans overlap. a starts
+   first. */
+static int interleaved(const opnd *a, const opnd *b)
+{
+    size_t delta;
+    if (!a->ld_bytes || a->ld_bytes != b->ld_bytes)
+        return 0;
+    delta = (b->off - a->off) % a->ld_bytes;
+    return a->row_bytes <= delta && delta + b->row_bytes <= a->ld_bytes;
+}
+
 /* The rules every operation shares, over its operands. */
 static void check_operands(opnd *ops, int n)
 {
@@ -514,6 +558,8 @@ static void check_operands(opnd *ops, int n)
             if (a->off >= b->off + b->bytes || b->off >= a->off + a->bytes)
                 continue;
             if ((a->alias == j || b->alias == i) && a->off == b->off && a->bytes == b->bytes)
+                continue;
+            if (a->off <= b->off ? interleaved(a, b) : interleaved(b, a))
                 continue;
             if (a->touched && b->touched)
                 invalid("%s and %s overlap", a->name, b->name);
@@ -704,8 +750,9 @@ static int compare_all(int written)
                     size_t c = rule_col[a][i];
                     float g = gpuact_ref_load(dt, got[a] + i, 0);
                     if (!sum_ok(dt, g, sum[c], sum_abs[c], sum_fin[c])) {
-                        fault("dbias[%zu] (%s byte %zu): got %.9g (0x%lx), want %.17g (sum |dx| %.9g)", c,
-                              alloc_name(a), i, (double)g, (unsigned long)gb, sum[c], sum_abs[c]);
+                        fault("%s[%zu] (%s byte %zu): got %.9g (0x%lx), want %.17g (sum |dx| %.9g)",
+                              c >= REG_BYTES ? "dbias_b" : "dbias", c % REG_BYTES, alloc_name(a), i, (double)g,
+                              (unsigned long)gb, sum[c], sum_abs[c]);
                         return 0;
                     }
                 }
@@ -731,15 +778,16 @@ static void mark_elems(const opnd *o, size_t rows, size_t cols, size_t ld, const
         }
 }
 
-/* Marks dbias's elements: compared with sum_ok against sum[c]. */
-static void mark_sums(const opnd *o, size_t cols)
+/* Marks a bias gradient's elements: compared with sum_ok against
+   sum[which * REG_BYTES + c]. */
+static void mark_sums(const opnd *o, size_t cols, int which)
 {
     size_t c, k, es = gpuact_dtype_size(o->dt);
     for (c = 0; c < cols; c++) {
         size_t b = o->off + c * es;
         rule[o->alloc][b] = R_SUM;
         rule_dt[o->alloc][b] = (unsigned char)o->dt;
-        rule_col[o->alloc][b] = (unsigned short)c;
+        rule_col[o->alloc][b] = (unsigned short)(which * REG_BYTES + c);
         for (k = 1; k < es; k++)
             rule[o->alloc][b + k] = R_SKIP;
     }
@@ -820,11 +868,12 @@ static void judge(gpuact_result res, gpuact_stream s)
 
 /* >>operations */
 
-enum { OP_RELU_FWD, OP_RELU_BWD, OP_FWD, OP_BWD, OP_EPI_FWD, OP_EPI_BWD, OP_WRITE, OP_READ, OP_SYNC, OP_CREATE,
-       OP_MISC, OP_COUNT };
+enum { OP_RELU_FWD, OP_RELU_BWD, OP_FWD, OP_BWD, OP_EPI_FWD, OP_EPI_BWD, OP_GLU_FWD, OP_GLU_BWD, OP_WRITE, OP_READ,
+       OP_SYNC, OP_CREATE, OP_MISC, OP_COUNT };
 static const char *const OP_NAMES[OP_COUNT] = {"relu_forward", "relu_backward", "forward", "backward",
-                                               "epilogue_forward", "epilogue_backward", "buffer_write",
-                                               "buffer_read", "synchronize", "context_create", "queries"};
+                                               "epilogue_forward", "epilogue_backward", "glu_forward",
+                                               "glu_backward", "buffer_write", "buffer_read", "synchronize",
+                                               "context_create", "queries"};
 
 static const char *dt_str(gpuact_dtype dt)
 {
@@ -838,13 +887,21 @@ static const char *dt_str(gpuact_dtype dt)
     return b;
 }
 
+/* Where the input data crowds: at a clipping bound, else around 0. */
+static float near_of(gpuact_activation a)
+{
+    return a.kind == GPUACT_CLIPPED_RELU || a.kind == GPUACT_HARDTANH ? a.ceiling : 0.0f;
+}
+
 static unsigned dt_class(gpuact_dtype dt) { return dtype_ok(dt) ? (unsigned)dt : 3u; }
+static unsigned kind_class(gpuact_activation a) { return kind_ok(a) ? (unsigned)a.kind : N_KINDS; }
 static unsigned size_class(size_t n) { return n == 0 ? 0 : n < 8 ? 1 : n < 64 ? 2 : n % 8 ? 3 : n <= 1500 ? 4 : 5; }
 
 static void note_act(gpuact_activation a)
 {
-    shape_add((int)a.kind >= 0 && (int)a.kind <= 2 ? (unsigned)a.kind : 3u, 4);
-    note(" act={kind %d, slope %a, ceiling %a}", (int)a.kind, (double)a.negative_slope, (double)a.ceiling);
+    note(" act={kind %d, slope %a, ceiling %a, lower %a}", (int)a.kind, (double)a.negative_slope,
+         (double)a.ceiling, (double)a.lower);
+    shape_add(kind_class(a), N_KINDS + 1);
 }
 
 /* NULL context: one in 64 calls. */
@@ -955,6 +1012,8 @@ static void op_elementwise(reader *r, int op)
     }
     if (xo && mo)
         invalid("both x and mask");
+    if (kind_ok(act) && !kind_select(act) && (backward ? mo != NULL : ops[2].present))
+        invalid("a smooth kind has no mask");
     if (backward && !xo && !mo) {
         if (has_data)
             invalid("neither x nor mask");
@@ -974,9 +1033,9 @@ static void op_elementwise(reader *r, int op)
     fill_output(&ops[1]);
     if (!backward)
         fill_output(&ops[2]);
-    fill_input(&ops[0], specials, backward ? 1.0f : act.kind == GPUACT_CLIPPED_RELU ? act.ceiling : 0.0f);
+    fill_input(&ops[0], specials, backward ? 1.0f : near_of(act));
     if (backward) {
-        fill_input(&ops[2], specials, act.kind == GPUACT_CLIPPED_RELU ? act.ceiling : 0.0f);
+        fill_input(&ops[2], specials, near_of(act));
         if (nops == 4)
             fill_input(&ops[3], specials, 0.0f);
     }
@@ -1138,6 +1197,8 @@ static void op_epilogue_forward(reader *r)
         ops[3].present = 0;
     }
     check_mask_ld(&ops[3], mask_ld, d.cols);
+    if (ops[3].present && kind_ok(d.act) && !kind_select(d.act))
+        invalid("a smooth kind has no mask");
     s = take_stream(r);
     describe(ops, 4);
     for (i = 0; i < 4; i++)
@@ -1153,7 +1214,7 @@ static void op_epilogue_forward(reader *r)
     images_begin();
     fill_output(&ops[1]);
     fill_output(&ops[3]);
-    fill_input(&ops[0], specials, d.act.kind == GPUACT_CLIPPED_RELU ? d.act.ceiling : 0.0f);
+    fill_input(&ops[0], specials, near_of(d.act));
     fill_input(&ops[2], take(r, 4) == 0, 0.0f);
     want_begin();
     if (verdict != V_INVALID && has_data) {
@@ -1191,15 +1252,69 @@ static void op_epilogue_forward(reader *r)
     judge(res, s);
 }
 
+/* The bias gradient of `which` (0, 1) from a stored gradient g (rows x
+   cols of dt, rows ld apart): sum, sum |.|, sum of the finite |.|. */
+static void ref_sums(int which, gpuact_dtype dt, const void *g, size_t rows, size_t cols, size_t ld)
+{
+    size_t r, c, k;
+    for (c = 0; c < cols; c++) {
+        k = (size_t)which * REG_BYTES + c;
+        sum[k] = sum_abs[k] = sum_fin[k] = 0.0;
+        for (r = 0; r < rows; r++) {
+            double v = (double)gpuact_ref_load(dt, g, r * ld + c);
+            sum[k] += v;
+            sum_abs[k] += fabs(v);
+            if (isfinite(fabs(v)))
+                sum_fin[k] += fabs(v);
+        }
+    }
+}
+
+/* The call again from the same data: the bias gradients (operands ia, ib;
+   ib < 0: one) must come out bit-identical. call() makes the call. */
+static void repeat_sums(const opnd *ops, int ia, int ib, gpuact_result (*call)(void *), void *arg, gpuact_stream s)
+{
+    static unsigned char first[2][REG_BYTES];
+    gpuact_result res;
+    int k;
+    for (k = 0; k < 2; k++)
+        if (k == 0 || ib >= 0)
+            memcpy(first[k], got[ops[k ? ib : ia].alloc] + ops[k ? ib : ia].off, ops[k ? ib : ia].bytes);
+    if (!upload())
+        return;
+    n_calls++;
+    n_repeats++;
+    if ((res = call(arg)) != GPUACT_SUCCESS) {
+        fault("the same call again returned %s: %s", gpuact_result_string(res), first_line(gpuact_last_error()));
+        return;
+    }
+    if (!sync_all(s) || !compare_all(1))
+        return;
+    for (k = 0; k < 2; k++)
+        if ((k == 0 || ib >= 0) &&
+            memcmp(first[k], got[ops[k ? ib : ia].alloc] + ops[k ? ib : ia].off, ops[k ? ib : ia].bytes) != 0)
+            fault("%s differs between two identical calls", ops[k ? ib : ia].name);
+}
+
+typedef struct epib_call { gpuact_context *c; const gpuact_epilogue_backward_desc *d; gpuact_stream s; } epib_call;
+static gpuact_result epib_again(void *arg)
+{
+    epib_call *e = (epib_call *)arg;
+    return gpuact_epilogue_backward(e->c, e->d, e->s);
+}
+
+/* The epilogue backward: from the mask, from y (relu, leaky) or from the
+   forward's x and bias (the smooth kinds), with or without dbias. */
 static void op_epilogue_backward(reader *r)
 {
+    enum { DY, DX, Y, MASK, DBIAS, X, BIAS, N_OPS };
     gpuact_context *c = take_ctx(r);
-    int null_desc = take(r, 64) == 0, specials = (int)take(r, 4) != 0, from_y, both, repeat;
+    int null_desc = take(r, 64) == 0, specials = (int)take(r, 4) != 0, repeat, source, extra;
     gpuact_epilogue_backward_desc d;
-    size_t ld_dy, ld_dx, ld_y, mask_ld = 0;
+    size_t ld_dy, ld_dx, ld_y, ld_x, mask_ld;
     float scale;
-    opnd ops[5];
-    int has_data, i;
+    opnd ops[N_OPS];
+    int has_data, i, sources;
     gpuact_stream s;
     gpuact_result res;
     memset(&d, 0, sizeof d);
@@ -1210,18 +1325,23 @@ static void op_epilogue_backward(reader *r)
     d.dy_dtype = take_dtype(r);
     d.dx_dtype = take(r, 3) == 0 ? d.dy_dtype : take_dtype(r);
     d.y_dtype = take_dtype(r);
+    d.x_dtype = take(r, 2) ? d.dy_dtype : take_dtype(r);
     d.dbias_dtype = take_dtype(r);
     d.ld_dy = take_ld(r, d.cols);
     d.ld_dx = take(r, 3) == 0 ? d.ld_dy : take_ld(r, d.cols);
     d.ld_y = take_ld(r, d.cols);
+    d.ld_x = take_ld(r, d.cols);
     d.scale = take(r, 3) == 0 ? 0.0f : take_float(r);
     d.mask_ld = take_mask_ld(r, d.cols);
-    from_y = take(r, 3) == 0;
-    both = take(r, 32) == 0;
+    /* the source the kind wants (mostly), another, or two */
+    source = (int)take(r, 8);
+    source = source < 6 ? (!kind_ok(d.act) || kind_select(d.act) ? (source % 3 == 0 && kind_from_y(d.act) ? Y : MASK) : X)
+           : source == 6 ? (int)(Y + take(r, 2)) /* Y or MASK */ : X;
+    extra = take(r, 32) == 0 ? (int)take(r, 3) : -1;   /* a second source: 0 y, 1 mask, 2 x */
     repeat = take(r, 4) == 0;
-    note(" %zux%zu dy=%s dx=%s y=%s dbias=%s ld_dy=%zu ld_dx=%zu ld_y=%zu scale=%a mask_ld=%zu", d.rows, d.cols,
-         dt_str(d.dy_dtype), dt_str(d.dx_dtype), dt_str(d.y_dtype), dt_str(d.dbias_dtype), d.ld_dy, d.ld_dx, d.ld_y,
-         (double)d.scale, d.mask_ld);
+    note(" %zux%zu dy=%s dx=%s y=%s x=%s dbias=%s ld_dy=%zu ld_dx=%zu ld_y=%zu ld_x=%zu scale=%a mask_ld=%zu", d.rows,
+         d.cols, dt_str(d.dy_dtype), dt_str(d.dx_dtype), dt_str(d.y_dtype), dt_str(d.x_dtype), dt_str(d.dbias_dtype),
+         d.ld_dy, d.ld_dx, d.ld_y, d.ld_x, (double)d.scale, d.mask_ld);
     note_act(d.act);
     shape_add(dt_class(d.dy_dtype), 4);
     shape_add(dt_class(d.dx_dtype), 4);
@@ -1244,57 +1364,60 @@ static void op_epilogue_backward(reader *r)
     ld_dy = d.ld_dy ? d.ld_dy : d.cols;
     ld_dx = d.ld_dx ? d.ld_dx : d.cols;
     ld_y = d.ld_y ? d.ld_y : d.cols;
+    ld_x = d.ld_x ? d.ld_x : d.cols;
     if (ld_dy < d.cols || ld_dx < d.cols)
         invalid("ld < cols");
 
-    ops[0].name = "dy"; ops[1].name = "dx"; ops[2].name = "y"; ops[3].name = "mask"; ops[4].name = "dbias";
-    set_matrix(&ops[0], d.rows, d.cols, ld_dy, d.dy_dtype);
-    set_matrix(&ops[1], d.rows, d.cols, ld_dx, d.dx_dtype);
-    set_matrix(&ops[2], d.rows, d.cols, ld_y, d.y_dtype);
-    set_matrix(&ops[4], 1, d.cols, d.cols, d.dbias_dtype);
-    for (i = 0; i < 5; i++)
+    ops[DY].name = "dy"; ops[DX].name = "dx"; ops[Y].name = "y"; ops[MASK].name = "mask"; ops[DBIAS].name = "dbias";
+    ops[X].name = "x"; ops[BIAS].name = "bias";
+    set_matrix(&ops[DY], d.rows, d.cols, ld_dy, d.dy_dtype);
+    set_matrix(&ops[DX], d.rows, d.cols, ld_dx, d.dx_dtype);
+    set_matrix(&ops[Y], d.rows, d.cols, ld_y, d.y_dtype);
+    set_matrix(&ops[X], d.rows, d.cols, ld_x, d.x_dtype);
+    set_matrix(&ops[BIAS], 1, d.cols, d.cols, d.x_dtype);
+    set_matrix(&ops[DBIAS], 1, d.cols, d.cols, d.dbias_dtype);
+    for (i = 0; i < N_OPS; i++)
         ops[i].alias = -1;
-    ops[1].output = 1;
-    ops[1].alias = d.dy_dtype == d.dx_dtype && ld_dy == ld_dx ? 0 : -1;
-    ops[4].output = 1;
-    ops[3].is_mask = 1;
-    ops[3].align = 1;
-    ops[3].ok_size = 1;
-    place(r, ops, 0, ops[0].bytes, ops[0].align);
-    place(r, ops, 1, ops[1].bytes, ops[1].align);
-    if (from_y || both) {
-        place(r, ops, 2, ops[2].bytes, ops[2].align);
-    } else {
-        ops[2].alloc = -1;
-        ops[2].present = 0;
-    }
+    ops[DX].output = 1;
+    ops[DX].alias = d.dy_dtype == d.dx_dtype && ld_dy == ld_dx ? DY : -1;
+    ops[DBIAS].output = 1;
     mask_ld = resolve_mask_ld(d.mask_ld, d.cols);
-    set_mask(&ops[3], d.rows, d.cols, mask_ld);
-    if (!from_y || both) {
-        place(r, ops, 3, ops[3].bytes, 1);
-    } else {
-        ops[3].alloc = -1;
-        ops[3].present = 0;
-    }
-    if (take(r, 4)) {
-        place(r, ops, 4, ops[4].bytes, ops[4].align);
-    } else {
-        ops[4].alloc = -1;
-        ops[4].present = 0;
+    set_mask(&ops[MASK], d.rows, d.cols, mask_ld);
+    place(r, ops, DY, ops[DY].bytes, ops[DY].align);
+    place(r, ops, DX, ops[DX].bytes, ops[DX].align);
+    for (i = Y; i <= BIAS; i++) {
+        int want = i == source || (extra >= 0 && i == (extra == 0 ? Y : extra == 1 ? MASK : X));
+        if (i == DBIAS)
+            want = take(r, 4) != 0;
+        if (i == BIAS)
+            want = (ops[X].present && take(r, 2)) || take(r, 32) == 0;
+        if (want) {
+            place(r, ops, i, ops[i].bytes, ops[i].align);
+        } else {
+            ops[i].alloc = -1;
+            ops[i].present = 0;
+        }
     }
     s = take_stream(r);
-    describe(ops, 5);
-    for (i = 0; i < 5; i++)
+    describe(ops, N_OPS);
+    for (i = 0; i < N_OPS; i++)
         ops[i].touched = has_data;
-    ops[4].touched = d.cols != 0; /* rows = 0 writes zeros */
+    ops[DBIAS].touched = d.cols != 0; /* rows = 0 writes zeros */
 
-    if (ops[2].present) {
+    sources = ops[Y].present + ops[MASK].present + ops[X].present;
+    if (sources > 1)
+        invalid("more than one of y, mask and x");
+    else if (!sources && has_data)
+        invalid("none of y, mask and x");
+    else if (!sources)
+        either("none of y, mask and x, nothing to do");
+    if (ops[Y].present) {
         if (!dtype_ok(d.y_dtype))
             invalid("y dtype");
         if (ld_y < d.cols)
             invalid("ld_y < cols");
-        if (d.act.kind == GPUACT_CLIPPED_RELU)
-            invalid("clipped from y");
+        if (kind_ok(d.act) && !kind_from_y(d.act))
+            invalid("kind %d cannot start from y", (int)d.act.kind);
         if (!(scale > 0.0f))
             invalid("from y with scale %g", (double)scale);
     } else {
@@ -1303,107 +1426,463 @@ static void op_epilogue_backward(reader *r)
         if (ld_y < d.cols)
             either("ld_y %zu without y", ld_y);
     }
-    check_mask_ld(&ops[3], mask_ld, d.cols);
-    if (ops[4].present && !dtype_ok(d.dbias_dtype))
+    if (ops[X].present) {
+        if (!dtype_ok(d.x_dtype))
+            invalid("x dtype");
+        if (ld_x < d.cols)
+            invalid("ld_x < cols");
+        if (kind_ok(d.act) && kind_select(d.act))
+            invalid("x is the smooth kinds' source only");
+    } else {
+        if (!dtype_ok(d.x_dtype))
+            either("x_dtype %d without x", (int)d.x_dtype);
+        if (ld_x < d.cols)
+            either("ld_x %zu without x", ld_x);
+        if (ops[BIAS].present)
+            either("bias without x");
+    }
+    if (ops[MASK].present && kind_ok(d.act) && !kind_select(d.act))
+        invalid("a smooth kind has no mask");
+    check_mask_ld(&ops[MASK], mask_ld, d.cols);
+    if (ops[DBIAS].present && !dtype_ok(d.dbias_dtype))
         invalid("dbias dtype");
     else if (!dtype_ok(d.dbias_dtype))
         either("dbias_dtype %d without dbias", (int)d.dbias_dtype);
-    if (ops[2].present && ops[3].present)
-        invalid("both y and mask");
-    if (!ops[2].present && !ops[3].present) {
-        if (has_data)
-            invalid("neither y nor mask");
-        else
-            either("neither y nor mask, nothing to do");
-    }
-    if (!ops[0].present || !ops[1].present) {
+    if (!ops[DY].present || !ops[DX].present) {
         if (has_data)
             invalid("dy or dx absent");
         else
             either("dy or dx absent, nothing to do");
     }
-    check_operands(ops, 5);
+    check_operands(ops, N_OPS);
 
     images_begin();
-    fill_output(&ops[1]);
-    fill_output(&ops[4]);
-    fill_input(&ops[0], specials, 1.0f);
-    fill_input(&ops[2], specials, 0.0f);
-    fill_input(&ops[3], 0, 0.0f);
+    fill_output(&ops[DX]);
+    fill_output(&ops[DBIAS]);
+    fill_input(&ops[DY], specials, 1.0f);
+    fill_input(&ops[Y], specials, 0.0f);
+    fill_input(&ops[MASK], 0, 0.0f);
+    fill_input(&ops[X], specials, near_of(d.act));
+    fill_input(&ops[BIAS], take(r, 4) == 0, 0.0f);
     want_begin();
-    if (verdict != V_INVALID && ops[4].present && !has_data && d.cols) {
+    if (verdict != V_INVALID && ops[DBIAS].present && !has_data && d.cols) {
         /* rows = 0: a sum over no rows, +0 in every column */
-        for (i = 0; (size_t)i < d.cols; i++)
-            sum[i] = sum_abs[i] = sum_fin[i] = 0.0;
-        mark_sums(&ops[4], d.cols);
+        ref_sums(0, d.dx_dtype, NULL, 0, d.cols, 1);
+        mark_sums(&ops[DBIAS], d.cols, 0);
     }
     if (verdict != V_INVALID && has_data) {
         gpuact_ref_bwd b;
         /* indexed like the output's elements; its extent, not rows * ld (rows = 1 allows any ld) */
-        unsigned char *nan_any = (unsigned char *)calloc(ops[1].bytes / gpuact_dtype_size(d.dx_dtype) + 1, 1);
-        size_t rr, cc;
+        unsigned char *nan_any = (unsigned char *)calloc(ops[DX].bytes / gpuact_dtype_size(d.dx_dtype) + 1, 1);
         memset(&b, 0, sizeof b);
         b.act = d.act;
         b.rows = d.rows;
         b.cols = d.cols;
         b.ld_dy = ld_dy;
         b.ld_dx = ld_dx;
-        b.ld_src = ld_y;
+        b.ld_src = ops[X].present ? ld_x : ld_y;
         b.mask_ld = mask_ld;
         b.dy_dtype = d.dy_dtype;
         b.dx_dtype = d.dx_dtype;
-        b.src_dtype = d.y_dtype;
+        b.src_dtype = ops[X].present ? d.x_dtype : d.y_dtype;
         b.scale = scale;
-        b.dy = in_ptr(&ops[0]);
-        b.src = ops[2].present ? in_ptr(&ops[2]) : NULL;
-        b.mask = ops[3].present ? in_ptr(&ops[3]) : NULL;
-        b.dx = out_ptr(&ops[1]);
-        b.dbias = ops[4].present ? sum : NULL;
-        b.dbias_abs = ops[4].present ? sum_abs : NULL;
+        b.dy = in_ptr(&ops[DY]);
+        b.src = ops[X].present ? in_ptr(&ops[X]) : ops[Y].present ? in_ptr(&ops[Y]) : NULL;
+        b.mask = ops[MASK].present ? in_ptr(&ops[MASK]) : NULL;
+        b.bias = ops[X].present && ops[BIAS].present ? in_ptr(&ops[BIAS]) : NULL;
+        b.dx = out_ptr(&ops[DX]);
         b.nan_any = nan_any;
         gpuact_ref_backward(&b);
-        mark_elems(&ops[1], d.rows, d.cols, ld_dx, nan_any);
-        if (ops[4].present) {
-            for (cc = 0; cc < d.cols; cc++)
-                sum_fin[cc] = 0.0;
-            for (rr = 0; rr < d.rows; rr++)
-                for (cc = 0; cc < d.cols; cc++) {
-                    double v = fabs((double)gpuact_ref_load(d.dx_dtype, b.dx, rr * ld_dx + cc));
-                    if (isfinite(v))
-                        sum_fin[cc] += v;
-                }
-            mark_sums(&ops[4], d.cols);
+        mark_elems(&ops[DX], d.rows, d.cols, ld_dx, nan_any);
+        if (ops[DBIAS].present) {
+            ref_sums(0, d.dx_dtype, b.dx, d.rows, d.cols, ld_dx);
+            mark_sums(&ops[DBIAS], d.cols, 0);
         }
         free(nan_any);
     }
     if (!upload())
         return;
-    d.dy = buffer_of(&ops[0]);
-    d.dx = buffer_of(&ops[1]);
-    d.y = buffer_of(&ops[2]);
-    d.mask = buffer_of(&ops[3]);
-    d.dbias = buffer_of(&ops[4]);
+    d.dy = buffer_of(&ops[DY]);
+    d.dx = buffer_of(&ops[DX]);
+    d.y = buffer_of(&ops[Y]);
+    d.mask = buffer_of(&ops[MASK]);
+    d.dbias = buffer_of(&ops[DBIAS]);
+    d.x = buffer_of(&ops[X]);
+    d.bias = buffer_of(&ops[BIAS]);
     n_calls++;
     res = gpuact_epilogue_backward(c, null_desc ? NULL : &d, s);
     judge(res, s);
     /* The bias gradient is bit-identical run to run: again, from the same data. */
-    if (repeat && !faulted && res == GPUACT_SUCCESS && ops[4].present && d.cols) {
-        unsigned char first[REG_BYTES];
-        size_t bytes = ops[4].bytes;
-        memcpy(first, got[ops[4].alloc] + ops[4].off, bytes);
-        if (!upload())
-            return;
-        n_calls++;
-        n_repeats++;
-        res = gpuact_epilogue_backward(c, &d, s);
-        if (res != GPUACT_SUCCESS) {
-            fault("the same call again returned %s: %s", gpuact_result_string(res), first_line(gpuact_last_error()));
-            return;
+    if (repeat && !faulted && res == GPUACT_SUCCESS && ops[DBIAS].present && d.cols) {
+        epib_call e;
+        e.c = c;
+        e.d = &d;
+        e.s = s;
+        repeat_sums(ops, DBIAS, -1, epib_again, &e, s);
+    }
+}
+
+/* >>the gated forms */
+
+/* A glu matrix operand: its extent, and its row and pitch for interleaved(). */
+static void set_glu_matrix(opnd *o, size_t rows, size_t cols, size_t ld, gpuact_dtype dt)
+{
+    set_matrix(o, rows, cols, ld, dt);
+    o->row_bytes = cols * o->align;
+    o->ld_bytes = rows > 1 && o->align ? ld * o->align : 0;
+}
+
+/* Places operand k right after operand base, delta bytes on (the second
+   half of a fused row), unless the input says otherwise (then as place()). */
+static void place_half(reader *r, opnd *ops, int k, int base, size_t delta, int fused)
+{
+    if (!fused || !ops[base].present) {
+        place(r, ops, k, ops[k].bytes, ops[k].align);
+        return;
+    }
+    ops[k].alloc = ops[base].alloc;
+    ops[k].off = ops[base].off + delta;
+    ops[k].present = 1;
+}
+
+/* A leading dimension of a glu operand: 2 cols when its rows are fused
+   with another's, else as take_ld. */
+static size_t glu_ld(reader *r, size_t cols, int fused)
+{
+    return fused && cols <= SIZE_MAX / 2 ? 2 * cols : take_ld(r, cols);
+}
+
+/* The rules both glu ops share: a kind that gates, both of a pair or neither. */
+static void check_glu(gpuact_activation act, const opnd *p, const opnd *q)
+{
+    check_act(act);
+    if (kind_ok(act) && !kind_glu(act))
+        invalid("kind %d does not gate", (int)act.kind);
+    if (p->present != q->present)
+        invalid("%s without %s", p->present ? p->name : q->name, p->present ? q->name : p->name);
+}
+
+static size_t resolve_ld(size_t ld, size_t cols, const char *name)
+{
+    if (!ld)
+        ld = cols;
+    if (ld < cols)
+        invalid("%s %zu < cols", name, ld);
+    return ld;
+}
+
+static void op_glu_forward(reader *r)
+{
+    enum { A, B, Y, BA, BB, N_OPS };
+    gpuact_context *c = take_ctx(r);
+    int null_desc = take(r, 64) == 0, specials = (int)take(r, 4) != 0, fused = take(r, 2) != 0, i, has_data;
+    gpuact_glu_desc d;
+    size_t ld_a, ld_b, ld_y, es;
+    opnd ops[N_OPS];
+    gpuact_stream s;
+    gpuact_result res;
+    memset(&d, 0, sizeof d);
+    memset(ops, 0, sizeof ops);
+    d.act = take_act(r);
+    if (take(r, 4))   /* mostly a kind that gates */
+        d.act.kind = (gpuact_activation_kind)(take(r, 2) ? GPUACT_GELU + take(r, 3) : GPUACT_RELU);
+    d.rows = take_count(r, 7);
+    d.cols = take_count(r, 96);
+    d.x_dtype = take_dtype(r);
+    d.y_dtype = take(r, 2) ? d.x_dtype : take_dtype(r);
+    d.ld_a = glu_ld(r, d.cols, fused);
+    d.ld_b = fused ? d.ld_a : take_ld(r, d.cols);
+    d.ld_y = take_ld(r, d.cols);
+    note(" %zux%zu x=%s y=%s ld_a=%zu ld_b=%zu ld_y=%zu%s", d.rows, d.cols, dt_str(d.x_dtype), dt_str(d.y_dtype),
+         d.ld_a, d.ld_b, d.ld_y, fused ? " fused" : "");
+    note_act(d.act);
+    shape_add(dt_class(d.x_dtype), 4);
+    shape_add(dt_class(d.y_dtype), 4);
+    shape_add(size_class(d.rows), 6);
+    shape_add(size_class(d.cols), 6);
+    shape_add((unsigned)fused, 2);
+    if (null_desc) {
+        note(" desc=NULL");
+        invalid("NULL desc");
+    }
+    has_data = d.rows && d.cols;
+    if (!dtype_ok(d.x_dtype) || !dtype_ok(d.y_dtype))
+        invalid("x or y dtype");
+    ld_a = resolve_ld(d.ld_a, d.cols, "ld_a");
+    ld_b = resolve_ld(d.ld_b, d.cols, "ld_b");
+    ld_y = resolve_ld(d.ld_y, d.cols, "ld_y");
+    ops[A].name = "a"; ops[B].name = "b"; ops[Y].name = "y"; ops[BA].name = "bias_a"; ops[BB].name = "bias_b";
+    set_glu_matrix(&ops[A], d.rows, d.cols, ld_a, d.x_dtype);
+    set_glu_matrix(&ops[B], d.rows, d.cols, ld_b, d.x_dtype);
+    set_glu_matrix(&ops[Y], d.rows, d.cols, ld_y, d.y_dtype);
+    set_matrix(&ops[BA], 1, d.cols, d.cols, d.x_dtype);
+    set_matrix(&ops[BB], 1, d.cols, d.cols, d.x_dtype);
+    for (i = 0; i < N_OPS; i++)
+        ops[i].alias = -1;
+    ops[Y].output = 1;
+    es = ops[A].align ? ops[A].align : 1;
+    /* fused: a's span plus b's half of the last row */
+    place(r, ops, A, fused && ops[A].bytes <= SIZE_MAX - d.cols * es ? ops[A].bytes + d.cols * es : ops[A].bytes,
+          ops[A].align);
+    place_half(r, ops, B, A, d.cols * es, fused);
+    place(r, ops, Y, ops[Y].bytes, ops[Y].align);
+    if (take(r, 3)) {
+        place(r, ops, BA, fused ? 2 * ops[BA].bytes : ops[BA].bytes, ops[BA].align);
+        if (take(r, 16))
+            place_half(r, ops, BB, BA, d.cols * es, fused);
+        else
+            ops[BB].alloc = -1; /* one without the other */
+    } else {
+        ops[BA].alloc = ops[BB].alloc = -1;
+        if (take(r, 16) == 0)
+            place(r, ops, BB, ops[BB].bytes, ops[BB].align);
+    }
+    for (i = BA; i <= BB; i++)
+        ops[i].present = ops[i].alloc >= 0;
+    s = take_stream(r);
+    describe(ops, N_OPS);
+    for (i = 0; i < N_OPS; i++)
+        ops[i].touched = has_data;
+    check_glu(d.act, &ops[BA], &ops[BB]);
+    for (i = A; i <= Y; i++)
+        if (!ops[i].present) {
+            if (has_data)
+                invalid("%s absent", ops[i].name);
+            else
+                either("%s absent, nothing to do", ops[i].name);
         }
-        if (!sync_all(s) || !compare_all(1))
-            return;
-        if (memcmp(first, got[ops[4].alloc] + ops[4].off, bytes) != 0)
-            fault("dbias differs between two identical calls");
+    check_operands(ops, N_OPS);
+
+    images_begin();
+    fill_output(&ops[Y]);
+    fill_input(&ops[A], specials, 0.0f);
+    fill_input(&ops[B], specials, 0.0f);
+    fill_input(&ops[BA], take(r, 4) == 0, 0.0f);
+    fill_input(&ops[BB], take(r, 4) == 0, 0.0f);
+    want_begin();
+    if (verdict != V_INVALID && has_data) {
+        gpuact_ref_glu g;
+        unsigned char *nan_any = (unsigned char *)calloc(ops[Y].bytes / gpuact_dtype_size(d.y_dtype) + 1, 1);
+        memset(&g, 0, sizeof g);
+        g.act = d.act;
+        g.rows = d.rows;
+        g.cols = d.cols;
+        g.ld_a = ld_a;
+        g.ld_b = ld_b;
+        g.ld_y = ld_y;
+        g.x_dtype = d.x_dtype;
+        g.y_dtype = d.y_dtype;
+        g.a = in_ptr(&ops[A]);
+        g.b = in_ptr(&ops[B]);
+        g.bias_a = ops[BA].present ? in_ptr(&ops[BA]) : NULL;
+        g.bias_b = ops[BB].present ? in_ptr(&ops[BB]) : NULL;
+        g.y = out_ptr(&ops[Y]);
+        g.nan_any = nan_any;
+        gpuact_ref_glu_forward(&g);
+        mark_elems(&ops[Y], d.rows, d.cols, ld_y, nan_any);
+        free(nan_any);
+    }
+    if (!upload())
+        return;
+    d.a = buffer_of(&ops[A]);
+    d.b = buffer_of(&ops[B]);
+    d.y = buffer_of(&ops[Y]);
+    d.bias_a = buffer_of(&ops[BA]);
+    d.bias_b = buffer_of(&ops[BB]);
+    n_calls++;
+    res = gpuact_glu_forward(c, null_desc ? NULL : &d, s);
+    judge(res, s);
+}
+
+typedef struct glub_call { gpuact_context *c; const gpuact_glu_backward_desc *d; gpuact_stream s; } glub_call;
+static gpuact_result glub_again(void *arg)
+{
+    glub_call *e = (glub_call *)arg;
+    return gpuact_glu_backward(e->c, e->d, e->s);
+}
+
+static void op_glu_backward(reader *r)
+{
+    enum { DY, A, B, DA, DB, BA, BB, DBA, DBB, N_OPS };
+    gpuact_context *c = take_ctx(r);
+    int null_desc = take(r, 64) == 0, specials = (int)take(r, 4) != 0, fused = take(r, 2) != 0;
+    int fused_d = take(r, 2) != 0, repeat = take(r, 4) == 0, i, has_data;
+    gpuact_glu_backward_desc d;
+    size_t ld_dy, ld_a, ld_b, ld_da, ld_db, es;
+    opnd ops[N_OPS];
+    gpuact_stream s;
+    gpuact_result res;
+    memset(&d, 0, sizeof d);
+    memset(ops, 0, sizeof ops);
+    d.act = take_act(r);
+    if (take(r, 4))
+        d.act.kind = (gpuact_activation_kind)(take(r, 2) ? GPUACT_GELU + take(r, 3) : GPUACT_RELU);
+    d.rows = take_count(r, 7);
+    d.cols = take_count(r, 96);
+    d.dy_dtype = take_dtype(r);
+    d.x_dtype = take(r, 2) ? d.dy_dtype : take_dtype(r);
+    d.dbias_dtype = take_dtype(r);
+    d.ld_dy = take_ld(r, d.cols);
+    d.ld_a = glu_ld(r, d.cols, fused);
+    d.ld_b = fused ? d.ld_a : take_ld(r, d.cols);
+    d.ld_da = glu_ld(r, d.cols, fused_d);
+    d.ld_db = fused_d ? d.ld_da : take_ld(r, d.cols);
+    note(" %zux%zu dy=%s x=%s dbias=%s ld_dy=%zu ld_a=%zu ld_b=%zu ld_da=%zu ld_db=%zu%s%s", d.rows, d.cols,
+         dt_str(d.dy_dtype), dt_str(d.x_dtype), dt_str(d.dbias_dtype), d.ld_dy, d.ld_a, d.ld_b, d.ld_da, d.ld_db,
+         fused ? " fused" : "", fused_d ? " fused-d" : "");
+    note_act(d.act);
+    shape_add(dt_class(d.dy_dtype), 4);
+    shape_add(dt_class(d.x_dtype), 4);
+    shape_add(dt_class(d.dbias_dtype), 4);
+    shape_add(size_class(d.rows), 6);
+    shape_add(size_class(d.cols), 6);
+    shape_add((unsigned)(fused + 2 * fused_d), 4);
+    if (null_desc) {
+        note(" desc=NULL");
+        invalid("NULL desc");
+    }
+    has_data = d.rows && d.cols;
+    if (!dtype_ok(d.dy_dtype) || !dtype_ok(d.x_dtype))
+        invalid("dy or x dtype");
+    ld_dy = resolve_ld(d.ld_dy, d.cols, "ld_dy");
+    ld_a = resolve_ld(d.ld_a, d.cols, "ld_a");
+    ld_b = resolve_ld(d.ld_b, d.cols, "ld_b");
+    ld_da = resolve_ld(d.ld_da, d.cols, "ld_da");
+    ld_db = resolve_ld(d.ld_db, d.cols, "ld_db");
+    ops[DY].name = "dy"; ops[A].name = "a"; ops[B].name = "b"; ops[DA].name = "da"; ops[DB].name = "db";
+    ops[BA].name = "bias_a"; ops[BB].name = "bias_b"; ops[DBA].name = "dbias_a"; ops[DBB].name = "dbias_b";
+    set_glu_matrix(&ops[DY], d.rows, d.cols, ld_dy, d.dy_dtype);
+    set_glu_matrix(&ops[A], d.rows, d.cols, ld_a, d.x_dtype);
+    set_glu_matrix(&ops[B], d.rows, d.cols, ld_b, d.x_dtype);
+    set_glu_matrix(&ops[DA], d.rows, d.cols, ld_da, d.x_dtype);
+    set_glu_matrix(&ops[DB], d.rows, d.cols, ld_db, d.x_dtype);
+    set_matrix(&ops[BA], 1, d.cols, d.cols, d.x_dtype);
+    set_matrix(&ops[BB], 1, d.cols, d.cols, d.x_dtype);
+    set_matrix(&ops[DBA], 1, d.cols, d.cols, d.dbias_dtype);
+    set_matrix(&ops[DBB], 1, d.cols, d.cols, d.dbias_dtype);
+    for (i = 0; i < N_OPS; i++)
+        ops[i].alias = -1;
+    ops[DA].output = ops[DB].output = ops[DBA].output = ops[DBB].output = 1;
+    es = ops[A].align ? ops[A].align : 1;
+    place(r, ops, DY, ops[DY].bytes, ops[DY].align);
+    place(r, ops, A, fused && ops[A].bytes <= SIZE_MAX - d.cols * es ? ops[A].bytes + d.cols * es : ops[A].bytes,
+          ops[A].align);
+    place_half(r, ops, B, A, d.cols * es, fused);
+    place(r, ops, DA, fused_d && ops[DA].bytes <= SIZE_MAX - d.cols * es ? ops[DA].bytes + d.cols * es : ops[DA].bytes,
+          ops[DA].align);
+    place_half(r, ops, DB, DA, d.cols * es, fused_d);
+    for (i = BA; i <= DBA; i += 2) {   /* bias_a / bias_b, then dbias_a / dbias_b */
+        size_t e = ops[i].align ? ops[i].align : 1;
+        if (take(r, 3)) {
+            place(r, ops, i, 2 * ops[i].bytes, ops[i].align);
+            if (take(r, 16))
+                place_half(r, ops, i + 1, i, d.cols * e, take(r, 2));
+            else
+                ops[i + 1].alloc = -1;
+        } else {
+            ops[i].alloc = ops[i + 1].alloc = -1;
+            if (take(r, 16) == 0)
+                place(r, ops, i + 1, ops[i + 1].bytes, ops[i + 1].align);
+        }
+        ops[i].present = ops[i].alloc >= 0;
+        ops[i + 1].present = ops[i + 1].alloc >= 0;
+    }
+    s = take_stream(r);
+    describe(ops, N_OPS);
+    for (i = 0; i < N_OPS; i++)
+        ops[i].touched = has_data;
+    ops[DBA].touched = ops[DBB].touched = d.cols != 0; /* rows = 0 writes zeros */
+    check_glu(d.act, &ops[BA], &ops[BB]);
+    if (ops[DBA].present != ops[DBB].present)
+        invalid("one bias gradient without the other");
+    if (ops[DBA].present && !dtype_ok(d.dbias_dtype))
+        invalid("dbias dtype");
+    else if (!ops[DBA].present && !dtype_ok(d.dbias_dtype))
+        either("dbias_dtype %d without the bias gradients", (int)d.dbias_dtype);
+    for (i = DY; i <= DB; i++)
+        if (!ops[i].present) {
+            if (has_data)
+                invalid("%s absent", ops[i].name);
+            else
+                either("%s absent, nothing to do", ops[i].name);
+        }
+    check_operands(ops, N_OPS);
+
+    images_begin();
+    fill_output(&ops[DA]);
+    fill_output(&ops[DB]);
+    fill_output(&ops[DBA]);
+    fill_output(&ops[DBB]);
+    fill_input(&ops[DY], specials, 1.0f);
+    fill_input(&ops[A], specials, 0.0f);
+    fill_input(&ops[B], specials, 0.0f);
+    fill_input(&ops[BA], take(r, 4) == 0, 0.0f);
+    fill_input(&ops[BB], take(r, 4) == 0, 0.0f);
+    want_begin();
+    if (verdict != V_INVALID && ops[DBA].present && ops[DBB].present && d.cols) {
+        if (!has_data) { /* rows = 0: sums over no rows, +0 */
+            ref_sums(0, d.x_dtype, NULL, 0, d.cols, 1);
+            ref_sums(1, d.x_dtype, NULL, 0, d.cols, 1);
+        }
+    }
+    if (verdict != V_INVALID && has_data) {
+        gpuact_ref_glu_bwd g;
+        unsigned char *da_nan = (unsigned char *)calloc(ops[DA].bytes / gpuact_dtype_size(d.x_dtype) + 1, 1);
+        unsigned char *db_nan = (unsigned char *)calloc(ops[DB].bytes / gpuact_dtype_size(d.x_dtype) + 1, 1);
+        memset(&g, 0, sizeof g);
+        g.act = d.act;
+        g.rows = d.rows;
+        g.cols = d.cols;
+        g.ld_dy = ld_dy;
+        g.ld_a = ld_a;
+        g.ld_b = ld_b;
+        g.ld_da = ld_da;
+        g.ld_db = ld_db;
+        g.dy_dtype = d.dy_dtype;
+        g.x_dtype = d.x_dtype;
+        g.dy = in_ptr(&ops[DY]);
+        g.a = in_ptr(&ops[A]);
+        g.b = in_ptr(&ops[B]);
+        g.bias_a = ops[BA].present ? in_ptr(&ops[BA]) : NULL;
+        g.bias_b = ops[BB].present ? in_ptr(&ops[BB]) : NULL;
+        g.da = out_ptr(&ops[DA]);
+        g.db = out_ptr(&ops[DB]);
+        g.da_nan = da_nan;
+        g.db_nan = db_nan;
+        gpuact_ref_glu_backward(&g);
+        mark_elems(&ops[DA], d.rows, d.cols, ld_da, da_nan);
+        mark_elems(&ops[DB], d.rows, d.cols, ld_db, db_nan);
+        if (ops[DBA].present && ops[DBB].present) {
+            ref_sums(0, d.x_dtype, g.da, d.rows, d.cols, ld_da);
+            ref_sums(1, d.x_dtype, g.db, d.rows, d.cols, ld_db);
+        }
+        free(da_nan);
+        free(db_nan);
+    }
+    if (verdict != V_INVALID && ops[DBA].present && ops[DBB].present && d.cols) {
+        mark_sums(&ops[DBA], d.cols, 0);
+        mark_sums(&ops[DBB], d.cols, 1);
+    }
+    if (!upload())
+        return;
+    d.dy = buffer_of(&ops[DY]);
+    d.a = buffer_of(&ops[A]);
+    d.b = buffer_of(&ops[B]);
+    d.da = buffer_of(&ops[DA]);
+    d.db = buffer_of(&ops[DB]);
+    d.bias_a = buffer_of(&ops[BA]);
+    d.bias_b = buffer_of(&ops[BB]);
+    d.dbias_a = buffer_of(&ops[DBA]);
+    d.dbias_b = buffer_of(&ops[DBB]);
+    n_calls++;
+    res = gpuact_glu_backward(c, null_desc ? NULL : &d, s);
+    judge(res, s);
+    if (repeat && !faulted && res == GPUACT_SUCCESS && ops[DBA].present && d.cols) {
+        glub_call e;
+        e.c = c;
+        e.d = &d;
+        e.s = s;
+        repeat_sums(ops, DBA, DBB, glub_again, &e, s);
     }
 }
 
@@ -1589,9 +2068,9 @@ static void run_one(const uint8_t *data, size_t size)
     op = (int)take(&rd, 32);
     gpuact_synchronize(NULL, NULL);
     snprintf(stale_error, sizeof stale_error, "%s", first_line(gpuact_last_error()));
-    op = op < 4 ? OP_RELU_FWD + op % 2 : op < 10 ? OP_FWD : op < 16 ? OP_BWD : op < 22 ? OP_EPI_FWD
-       : op < 28 ? OP_EPI_BWD : op == 28 ? OP_WRITE : op == 29 ? OP_READ : op == 30 ? (take(&rd, 2) ? OP_SYNC : OP_CREATE)
-       : OP_MISC;
+    op = op < 3 ? OP_RELU_FWD + op % 2 : op < 8 ? OP_FWD : op < 13 ? OP_BWD : op < 18 ? OP_EPI_FWD
+       : op < 23 ? OP_EPI_BWD : op < 25 ? OP_GLU_FWD : op < 28 ? OP_GLU_BWD : op == 28 ? OP_WRITE : op == 29 ? OP_READ
+       : op == 30 ? (take(&rd, 2) ? OP_SYNC : OP_CREATE) : OP_MISC;
     data_rng.s = take_bytes(&rd, 4);
     data_rng.s = data_rng.s << 32 | take_bytes(&rd, 4);
     note("%s", OP_NAMES[op]);
@@ -1602,6 +2081,8 @@ static void run_one(const uint8_t *data, size_t size)
     case OP_RELU_FWD: case OP_RELU_BWD: case OP_FWD: case OP_BWD: op_elementwise(&rd, op); break;
     case OP_EPI_FWD: op_epilogue_forward(&rd); break;
     case OP_EPI_BWD: op_epilogue_backward(&rd); break;
+    case OP_GLU_FWD: op_glu_forward(&rd); break;
+    case OP_GLU_BWD: op_glu_backward(&rd); break;
     case OP_WRITE: op_transfer(&rd, 1); break;
     case OP_READ: op_transfer(&rd, 0); break;
     case OP_SYNC: op_sync(&rd); break;
