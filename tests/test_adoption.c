@@ -598,6 +598,72 @@ done:
     free(mask);
 }
 
+/* The same for the glu backward's two bias gradients (ReGLU, a = b = 1,
+   dy = k: da = db = k, both sums rows * k exactly). */
+static void glu_series(place *p, int calls)
+{
+    enum { R = 200, C = 129 };
+    float *h = (float *)malloc(sizeof(float) * R * C), db[2][C];
+    gpuact_buffer bdy = {NULL, 0}, bab = {NULL, 0}, bd = {NULL, 0}, bdb = {NULL, 0};
+    int k, i, j;
+    if (!h || gpuact_buffer_alloc(p->ctx, sizeof(float) * R * C, &bdy) ||
+        gpuact_buffer_alloc(p->ctx, sizeof(float) * R * 2 * C, &bab) ||
+        gpuact_buffer_alloc(p->ctx, sizeof(float) * R * 2 * C, &bd) || gpuact_buffer_alloc(p->ctx, sizeof db, &bdb)) {
+        place_fail(p, "set-up: %s", first_line(gpuact_last_error()));
+        goto done;
+    }
+    for (i = 0; i < R * C; i++)
+        h[i] = 1.0f;
+    for (i = 0; i < 2 * R; i++)   /* a and b: the halves of each row of one R x 2C matrix of ones */
+        if (gpuact_buffer_write(p->ctx, (gpuact_buffer){bab.handle, (size_t)i * C * 4}, h, C * 4)) {
+            place_fail(p, "writing a and b: %s", first_line(gpuact_last_error()));
+            goto done;
+        }
+    for (k = 1; k <= calls && !p->failed; k++) {
+        gpuact_glu_backward_desc d;
+        for (i = 0; i < R * C; i++)
+            h[i] = (float)k;
+        if (gpuact_buffer_write(p->ctx, bdy, h, sizeof(float) * R * C)) {
+            place_fail(p, "writing dy: %s", first_line(gpuact_last_error()));
+            break;
+        }
+        memset(&d, 0, sizeof d);
+        d.rows = R;
+        d.cols = C;
+        d.dy_dtype = d.x_dtype = d.dbias_dtype = GPUACT_F32;
+        d.ld_a = d.ld_b = d.ld_da = d.ld_db = 2 * C;
+        d.dy = bdy;
+        d.a = bab;
+        d.b = bab;
+        d.b.offset = C * 4;
+        d.da = bd;
+        d.db = bd;
+        d.db.offset = C * 4;
+        d.dbias_a = bdb;
+        d.dbias_b = bdb;
+        d.dbias_b.offset = C * 4;
+        if (!call_ok(p, "gpuact_glu_backward", gpuact_glu_backward(p->ctx, &d, p->stream)) || !sync_ok(p))
+            break;
+        if (gpuact_buffer_read(p->ctx, db, bdb, sizeof db)) {
+            place_fail(p, "reading the bias gradients: %s", first_line(gpuact_last_error()));
+            break;
+        }
+        for (j = 0; j < 2 && !p->failed; j++)
+            for (i = 0; i < C; i++)
+                if (db[j][i] != (float)(R * k)) {
+                    place_fail(p, "call %d: dbias_%c[%d] = %g, want %g", k, j ? 'b' : 'a', i, (double)db[j][i],
+                               (double)(R * k));
+                    break;
+                }
+    }
+done:
+    gpuact_buffer_free(p->ctx, bdy);
+    gpuact_buffer_free(p->ctx, bab);
+    gpuact_buffer_free(p->ctx, bd);
+    gpuact_buffer_free(p->ctx, bdb);
+    free(h);
+}
+
 static void check_place(place *p, unsigned long seed)
 {
     p->failed = 0;
@@ -1376,6 +1442,11 @@ static void part_c(void)
         p.alloc = NULL;
         dbias_series(&p, 20);
         report(!p.failed, "(c) an out-of-order queue: 20 epilogue backwards with dbias, each sum right", "%s", p.why);
+        p.failed = 0;
+        p.why[0] = '\0';
+        glu_series(&p, 20);
+        report(!p.failed, "(c) an out-of-order queue: 20 glu backwards with both bias gradients, each sum right", "%s",
+               p.why);
         cl.clReleaseCommandQueue(ooo);
     }
 
