@@ -306,3 +306,58 @@ python-test: deps
 	$(PYTHON) -m venv $(PYVENV)
 	$(PYVENV)/bin/python -m pip install -q --disable-pip-version-check ./python pytest
 	$(PYVENV)/bin/python -m pytest -q -rs python/tests
+
+# ---- fuzzing ---------------------------------------------------------------------
+# make fuzz [FUZZ_SECONDS=60] [FUZZ_SEED=N]: tests/fuzz_api.c drives the public
+# API on OpenCL (PoCL here; GPUACT_BACKEND picks another) for FUZZ_SECONDS, one
+# call per input, each refused with nothing written or checked bit for bit
+# against tests/gpuact_ref.h, canaries around every buffer. With clang's
+# libFuzzer runtime it is coverage-guided (-fsanitize=fuzzer,address,undefined;
+# the corpus grows in build/fuzz/corpus), else a seeded random driver built by
+# $(CC) with ASan+UBSan. A faulting input is saved in build/fuzz/ and replays
+# with `build/fuzz/fuzz_api FILE`. Each run starts from 256 seed inputs in a
+# fresh build/fuzz/corpus (libFuzzer replays a whole corpus before the time
+# limit counts, and this one grows by thousands an hour); FUZZ_CORPUS=DIR
+# keeps one across runs.
+FUZZ_SECONDS ?= 60
+FUZZ_SEED    ?=
+FUZZ_CORPUS  ?=
+FUZZ_CC      ?= clang
+FUZZ_FLAGS    = -std=c99 -O1 -g -fno-omit-frame-pointer $(WARN) -I.
+FUZZ_ENV      = $(SAN_ENV) FUZZ_ARTIFACT_DIR=$(BUILD)/fuzz/
+DEB_PACKAGES += clang libclang-rt-14-dev
+.PHONY: fuzz
+$(BUILD)/fuzz/fuzz_api: tests/fuzz_api.c tests/gpuact_ref.h $(HEADERS)
+	@mkdir -p $(BUILD)/fuzz/corpus
+	@echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);' \
+	  'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n > 1000000; }' > $(BUILD)/fuzz/probe.c
+	@if $(FUZZ_CC) -fsanitize=fuzzer,address,undefined $(BUILD)/fuzz/probe.c -o $(BUILD)/fuzz/probe 2>/dev/null; then \
+	  echo "fuzz: coverage-guided, libFuzzer of $(FUZZ_CC)"; \
+	  echo "$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@ $(LIBS)"; \
+	  $(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@ $(LIBS); \
+	else \
+	  echo "fuzz: no libFuzzer runtime for $(FUZZ_CC): the seeded random driver, built by $(CC)"; \
+	  $(CC) $(FUZZ_FLAGS) $(ASAN_FLAGS) -DFUZZ_STANDALONE $< -o $@ $(LIBS) 2>/dev/null || \
+	  $(CC) $(FUZZ_FLAGS) -DFUZZ_STANDALONE $< -o $@ $(LIBS); \
+	fi
+fuzz: deps $(BUILD)/fuzz/fuzz_api
+	@$(if $(FUZZ_CORPUS),mkdir -p $(FUZZ_CORPUS),rm -rf $(BUILD)/fuzz/corpus && mkdir -p $(BUILD)/fuzz/corpus)
+	$(FUZZ_ENV) $(BUILD)/fuzz/fuzz_api -max_total_time=$(FUZZ_SECONDS) -max_len=256 -rss_limit_mb=0 -timeout=600 -report_slow_units=600 \
+	  -artifact_prefix=$(BUILD)/fuzz/ $(if $(FUZZ_SEED),-seed=$(FUZZ_SEED)) $(or $(FUZZ_CORPUS),$(BUILD)/fuzz/corpus)
+
+# ---- adoption ----------------------------------------------------------------------
+# tests/test_adoption.c: gpuact on contexts the caller made: a CUcontext that
+# is not the primary one, devices 0 and 1 from two threads at once, and the
+# caller's cl_context + cl_device_id + cl_command_queue. The CUDA parts SKIP
+# (exit 0) without a CUDA device; the OpenCL part runs on PoCL here.
+.PHONY: adoption-test
+test: adoption-test
+adoption-test: $(BUILD)/test_adoption
+	$(BUILD)/test_adoption
+
+# tests/test_fuzz_regressions.c: each library bug `make fuzz` found, as a small
+# deterministic case against the CPU reference.
+.PHONY: fuzz-regressions
+test: fuzz-regressions
+fuzz-regressions: $(BUILD)/test_fuzz_regressions
+	$(BUILD)/test_fuzz_regressions

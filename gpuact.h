@@ -1464,8 +1464,10 @@ static gpuact_result gpuact__require(const char *fn, const char *name, gpuact_bu
     return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: %s is absent (NULL handle) but required", fn, name);
 }
 
-/* Rounds a positive ceiling to dt, as the elementwise ops on f16/bf16 use it
-   (round to nearest even; the result is again a float). */
+/* Rounds a bound to dt, as the elementwise ops on f16/bf16 use it (round to
+   nearest even; the result is again a float). A bound that rounds to zero is
+   +0: a bound of -0 acts as +0 (docs/NUMERICS.md), also when the rounding
+   made it (-1e-45 is -0 in f16 and bf16). */
 static float gpuact__round_to_dtype(gpuact_dtype dt, float f) {
     uint32_t u, a;
     memcpy(&u, &f, 4);
@@ -1481,8 +1483,9 @@ static float gpuact__round_to_dtype(gpuact_dtype dt, float f) {
         volatile float q = (f < 0 ? -f : f) * 16777216.0f;
         volatile float r = (q + 8388608.0f) - 8388608.0f;
         float v = r / 16777216.0f;
-        return f < 0 ? -v : v;
+        return f < 0 && v != 0.0f ? -v : v;
     }
+    if ((u & 0x7fffffffu) == 0) u = 0;
     memcpy(&f, &u, 4);
     return f;
 }

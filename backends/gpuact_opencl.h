@@ -579,6 +579,12 @@ static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s,
     pthread_mutex_lock(&ctx->lock);
     if (!slot->kernel) r = gpuact__opencl_build(ctx, L, slot);
     if (r == GPUACT_SUCCESS && !L->prepare_only) r = gpuact__opencl_set_args(o, slot->kernel, L);
+    /* The bias gradient sums the partial rows the kernel enqueued just before
+       wrote (rows = their number): an out-of-order queue would start it
+       without waiting for them. */
+    if (r == GPUACT_SUCCESS && !L->prepare_only && L->v.op == GPUACT_OP_dbias && L->rows &&
+        (e = o->cl.clEnqueueBarrierWithWaitList((gpuact__cl_queue)s, 0, NULL, NULL)) != 0)
+        r = gpuact__cl_fail(e, "clEnqueueBarrierWithWaitList (before the bias gradient's sum)");
     if (r == GPUACT_SUCCESS && !L->prepare_only) {
         e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, slot->kernel, 2, NULL, global, local, 0, NULL, NULL);
         if (e) r = gpuact__cl_fail(e, "clEnqueueNDRangeKernel");
