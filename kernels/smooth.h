@@ -330,9 +330,9 @@ GPUACT_FN float gpuact_sm_dsig(float x, float ah, float al, gpuact_sm_ff Y, floa
     const float c = GPUACT_FMA(th, w3, w2) * th;
     const float wth = tf * w1h;
     const float wtl = GPUACT_FMA(tf, w1h, -wth) + GPUACT_FMA(tf, w1l + c, te * w1h);
-    const int near = gpuact_sm_abs(th) < 0.004f;
-    const float wh = near ? wth : wdh;
-    const float wl = near ? wtl : wdl;
+    const int at_root = gpuact_sm_abs(th) < 0.004f;
+    const float wh = at_root ? wth : wdh;
+    const float wl = at_root ? wtl : wdl;
     /* N = e W at the scale of e.h; D^2; N / D^2 with one residual */
     const float nh = e.h * wh;
     const float nl = GPUACT_FMA(e.h, wl, GPUACT_FMA(e.l, wh, GPUACT_FMA(e.h, wh, -nh)));

@@ -36,4 +36,11 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
    an even lane's lane + 1 is in the same wavefront and is the thread with
    the next vector: right for both widths. */
 #define GPUACT_FROM_NEXT_LANE(v) __shfl_down((v), 1)
+
+/* The hooks of ../smooth.h, from clang builtins (hiprtc includes no
+   header): fma is the single-rounding llvm.fma (v_fma_f32); the casts are
+   bit casts. */
+#define GPUACT_FMA(a, b, c) __builtin_fmaf((a), (b), (c))
+__device__ __forceinline__ float gpuact_as_f32(gpuact_u32 u) { return __builtin_bit_cast(float, u); }
+__device__ __forceinline__ gpuact_u32 gpuact_as_u32(float f) { return __builtin_bit_cast(gpuact_u32, f); }
 #endif
