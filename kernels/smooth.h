@@ -401,8 +401,8 @@ GPUACT_FN float gpuact_gelu_tanh_d(float x) {
 /* gelu'(x) = Phi(x) + x phi(x); U(y) = Q(y) - y phi(y) = phi(y) (R(y) - y)
    with R the Mills ratio, zero at y0 = 0.75179. y <= 3.5:
    U = e^(-y^2/2) (y - y0) P(y), P = (e^(y^2/2) Q(y) - c0 y) / (y - y0) in
-   [-0.67, -0.46]: P(1.75) as a double-float plus (y - 1.75) P1(y - 1.75),
-   P1 of degree 11; y - y0 as a double-float, so U keeps its relative
+   [-0.67, -0.46]: P(1.75) + c1 t + t^2 p(t), t = y - 1.75, with P(1.75)
+   and c1 as double-floats and p of degree 11; y - y0 as a double-float, so U keeps its relative
    accuracy through the root. */
 GPUACT_FN float gpuact_sm_gelud_near(float x, float y) {
     const float sh = y * y;
@@ -413,26 +413,28 @@ GPUACT_FN float gpuact_sm_gelud_near(float x, float y) {
     const float tb = th - y;
     const float tl = ((y - (th - tb)) - (7.517915368e-01f + tb)) + 1.211444989e-08f;
     const float tau = y - 1.75f;
-    float p = GPUACT_FMA(-1.893186941e-08f, tau, 8.802091145e-08f);
-    p = GPUACT_FMA(p, tau, -2.251981641e-07f);
-    p = GPUACT_FMA(p, tau, 1.008494223e-06f);
-    p = GPUACT_FMA(p, tau, -4.960498700e-06f);
-    p = GPUACT_FMA(p, tau, 2.053058233e-05f);
-    p = GPUACT_FMA(p, tau, -8.091027848e-05f);
-    p = GPUACT_FMA(p, tau, 3.101050388e-04f);
-    p = GPUACT_FMA(p, tau, -1.136586419e-03f);
-    p = GPUACT_FMA(p, tau, 3.958390094e-03f);
-    p = GPUACT_FMA(p, tau, -1.302672457e-02f);
+    float p = GPUACT_FMA(3.940619386e-09f, tau, -1.881921463e-08f);
+    p = GPUACT_FMA(p, tau, 4.901410477e-08f);
+    p = GPUACT_FMA(p, tau, -2.262724763e-07f);
+    p = GPUACT_FMA(p, tau, 1.156749818e-06f);
+    p = GPUACT_FMA(p, tau, -4.956636076e-06f);
+    p = GPUACT_FMA(p, tau, 2.026084076e-05f);
+    p = GPUACT_FMA(p, tau, -8.091671043e-05f);
+    p = GPUACT_FMA(p, tau, 3.103424679e-04f);
+    p = GPUACT_FMA(p, tau, -1.136581646e-03f);
+    p = GPUACT_FMA(p, tau, 3.958301153e-03f);
+    p = GPUACT_FMA(p, tau, -1.302672550e-02f);
     {
-        /* P = P0 + c1 tau + tau^2 p, P0 and c1 as double-floats */
+        /* P = P0 + c1 tau + tau^2 p, P0 and c1 as double-floats, tau p's
+           rounding kept */
         const float w2 = tau * p;
         const float v2 = tau * w2;
-        const float v1 = 4.018070921e-02f * tau;
+        const float v1 = 4.018071666e-02f * tau;
         const float p1 = -5.138378739e-01f + v1; /* Fast2Sum: |v1| < 0.08 */
         const float ph = p1 + v2;                /* Fast2Sum: |v2| < 0.1 */
         const float pl = ((((v1 - (p1 - -5.138378739e-01f)) + (v2 - (ph - p1))) + -5.337775999e-09f) +
-                          GPUACT_FMA(4.018070921e-02f, tau, -v1)) +
-                         GPUACT_FMA(-1.400246141e-09f, tau, GPUACT_FMA(tau, w2, -v2));
+                          GPUACT_FMA(4.018071666e-02f, tau, -v1)) +
+                         GPUACT_FMA(7.620808984e-10f, tau, GPUACT_FMA(tau, GPUACT_FMA(tau, p, -w2), GPUACT_FMA(tau, w2, -v2)));
         const float wh = th * ph;
         const float wl = GPUACT_FMA(th, pl, GPUACT_FMA(tl, ph, GPUACT_FMA(th, ph, -wh)));
         const float uh = e.h * wh;
