@@ -194,6 +194,37 @@ bench-smoke: $(BUILD)/gpuact-bench
 test: manual-example bench-smoke
 .PHONY: manual-example bench-smoke
 
+# ---- smooth activations (kernels/smooth.h) -------------------------------------------
+# accuracy: the six functions against a libm reference over every f32 input
+# (`make accuracy`, tens of minutes on a few cores: run it under nice) or a
+# sample covering every exponent (`make accuracy-quick`, seconds, in `make
+# test`); smooth-cl-check: the header on every OpenCL device (PoCL here)
+# against the CPU build, bit for bit; smooth-rtc-check: it compiles with
+# NVRTC and hiprtc (SKIP where absent); smooth-nvcc-check: with nvcc.
+SMOOTH_DEPS   = kernels/smooth.h tests/gpuact_smooth_ref.h
+SMOOTH_CFLAGS = -std=c99 -O2 -ffp-contract=off $(WARN) -I.
+$(BUILD)/accuracy: tests/accuracy.c $(SMOOTH_DEPS) | $(BUILD)
+	$(CC) $(SMOOTH_CFLAGS) $< -o $@ -lm -lpthread
+$(BUILD)/smooth_cl_check: tests/smooth_cl_check.c $(SMOOTH_DEPS) kernels/opencl/dialect.cl | $(BUILD)
+	$(CC) $(SMOOTH_CFLAGS) $< -o $@ -lm -ldl
+$(BUILD)/smooth_rtc_check: tests/smooth_rtc_check.c | $(BUILD)
+	$(CC) $(SMOOTH_CFLAGS) $< -o $@ -ldl
+accuracy-quick: $(BUILD)/accuracy
+	$(BUILD)/accuracy --sample 8000000
+accuracy: $(BUILD)/accuracy
+	$(BUILD)/accuracy --all
+smooth-cl-check: deps $(BUILD)/smooth_cl_check
+	$(BUILD)/smooth_cl_check .
+smooth-rtc-check: $(BUILD)/smooth_rtc_check
+	GPUACT_NVRTC_LIBRARY=$(NVRTC_LIB) $(BUILD)/smooth_rtc_check . sm_90 gfx90a
+smooth-nvcc-check: | $(BUILD)
+	@if [ -x "$(NVCC)" ]; then \
+	  $(NVCC) -arch=sm_90 --fmad=false --ftz=false -Ikernels -c tests/smooth_nvcc_check.cu -o $(BUILD)/smooth_nvcc_check.o \
+	  && echo "smooth-nvcc-check: sm_90 ok"; else echo "SKIP smooth-nvcc-check: no $(NVCC)"; fi
+test: accuracy-quick
+test: smooth-cl-check smooth-rtc-check
+.PHONY: accuracy accuracy-quick smooth-cl-check smooth-rtc-check smooth-nvcc-check
+
 # ---- demo and examples -----------------------------------------------------------
 # Examples with one backend only go to their own folder, so `make demo`
 # never runs a binary built for another backend.

@@ -35,10 +35,11 @@ typedef struct {
     float h, l;
 } gpuact_sm_ff;
 
-/* e^(ah + al) = 2^k (h + l). */
+/* e^(ah + al) = 2^k (h + l); kb = k + 127 (the biased exponent of 2^k,
+   wrapping: only ever shifted into a float's exponent field). */
 typedef struct {
     float h, l;
-    int k;
+    gpuact_u32 kb;
 } gpuact_sm_exp_t;
 
 GPUACT_FN float gpuact_sm_abs(float x) { return gpuact_as_f32(gpuact_as_u32(x) & 0x7fffffffu); }
@@ -54,8 +55,8 @@ GPUACT_FN float gpuact_sm_sign_of(float r, float s) {
    payload an x86 CPU or another GPU would propagate differs. */
 GPUACT_FN float gpuact_sm_canon(float r) { return r == r ? r : gpuact_as_f32(0x7fffffffu); }
 
-/* 2^k for -126 <= k <= 127. */
-GPUACT_FN float gpuact_sm_pow2(int k) { return gpuact_as_f32((gpuact_u32)(k + 127) << 23); }
+/* 2^k from kb = k + 127, for -126 <= k <= 127. */
+GPUACT_FN float gpuact_sm_pow2(gpuact_u32 kb) { return gpuact_as_f32(kb << 23); }
 
 /* e^(ah + al) = 2^k (h + l) with |al| <= 2^-20 or so and |ah| <= 150.
    Relative error of h + l under 2^-31; h is in [0.7, 1.42] and |l| is at
@@ -93,14 +94,16 @@ GPUACT_FN gpuact_sm_exp_t gpuact_sm_exp(float ah, float al) {
         e.h = mh + lo;                     /* Fast2Sum: normalise */
         e.l = lo - (e.h - mh);
     }
-    e.k = (int)(gpuact_as_u32(j) & 0x7fffffffu) - 0x4b400000;
+    e.kb = gpuact_as_u32(j) - 0x4b3fff81u; /* j = 1.5 2^23 + k: its low bits are k; + 127 */
     return e;
 }
 
-/* 1/d for d in [1, 2], relative error under 2^-26: a minimax quadratic
-   (error 0.0101) and two Newton steps. */
+/* 1/d for d in [1, 2] to a relative 2^-16 (the linear minimax, error
+   1/17, and two Newton steps): enough, as its only use is N/D = q + rem r
+   with q = N r and the exact residual rem = N - q D, whose error is the
+   square of r's. */
 GPUACT_FN float gpuact_sm_rcp12(float d) {
-    float r = GPUACT_FMA(GPUACT_FMA(3.232316971e-01f, d, -1.454543948e+00f), d, 2.121211529e+00f);
+    float r = GPUACT_FMA(d, -4.705882370e-01f, 1.411764741e+00f);
     r = GPUACT_FMA(r, GPUACT_FMA(-d, r, 1.0f), r);
     return GPUACT_FMA(r, GPUACT_FMA(-d, r, 1.0f), r);
 }
@@ -111,7 +114,7 @@ GPUACT_FN float gpuact_sm_rcp12(float d) {
    exact residual, and the last addition rounds once. */
 GPUACT_FN float gpuact_sm_xsig(float x, float y, float ah, float al) {
     const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
-    const float sc = gpuact_sm_pow2(e.k);
+    const float sc = gpuact_sm_pow2(e.kb);
     const float eh = e.h * sc;
     const float dh = 1.0f + eh;
     const float dl = GPUACT_FMA(e.l, sc, eh - (dh - 1.0f));
@@ -135,13 +138,13 @@ GPUACT_FN float gpuact_sm_xsig(float x, float y, float ah, float al) {
    n = round(u + w) is found from a magic-number rounding of u and two exact
    comparisons against w, and the result is n 2^-149. Above 2^-125 one fma
    does it (the low part's rounding is then at most a quarter ulp). */
-GPUACT_FN float gpuact_sm_scale_tiny(float h, float l, int k) {
-    const float s = gpuact_sm_pow2(k + 149 - 64) * 1.844674407e+19f; /* 2^(k+149), k+149 may exceed 127-64 */
+GPUACT_FN float gpuact_sm_scale_tiny(float h, float l, gpuact_u32 kb) {
+    const float s = gpuact_sm_pow2(kb + 85u) * 1.844674407e+19f; /* 2^(k+149) as 2^(k+85) 2^64 */
     const float u = h * s, w = l * s;
     const float m = u < 8388608.0f ? (u + 8388608.0f) - 8388608.0f : u;
     const float f = u - m;
     const float n = (f - 0.5f) > -w ? m + 1.0f : ((f + 0.5f) < -w ? m - 1.0f : m);
-    const float s1 = gpuact_sm_pow2(k + 64);
+    const float s1 = gpuact_sm_pow2(kb + 64u);
     return u < 16777216.0f ? n * 1.401298464e-45f : GPUACT_FMA(h * s1, 5.421010862e-20f, (l * s1) * 5.421010862e-20f);
 }
 
@@ -152,7 +155,7 @@ GPUACT_FN float gpuact_sm_tiny(float y, float ah, float al) {
     const float p = y * e.h;
     const float pe = GPUACT_FMA(y, e.l, GPUACT_FMA(y, e.h, -p));
     const float ph = p + pe;
-    return -gpuact_sm_scale_tiny(ph, pe - (ph - p), e.k);
+    return -gpuact_sm_scale_tiny(ph, pe - (ph - p), e.kb);
 }
 
 /* ---- SiLU ------------------------------------------------------------------ */
@@ -244,7 +247,7 @@ GPUACT_FN float gpuact_sm_gelu_near(float x, float y) {
         const float ah = vh + lo;
         const float al = lo - (ah - vh);
         const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
-        const float sc = gpuact_sm_pow2(e.k - 1);
+        const float sc = gpuact_sm_pow2(e.kb - 1u);
         const float mh = e.h * sc, ml = e.l * sc;
         const float gh = y * mh;
         const float gl = GPUACT_FMA(y, ml, GPUACT_FMA(y, mh, -gh));
@@ -282,10 +285,10 @@ GPUACT_FN float gpuact_sm_gelu_far(float x, float y) {
             const float al = lo - (ah - vh);
             if (x < 0.0f) {
                 const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
-                return -gpuact_sm_scale_tiny(e.h, e.l, e.k);
+                return -gpuact_sm_scale_tiny(e.h, e.l, e.kb);
             } else {
                 const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
-                const float sc = gpuact_sm_pow2(e.k);
+                const float sc = gpuact_sm_pow2(e.kb);
                 const float gh = e.h * sc, gl = e.l * sc;
                 const float u = x - gh;
                 return u + (((x - u) - gh) - gl);
@@ -316,7 +319,7 @@ GPUACT_FN float gpuact_gelu_erf(float x) {
 GPUACT_FN float gpuact_sm_dsig(float x, float ah, float al, gpuact_sm_ff Y, float y, float y0h, float y0l, float w1h,
                                float w1l, float w2, float w3) {
     const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
-    const float sc = gpuact_sm_pow2(e.k);
+    const float sc = gpuact_sm_pow2(e.kb);
     const float eh = e.h * sc;
     const float dh = 1.0f + eh;
     const float dl = GPUACT_FMA(e.l, sc, eh - (dh - 1.0f));
@@ -330,9 +333,9 @@ GPUACT_FN float gpuact_sm_dsig(float x, float ah, float al, gpuact_sm_ff Y, floa
     const float c = GPUACT_FMA(th, w3, w2) * th;
     const float wth = tf * w1h;
     const float wtl = GPUACT_FMA(tf, w1h, -wth) + GPUACT_FMA(tf, w1l + c, te * w1h);
-    const int near = gpuact_sm_abs(th) < 0.004f;
-    const float wh = near ? wth : wdh;
-    const float wl = near ? wtl : wdl;
+    const int at_root = gpuact_sm_abs(th) < 0.004f;
+    const float wh = at_root ? wth : wdh;
+    const float wl = at_root ? wtl : wdl;
     /* N = e W at the scale of e.h; D^2; N / D^2 with one residual */
     const float nh = e.h * wh;
     const float nl = GPUACT_FMA(e.h, wl, GPUACT_FMA(e.l, wh, GPUACT_FMA(e.h, wh, -nh)));
@@ -358,7 +361,7 @@ GPUACT_FN float gpuact_sm_dtiny(float ah, float al, gpuact_sm_ff Y) {
     const float p = e.h * vh;
     const float pe = GPUACT_FMA(e.h, vl, GPUACT_FMA(e.l, vh, GPUACT_FMA(e.h, vh, -p)));
     const float ph = p + pe;
-    return -gpuact_sm_scale_tiny(ph, pe - (ph - p), e.k);
+    return -gpuact_sm_scale_tiny(ph, pe - (ph - p), e.kb);
 }
 
 /* sigmoid(x) (1 + x (1 - sigmoid(x))). */
@@ -398,38 +401,40 @@ GPUACT_FN float gpuact_gelu_tanh_d(float x) {
 /* gelu'(x) = Phi(x) + x phi(x); U(y) = Q(y) - y phi(y) = phi(y) (R(y) - y)
    with R the Mills ratio, zero at y0 = 0.75179. y <= 3.5:
    U = e^(-y^2/2) (y - y0) P(y), P = (e^(y^2/2) Q(y) - c0 y) / (y - y0) in
-   [-0.67, -0.46]: P(1.75) as a double-float plus (y - 1.75) P1(y - 1.75),
-   P1 of degree 11; y - y0 as a double-float, so U keeps its relative
+   [-0.67, -0.46]: P(1.75) + c1 t + t^2 p(t), t = y - 1.75, with P(1.75)
+   and c1 as double-floats and p of degree 11; y - y0 as a double-float, so U keeps its relative
    accuracy through the root. */
 GPUACT_FN float gpuact_sm_gelud_near(float x, float y) {
     const float sh = y * y;
     const gpuact_sm_exp_t e = gpuact_sm_exp(-0.5f * sh, -0.5f * GPUACT_FMA(y, y, -sh));
-    const float sc = gpuact_sm_pow2(e.k);
+    const float sc = gpuact_sm_pow2(e.kb);
     /* t = y - y0 */
     const float th = y - 7.517915368e-01f;
     const float tb = th - y;
     const float tl = ((y - (th - tb)) - (7.517915368e-01f + tb)) + 1.211444989e-08f;
     const float tau = y - 1.75f;
-    float p = GPUACT_FMA(-1.893186941e-08f, tau, 8.802091145e-08f);
-    p = GPUACT_FMA(p, tau, -2.251981641e-07f);
-    p = GPUACT_FMA(p, tau, 1.008494223e-06f);
-    p = GPUACT_FMA(p, tau, -4.960498700e-06f);
-    p = GPUACT_FMA(p, tau, 2.053058233e-05f);
-    p = GPUACT_FMA(p, tau, -8.091027848e-05f);
-    p = GPUACT_FMA(p, tau, 3.101050388e-04f);
-    p = GPUACT_FMA(p, tau, -1.136586419e-03f);
-    p = GPUACT_FMA(p, tau, 3.958390094e-03f);
-    p = GPUACT_FMA(p, tau, -1.302672457e-02f);
+    float p = GPUACT_FMA(3.940619386e-09f, tau, -1.881921463e-08f);
+    p = GPUACT_FMA(p, tau, 4.901410477e-08f);
+    p = GPUACT_FMA(p, tau, -2.262724763e-07f);
+    p = GPUACT_FMA(p, tau, 1.156749818e-06f);
+    p = GPUACT_FMA(p, tau, -4.956636076e-06f);
+    p = GPUACT_FMA(p, tau, 2.026084076e-05f);
+    p = GPUACT_FMA(p, tau, -8.091671043e-05f);
+    p = GPUACT_FMA(p, tau, 3.103424679e-04f);
+    p = GPUACT_FMA(p, tau, -1.136581646e-03f);
+    p = GPUACT_FMA(p, tau, 3.958301153e-03f);
+    p = GPUACT_FMA(p, tau, -1.302672550e-02f);
     {
-        /* P = P0 + c1 tau + tau^2 p, P0 and c1 as double-floats */
+        /* P = P0 + c1 tau + tau^2 p, P0 and c1 as double-floats, tau p's
+           rounding kept */
         const float w2 = tau * p;
         const float v2 = tau * w2;
-        const float v1 = 4.018070921e-02f * tau;
+        const float v1 = 4.018071666e-02f * tau;
         const float p1 = -5.138378739e-01f + v1; /* Fast2Sum: |v1| < 0.08 */
         const float ph = p1 + v2;                /* Fast2Sum: |v2| < 0.1 */
         const float pl = ((((v1 - (p1 - -5.138378739e-01f)) + (v2 - (ph - p1))) + -5.337775999e-09f) +
-                          GPUACT_FMA(4.018070921e-02f, tau, -v1)) +
-                         GPUACT_FMA(-1.400246141e-09f, tau, GPUACT_FMA(tau, w2, -v2));
+                          GPUACT_FMA(4.018071666e-02f, tau, -v1)) +
+                         GPUACT_FMA(7.620808984e-10f, tau, GPUACT_FMA(tau, GPUACT_FMA(tau, p, -w2), GPUACT_FMA(tau, w2, -v2)));
         const float wh = th * ph;
         const float wl = GPUACT_FMA(th, pl, GPUACT_FMA(tl, ph, GPUACT_FMA(th, ph, -wh)));
         const float uh = e.h * wh;
@@ -474,9 +479,9 @@ GPUACT_FN float gpuact_sm_gelud_far(float x, float y) {
             const float mh = e.h * bh;
             const float me = GPUACT_FMA(e.h, bl, GPUACT_FMA(e.l, bh, GPUACT_FMA(e.h, bh, -mh)));
             const float m2 = mh + me;
-            if (x < 0.0f) return -gpuact_sm_scale_tiny(m2, me - (m2 - mh), e.k);
+            if (x < 0.0f) return -gpuact_sm_scale_tiny(m2, me - (m2 - mh), e.kb);
             {
-                const float sc = gpuact_sm_pow2(e.k);
+                const float sc = gpuact_sm_pow2(e.kb);
                 const float t = 1.0f + mh * sc;
                 return t + GPUACT_FMA(me, sc, (1.0f - t) + mh * sc);
             }

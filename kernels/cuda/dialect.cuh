@@ -7,10 +7,6 @@
 typedef unsigned long long gpuact_u64;
 typedef unsigned int gpuact_u32;
 #define GPUACT_FN __device__ __forceinline__
-/* What ../smooth.h needs: a fused multiply-add rounded once, bit casts. */
-#define GPUACT_FMA(a, b, c) __fmaf_rn((a), (b), (c))
-#define gpuact_as_f32(u) __uint_as_float(u)
-#define gpuact_as_u32(f) __float_as_uint(f)
 
 /* f16 <-> f32 with the hardware conversions: exact widening; narrowing
    rounds to nearest even, keeps subnormals (no .ftz). */
@@ -59,4 +55,10 @@ __device__ __forceinline__ gpuact_u32 gpuact_cvt_f16x2(float lo, float hi) {
 #endif
 /* Value of the neighbour lane (lane + 1) in a warp of 32. */
 #define GPUACT_FROM_NEXT_LANE(v) __shfl_down_sync(0xffffffffu, (v), 1)
+
+/* The hooks of ../smooth.h: a fused multiply-add rounded once (to nearest
+   even) and the f32 <-> bits casts. */
+#define GPUACT_FMA(a, b, c) __fmaf_rn((a), (b), (c))
+__device__ __forceinline__ float gpuact_as_f32(gpuact_u32 u) { return __uint_as_float(u); }
+__device__ __forceinline__ gpuact_u32 gpuact_as_u32(float f) { return __float_as_uint(f); }
 #endif

@@ -15,10 +15,6 @@
 typedef unsigned long long gpuact_u64;
 typedef unsigned int gpuact_u32;
 #define GPUACT_FN __device__ __forceinline__
-/* What ../smooth.h needs: a fused multiply-add rounded once, bit casts. */
-#define GPUACT_FMA(a, b, c) __builtin_fmaf((a), (b), (c))
-#define gpuact_as_f32(u) __builtin_bit_cast(float, (gpuact_u32)(u))
-#define gpuact_as_u32(f) __builtin_bit_cast(gpuact_u32, (float)(f))
 /* HIP's second __launch_bounds__ argument means waves per execution unit,
    not blocks per multiprocessor: none is given. */
 #define GPUACT_LAUNCH_BOUNDS(select, dbias) __launch_bounds__(GPUACT_BLOCK)
@@ -40,4 +36,11 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
    an even lane's lane + 1 is in the same wavefront and is the thread with
    the next vector: right for both widths. */
 #define GPUACT_FROM_NEXT_LANE(v) __shfl_down((v), 1)
+
+/* The hooks of ../smooth.h, from clang builtins (hiprtc includes no
+   header): fma is the single-rounding llvm.fma (v_fma_f32); the casts are
+   bit casts. */
+#define GPUACT_FMA(a, b, c) __builtin_fmaf((a), (b), (c))
+__device__ __forceinline__ float gpuact_as_f32(gpuact_u32 u) { return __builtin_bit_cast(float, u); }
+__device__ __forceinline__ gpuact_u32 gpuact_as_u32(float f) { return __builtin_bit_cast(gpuact_u32, f); }
 #endif
