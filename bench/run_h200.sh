@@ -83,20 +83,32 @@ if [ "$what" = kinds-check ]; then
   log "C tests on CUDA"; cat "$OUT/c_tests_cuda.txt"
   [ -f "$OUT/python_checks.txt" ] && { log "python"; tail -25 "$OUT/python_checks.txt"; }
 fi
+if [ "$what" = kinds-numerics ]; then
+  if [ -x python/run_gpu_checks.sh ] && [ -z "${NO_PYTHON:-}" ]; then
+    log "Python package checks"
+    PY_TESTS_ONLY=1 timeout ${PY_TIMEOUT:-200} python/run_gpu_checks.sh "$OUT/python" >"$OUT/python_checks.txt" 2>&1
+    echo "exit $?"; grep -E "^(FAILED|ERROR)|^E  .*(Failed|Error)|passed|failed" "$OUT/python_checks.txt" | cut -c1-400 | tail -25
+  fi
+  log "new kinds vs PyTorch"
+  PYTHONUNBUFFERED=1 timeout ${NK_TIMEOUT:-300} python3 bench/new_kinds.py --out "$OUT" ${NK_ARGS:-} >"$OUT/new_kinds.txt" 2>&1
+  echo "new_kinds exit $?"; grep -E "FAIL|Error|Traceback" "$OUT/new_kinds.txt" | head; tail -5 "$OUT/new_kinds.txt"
+fi
 if [ "$what" = kinds-measure ]; then
   cc -std=c99 -O2 -fPIC -shared -I.device/base .device/base/tools/gpuact_shared.c -o build/libgpuact_base.so \
     -ldl -lpthread -lm || exit 1
+  log "adoption cases (non-primary CUDA context, caller's OpenCL context and queue)"
+  make -s build/test_adoption >/dev/null && ( . .device/opencl-env.sh; timeout 120 build/test_adoption 2>&1 | tail -12 )
+  if [ -x python/run_gpu_checks.sh ] && [ -z "${NO_PYTHON:-}" ]; then
+    log "Python package checks"
+    PY_TESTS_ONLY=1 timeout ${PY_TIMEOUT:-200} python/run_gpu_checks.sh "$OUT/python" >"$OUT/python_checks.txt" 2>&1
+    echo "exit $?"; grep -E "^____|passed|failed" "$OUT/python_checks.txt" | cut -c1-300 | tail -12
+  fi
   log "matrix A/B: before the new kinds vs now"
   PYTHONUNBUFFERED=1 timeout ${AB_TIMEOUT:-300} python3 bench/matrix.py --reps ${AB_REPS:-10} --warmup 3 --n $((1 << 28)) \
     --lib before=build/libgpuact_base.so --lib now=build/libgpuact.so --out "$OUT/matrix_ab.md" >"$OUT/matrix_ab.txt" 2>&1
   echo "matrix exit $?"; tail -70 "$OUT/matrix_ab.md" 2>/dev/null || tail -30 "$OUT/matrix_ab.txt"
-  log "new kinds vs PyTorch"
-  PYTHONUNBUFFERED=1 timeout ${NK_TIMEOUT:-240} python3 bench/new_kinds.py --out "$OUT" ${NK_ARGS:-} >"$OUT/new_kinds.txt" 2>&1
-  echo "new_kinds exit $?"; tail -40 "$OUT/new_kinds.txt"
   if [ -f python/bench/bench_torch.py ] && [ -z "${NO_PYTHON:-}" ]; then
     log "Python package benchmark"
-    python3 -c "import gpuact" 2>/dev/null ||
-      python3 -m pip install --no-build-isolation --no-deps --force-reinstall -q ./python >"$OUT/pip.txt" 2>&1
     PYTHONUNBUFFERED=1 timeout ${PYB_TIMEOUT:-200} python3 python/bench/bench_torch.py --out "$OUT/python" ${PYB_ARGS:-} \
       >"$OUT/python_bench.txt" 2>&1
     echo "python bench exit $?"; tail -30 "$OUT/python_bench.txt"

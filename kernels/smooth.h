@@ -1,47 +1,494 @@
-/* Smooth activations (GELU, SiLU): PLACEHOLDER formulas with the final
-   interface, replaced by gpuact's own accurate math. Valid C99, CUDA/HIP
-   C++ and OpenCL C; the dialect defines GPUACT_FN, gpuact_u32,
-   GPUACT_FMA(a, b, c), gpuact_as_f32(u) and gpuact_as_u32(f). */
+/* gpuact's own transcendental math for the smooth activations: GELU (erf
+   and tanh forms), SiLU and their derivatives, in f32, with the same bits
+   on every backend (docs/NUMERICS_SMOOTH.md: algorithms, accuracy, special
+   values).
+
+   Valid C99, C++ (CUDA/NVRTC/HIP) and OpenCL C 1.2. The including dialect
+   defines, before this file:
+     GPUACT_FN            a device function's qualifiers (CUDA/HIP:
+                          __device__ __forceinline__; OpenCL: empty; the CPU
+                          reference: static)
+     gpuact_u32           a 32-bit unsigned integer type
+     GPUACT_FMA(a, b, c)  a * b + c with one rounding (fmaf, __fmaf_rn, fma)
+     gpuact_as_f32(u)     the float whose bits are the gpuact_u32 u
+     gpuact_as_u32(f)     the bits of the float f as a gpuact_u32
+   (kernels/cuda/dialect.cuh, kernels/hip/dialect.h via the CUDA one,
+   kernels/opencl/dialect.cl and tests/gpuact_smooth_ref.h do.)
+
+   Why the bits agree everywhere: the code uses only IEEE single-precision
+   add, subtract, multiply and comparisons, fused multiply-adds written out
+   as GPUACT_FMA, bit casts and 32-bit integer arithmetic. No division, no
+   square root, no library or vendor math call, no double. Every a * b + c
+   that is meant to be fused is a GPUACT_FMA; every other product is
+   assigned before it is added, so the result is the same whether or not a
+   compiler contracts (the kernels are built with contraction off anyway).
+   Subnormals are used as ordinary numbers (nothing may flush them).
+
+   Conventions: ".h + .l" is an unevaluated sum of two floats (a
+   "double-float") carrying about 48 bits; Fast2Sum(a, b) with |a| >= |b|
+   gives s = a + b and its exact error (s - a) ... in three operations. */
 #ifndef GPUACT_SMOOTH_H
 #define GPUACT_SMOOTH_H
 
-/* e^x for finite or infinite x (placeholder accuracy). */
-GPUACT_FN float gpuact_exp_(float x) {
-    float k, r, p;
-    int ki;
-    if (!(x < 88.7f)) return x != x ? x : gpuact_as_f32(0x7f800000u);
-    if (x < -103.9f) return 0.0f;
-    k = (float)(int)(x * 1.44269504f + (x < 0.0f ? -0.5f : 0.5f));
-    r = GPUACT_FMA(k, -0.693145752f, x);
-    r = GPUACT_FMA(k, -1.42860677e-6f, r);
-    p = GPUACT_FMA(r, 1.0f / 720.0f, 1.0f / 120.0f);
-    p = GPUACT_FMA(p, r, 1.0f / 24.0f);
-    p = GPUACT_FMA(p, r, 1.0f / 6.0f);
-    p = GPUACT_FMA(p, r, 0.5f);
-    p = GPUACT_FMA(p, r, 1.0f);
-    p = GPUACT_FMA(p, r, 1.0f);
-    ki = (int)k;
-    if (ki < -100) return p * gpuact_as_f32((gpuact_u32)(ki + 100 + 127) << 23) * gpuact_as_f32(0x0d800000u);
-    if (ki > 127) return p * gpuact_as_f32((gpuact_u32)(ki - 1 + 127) << 23) * 2.0f;
-    return p * gpuact_as_f32((gpuact_u32)(ki + 127) << 23);
-}
-GPUACT_FN float gpuact_sigmoid_(float t) { return 1.0f / (1.0f + gpuact_exp_(-t)); }
+/* a double-float h + l */
+typedef struct {
+    float h, l;
+} gpuact_sm_ff;
 
-GPUACT_FN float gpuact_silu(float x) { return x * gpuact_sigmoid_(x); }
-GPUACT_FN float gpuact_silu_d(float x) {
-    const float s = gpuact_sigmoid_(x);
-    return s * (1.0f + x * (1.0f - s));
+/* e^(ah + al) = 2^k (h + l). */
+typedef struct {
+    float h, l;
+    int k;
+} gpuact_sm_exp_t;
+
+GPUACT_FN float gpuact_sm_abs(float x) { return gpuact_as_f32(gpuact_as_u32(x) & 0x7fffffffu); }
+
+/* x with the sign bit of s or-ed in (the smooth activations have the sign
+   of their input; this also makes -0 and tiny negative inputs give -0). */
+GPUACT_FN float gpuact_sm_sign_of(float r, float s) {
+    return gpuact_as_f32(gpuact_as_u32(r) | (gpuact_as_u32(s) & 0x80000000u));
 }
-GPUACT_FN float gpuact_gelu_erf(float x) { return x * gpuact_sigmoid_(1.702f * x); }
-GPUACT_FN float gpuact_gelu_erf_d(float x) {
-    const float s = gpuact_sigmoid_(1.702f * x);
-    return s * (1.0f + 1.702f * x * (1.0f - s));
+
+/* NaN results as one bit pattern, 0x7fffffff (what NVIDIA GPUs produce
+   for any NaN result), so that every backend gives the same bits: the
+   payload an x86 CPU or another GPU would propagate differs. */
+GPUACT_FN float gpuact_sm_canon(float r) { return r == r ? r : gpuact_as_f32(0x7fffffffu); }
+
+/* 2^k for -126 <= k <= 127. */
+GPUACT_FN float gpuact_sm_pow2(int k) { return gpuact_as_f32((gpuact_u32)(k + 127) << 23); }
+
+/* e^(ah + al) = 2^k (h + l) with |al| <= 2^-20 or so and |ah| <= 150.
+   Relative error of h + l under 2^-31; h is in [0.7, 1.42] and |l| is at
+   most half an ulp of h.
+
+   k = round(ah / ln2) (a magic-number add rounds to an integer),
+   r = ah - k ln2 exactly (ln2's high part has 21 bits and |r| < 0.5, so
+   the fma result is exact) plus a low part; then
+   e^r = 1 + r + r^2/2 + r^3 q(r): the two leading sums are done with
+   Fast2Sum and r^2 is split exactly, so only the r^3 term (< 0.0075)
+   carries the rounding of single precision. q: degree-4 minimax. */
+GPUACT_FN gpuact_sm_exp_t gpuact_sm_exp(float ah, float al) {
+    gpuact_sm_exp_t e;
+    const float j = GPUACT_FMA(ah, 1.442695022e+00f, 12582912.0f);
+    const float kf = j - 12582912.0f;
+    const float rh = GPUACT_FMA(-kf, 6.931471825e-01f, ah);
+    const float rl = GPUACT_FMA(-kf, -1.904654212e-09f, al);
+    const float sh = rh * rh;
+    const float sl = GPUACT_FMA(rh, rh, -sh);
+    const float hh = 0.5f * sh;
+    const float ph = rh + hh;
+    const float pl = hh - (ph - rh);
+    const float mh = 1.0f + ph;
+    const float me = ph - (mh - 1.0f);
+    float q = GPUACT_FMA(1.991329482e-04f, rh, 1.393546700e-03f);
+    q = GPUACT_FMA(q, rh, 8.333275095e-03f);
+    q = GPUACT_FMA(q, rh, 4.166645929e-02f);
+    q = GPUACT_FMA(q, rh, 1.666666716e-01f);
+    {
+        const float r3 = sh * rh;
+        float lo = GPUACT_FMA(0.5f, sl, pl);
+        lo = GPUACT_FMA(r3, q, lo);
+        lo = lo + me;
+        lo = GPUACT_FMA(rl, mh + lo, lo); /* e^(r + rl) = e^r (1 + rl) */
+        e.h = mh + lo;                     /* Fast2Sum: normalise */
+        e.l = lo - (e.h - mh);
+    }
+    e.k = (int)(gpuact_as_u32(j) & 0x7fffffffu) - 0x4b400000;
+    return e;
 }
+
+/* 1/d for d in [1, 2], relative error under 2^-26: a minimax quadratic
+   (error 0.0101) and two Newton steps. */
+GPUACT_FN float gpuact_sm_rcp12(float d) {
+    float r = GPUACT_FMA(GPUACT_FMA(3.232316971e-01f, d, -1.454543948e+00f), d, 2.121211529e+00f);
+    r = GPUACT_FMA(r, GPUACT_FMA(-d, r, 1.0f), r);
+    return GPUACT_FMA(r, GPUACT_FMA(-d, r, 1.0f), r);
+}
+
+/* max(x, 0) - y e / (1 + e) with e = e^(ah + al) in (2^-126, 1]: the SiLU
+   and tanh-GELU core (x * sigmoid(z) = max(x, 0) - |x| sigmoid(-|z|)).
+   D = 1 + e and N = y e as double-floats, N / D by a reciprocal and one
+   exact residual, and the last addition rounds once. */
+GPUACT_FN float gpuact_sm_xsig(float x, float y, float ah, float al) {
+    const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
+    const float sc = gpuact_sm_pow2(e.k);
+    const float eh = e.h * sc;
+    const float dh = 1.0f + eh;
+    const float dl = GPUACT_FMA(e.l, sc, eh - (dh - 1.0f));
+    /* N = y (h + l) at the scale of h (2^k applied to the quotient: the low
+       part of e itself could be subnormal) */
+    const float nh = y * e.h;
+    const float nl = GPUACT_FMA(y, e.l, GPUACT_FMA(y, e.h, -nh));
+    const float r = gpuact_sm_rcp12(dh);
+    const float q = nh * r;
+    const float rem = GPUACT_FMA(-q, dl, GPUACT_FMA(-q, dh, nh) + nl);
+    const float qs = q * sc;
+    const float xp = x > 0.0f ? x : 0.0f;
+    const float t = xp - qs;
+    return t + GPUACT_FMA(-(rem * sc), r, (xp - t) - qs);
+}
+
+/* (h + l) 2^k rounded once to f32, for h >= 0 with |l| <= ulp(h)/2 and a
+   result below 2^-119 (-149 <= k + 149, h + l < 2^7 or so). Where the result
+   is below 2^-125, on the grid of 2^-149, h + l is rounded to a multiple
+   of that grid directly: u = h 2^(149+k) and w = l 2^(149+k) are exact,
+   n = round(u + w) is found from a magic-number rounding of u and two exact
+   comparisons against w, and the result is n 2^-149. Above 2^-125 one fma
+   does it (the low part's rounding is then at most a quarter ulp). */
+GPUACT_FN float gpuact_sm_scale_tiny(float h, float l, int k) {
+    const float s = gpuact_sm_pow2(k + 149 - 64) * 1.844674407e+19f; /* 2^(k+149), k+149 may exceed 127-64 */
+    const float u = h * s, w = l * s;
+    const float m = u < 8388608.0f ? (u + 8388608.0f) - 8388608.0f : u;
+    const float f = u - m;
+    const float n = (f - 0.5f) > -w ? m + 1.0f : ((f + 0.5f) < -w ? m - 1.0f : m);
+    const float s1 = gpuact_sm_pow2(k + 64);
+    return u < 16777216.0f ? n * 1.401298464e-45f : GPUACT_FMA(h * s1, 5.421010862e-20f, (l * s1) * 5.421010862e-20f);
+}
+
+/* -y e^(ah + al) for results below 2^-119 (ah in [-112, -87]): 1 / (1 + e)
+   is 1 to 2^-125 there. */
+GPUACT_FN float gpuact_sm_tiny(float y, float ah, float al) {
+    const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
+    const float p = y * e.h;
+    const float pe = GPUACT_FMA(y, e.l, GPUACT_FMA(y, e.h, -p));
+    const float ph = p + pe;
+    return -gpuact_sm_scale_tiny(ph, pe - (ph - p), e.k);
+}
+
+/* ---- SiLU ------------------------------------------------------------------ */
+
+/* x * sigmoid(x) = max(x, 0) - |x| e / (1 + e), e = e^-|x|. */
+GPUACT_FN float gpuact_silu(float x) {
+    const float y = gpuact_sm_abs(x);
+    const float yc = y > 87.0f ? 87.0f : y; /* NaN stays NaN */
+    float r = gpuact_sm_xsig(x, yc, -yc, 0.0f);
+    if (x < -87.0f) r = y > 112.0f ? x * 0.0f : gpuact_sm_tiny(y, -y, 0.0f); /* -inf: NaN */
+    r = x > 87.0f ? x : r;                                                  /* +inf: +inf */
+    return gpuact_sm_canon(gpuact_sm_sign_of(r, x));
+}
+
+/* ---- GELU, tanh form ------------------------------------------------------------ */
+
+/* c + k y^2 as a double-float (c = ch + cl, k = kh + kl; y^2 split exactly;
+   c and k y^2 summed with TwoSum, as either may be the larger). */
+GPUACT_FN gpuact_sm_ff gpuact_sm_quad(float sh, float sl, float ch, float cl, float kh, float kl) {
+    gpuact_sm_ff w;
+    const float p = kh * sh;
+    const float pe = GPUACT_FMA(kh, sh, -p);
+    const float h = ch + p;
+    const float b = h - ch;
+    const float e = (ch - (h - b)) + (p - b);
+    w.h = h;
+    w.l = GPUACT_FMA(kl, sh, GPUACT_FMA(kh, sl, pe) + cl) + e;
+    return w;
+}
+/* y w as a double-float (y exact). */
+GPUACT_FN gpuact_sm_ff gpuact_sm_mul1(float y, gpuact_sm_ff w) {
+    gpuact_sm_ff z;
+    z.h = y * w.h;
+    z.l = GPUACT_FMA(y, w.l, GPUACT_FMA(y, w.h, -z.h));
+    return z;
+}
+
+/* z = 2u = y (c1 + c3 y^2), c1 = 2 sqrt(2/pi), c3 = 0.044715 c1, as a
+   double-float (the tail e^-z needs z to 2^-28 absolute near z = 100). */
+GPUACT_FN gpuact_sm_ff gpuact_sm_tanh_z(float y, float sh, float sl) {
+    return gpuact_sm_mul1(y, gpuact_sm_quad(sh, sl, 1.595769167e+00f, -4.534068054e-08f, 7.135481387e-02f,
+                                            2.398832466e-09f));
+}
+
+/* 0.5 x (1 + tanh(u)) = x sigmoid(2u). */
 GPUACT_FN float gpuact_gelu_tanh(float x) {
-    return x * gpuact_sigmoid_(1.59576912f * (x + 0.044715f * x * x * x));
+    const float y = gpuact_sm_abs(x);
+    const float yc = y > 16.0f ? 16.0f : y;
+    const float sh = yc * yc;
+    const gpuact_sm_ff z = gpuact_sm_tanh_z(yc, sh, GPUACT_FMA(yc, yc, -sh));
+    const int big = z.h > 87.0f;
+    float r = gpuact_sm_xsig(x, yc, big ? -87.0f : -z.h, big ? 0.0f : -z.l);
+    if (x < 0.0f && big) r = z.h > 112.0f ? x * 0.0f : gpuact_sm_tiny(y, -z.h, -z.l);
+    r = x > 16.0f ? x : r;
+    return gpuact_sm_canon(gpuact_sm_sign_of(r, x));
 }
+
+/* ---- GELU, erf form ----------------------------------------------------------------- */
+
+/* gelu(x) = max(x, 0) + G(|x|), G(y) = -y Q(y), Q(y) = erfc(y/sqrt2)/2.
+   y <= 3.5: Q(y) = e^A(y), A(y) = ln(1/2) + C1 y + C2 y^2 + lambda(y):
+   the quadratic part is formed as a double-float, lambda (|lambda| < 0.023,
+   a degree-10 polynomial in y - 1.75) in single precision.
+   y > 3.5: Q(y) = c0 e^(-y^2/2) g(y) / y with c0 = 1/sqrt(2 pi) and
+   ln g(y) = sigma P(sigma), sigma = 1/y^2 (degree 7). */
+GPUACT_FN float gpuact_sm_gelu_near(float x, float y) {
+    const float sh = y * y;
+    const float sl = GPUACT_FMA(y, y, -sh);
+    const float p2 = -4.215075076e-01f * sh;
+    const float e2 = GPUACT_FMA(-4.215075076e-01f, sh, -p2);
+    const float p1 = -7.105615139e-01f * y;
+    const float e1 = GPUACT_FMA(-7.105615139e-01f, y, -p1);
+    const float vh = p2 + p1; /* TwoSum */
+    const float vb = vh - p2;
+    const float ve = (p2 - (vh - vb)) + (p1 - vb);
+    const float t = y - 1.75f;
+    float lam = GPUACT_FMA(-4.162432177e-08f, t, 2.701625306e-07f);
+    lam = GPUACT_FMA(lam, t, -7.365675287e-07f);
+    lam = GPUACT_FMA(lam, t, -8.767652844e-07f);
+    lam = GPUACT_FMA(lam, t, 3.099511378e-05f);
+    lam = GPUACT_FMA(lam, t, -2.872592304e-04f);
+    lam = GPUACT_FMA(lam, t, 1.973336795e-03f);
+    lam = GPUACT_FMA(lam, t, -1.169599593e-02f);
+    lam = GPUACT_FMA(lam, t, -1.327788178e-02f);
+    lam = GPUACT_FMA(lam, t, 3.209005296e-02f);
+    lam = GPUACT_FMA(lam, t, 1.009857561e-02f);
+    {
+        const float lo = ((GPUACT_FMA(-4.215075076e-01f, sl, e2) + e1) + ve) + lam;
+        const float ah = vh + lo;
+        const float al = lo - (ah - vh);
+        const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
+        const float sc = gpuact_sm_pow2(e.k - 1);
+        const float mh = e.h * sc, ml = e.l * sc;
+        const float gh = y * mh;
+        const float gl = GPUACT_FMA(y, ml, GPUACT_FMA(y, mh, -gh));
+        const float xp = x > 0.0f ? x : 0.0f;
+        const float u = xp - gh;
+        return u + (((xp - u) - gh) - gl);
+    }
+}
+
+/* y in [3.5, 14.5]: -y Q(y) = -exp(-y^2/2 + ln c0 + ln g(y)). */
+GPUACT_FN float gpuact_sm_gelu_far(float x, float y) {
+    const float sh = y * y;
+    const float sl = GPUACT_FMA(y, y, -sh);
+    /* sigma = 1/y^2 as sg + sgl: a bit-trick guess and three Newton steps */
+    float sg = gpuact_as_f32(0x7ef311c3u - gpuact_as_u32(sh));
+    sg = GPUACT_FMA(sg, GPUACT_FMA(-sh, sg, 1.0f), sg);
+    sg = GPUACT_FMA(sg, GPUACT_FMA(-sh, sg, 1.0f), sg);
+    sg = GPUACT_FMA(sg, GPUACT_FMA(-sh, sg, 1.0f), sg);
+    {
+        const float sgl = sg * GPUACT_FMA(-sl, sg, GPUACT_FMA(-sh, sg, 1.0f));
+        float p = GPUACT_FMA(4.401480469e+04f, sg, -2.010390430e+04f);
+        p = GPUACT_FMA(p, sg, 4.365603027e+03f);
+        p = GPUACT_FMA(p, sg, -6.474584351e+02f);
+        p = GPUACT_FMA(p, sg, 8.433944702e+01f);
+        p = GPUACT_FMA(p, sg, -1.227883244e+01f);
+        p = GPUACT_FMA(p, sg, 2.499605417e+00f);
+        p = GPUACT_FMA(p, sg, -9.999989271e-01f);
+        {
+            const float lam = GPUACT_FMA(p, sgl, sg * p); /* ln g, with the low part of sigma */
+            const float a0 = -0.5f * sh;
+            const float vh = a0 + -9.189385176e-01f; /* Fast2Sum: |a0| >= 6 */
+            const float ve = -9.189385176e-01f - (vh - a0);
+            const float lo = ((ve + -1.563417662e-08f) + -0.5f * sl) + lam;
+            const float ah = vh + lo;
+            const float al = lo - (ah - vh);
+            if (x < 0.0f) {
+                const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
+                return -gpuact_sm_scale_tiny(e.h, e.l, e.k);
+            } else {
+                const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
+                const float sc = gpuact_sm_pow2(e.k);
+                const float gh = e.h * sc, gl = e.l * sc;
+                const float u = x - gh;
+                return u + (((x - u) - gh) - gl);
+            }
+        }
+    }
+}
+
+/* x * Phi(x) = 0.5 x (1 + erf(x / sqrt2)). */
+GPUACT_FN float gpuact_gelu_erf(float x) {
+    const float y = gpuact_sm_abs(x);
+    float r = gpuact_sm_gelu_near(x, y > 3.5f ? 3.5f : y);
+    if (y > 3.5f) r = x > 6.0f ? x : (x < -14.5f ? x * 0.0f : gpuact_sm_gelu_far(x, y));
+    return gpuact_sm_canon(gpuact_sm_sign_of(r, x));
+}
+
+/* ---- derivatives ----------------------------------------------------------------------
+   Each is 1 - U(|x|) for x > 0 and U(|x|) for x <= 0, U(y) = f'(-y): the
+   derivative of x * (something odd-symmetric) satisfies f'(x) + f'(-x) = 1. */
+
+/* x > 0 ? 1 - U : U with U = e (D - Y) / D^2, e = e^(ah + al) in
+   (2^-126, 1], D = 1 + e, Y = Y.h + Y.l >= 0: the SiLU and tanh-GELU
+   derivative (sigmoid(z) (1 + x sigmoid(-z) z') at x = -y, with Y = y z'). */
+/* W = D - Y vanishes at the derivative's root y0; within 0.004 of it W is
+   taken from its Taylor expansion there instead, W = t (w1 + w2 t + w3 t^2)
+   with t = y - y0 and w1 as double-floats, so U keeps its relative
+   accuracy through the root (elsewhere D - Y is accurate enough). */
+GPUACT_FN float gpuact_sm_dsig(float x, float ah, float al, gpuact_sm_ff Y, float y, float y0h, float y0l, float w1h,
+                               float w1l, float w2, float w3) {
+    const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
+    const float sc = gpuact_sm_pow2(e.k);
+    const float eh = e.h * sc;
+    const float dh = 1.0f + eh;
+    const float dl = GPUACT_FMA(e.l, sc, eh - (dh - 1.0f));
+    /* W = D - Y (TwoSum), or near the root its expansion */
+    const float wdh = dh - Y.h;
+    const float wb = wdh - dh;
+    const float wdl = ((dh - (wdh - wb)) - (Y.h + wb)) + (dl - Y.l);
+    const float th = y - y0h; /* exact near y0 (Sterbenz); a multiple of ulp(y), so 0 or above |y0l| */
+    const float tf = th - y0l;  /* Fast2Sum */
+    const float te = (th - tf) - y0l;
+    const float c = GPUACT_FMA(th, w3, w2) * th;
+    const float wth = tf * w1h;
+    const float wtl = GPUACT_FMA(tf, w1h, -wth) + GPUACT_FMA(tf, w1l + c, te * w1h);
+    const int near = gpuact_sm_abs(th) < 0.004f;
+    const float wh = near ? wth : wdh;
+    const float wl = near ? wtl : wdl;
+    /* N = e W at the scale of e.h; D^2; N / D^2 with one residual */
+    const float nh = e.h * wh;
+    const float nl = GPUACT_FMA(e.h, wl, GPUACT_FMA(e.l, wh, GPUACT_FMA(e.h, wh, -nh)));
+    const float d2h = dh * dh;
+    const float d2l = GPUACT_FMA(dh + dh, dl, GPUACT_FMA(dh, dh, -d2h));
+    const float r = gpuact_sm_rcp12(dh);
+    const float r2 = r * r;
+    const float q = nh * r2;
+    const float rem = GPUACT_FMA(-q, d2l, GPUACT_FMA(-q, d2h, nh) + nl);
+    const int pos = x > 0.0f;
+    const float base = pos ? 1.0f : 0.0f;
+    const float qs = pos ? -(q * sc) : q * sc;
+    const float rs = pos ? -(rem * sc) : rem * sc;
+    const float t = base + qs;
+    return t + GPUACT_FMA(rs, r2, (base - t) + qs);
+}
+
+/* U for results below 2^-119 (x < 0, ah in [-112, -87]): e (1 - Y), D = 1. */
+GPUACT_FN float gpuact_sm_dtiny(float ah, float al, gpuact_sm_ff Y) {
+    const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
+    const float vh = Y.h - 1.0f; /* Fast2Sum: Y >= 87 */
+    const float vl = ((Y.h - vh) - 1.0f) + Y.l;
+    const float p = e.h * vh;
+    const float pe = GPUACT_FMA(e.h, vl, GPUACT_FMA(e.l, vh, GPUACT_FMA(e.h, vh, -p)));
+    const float ph = p + pe;
+    return -gpuact_sm_scale_tiny(ph, pe - (ph - p), e.k);
+}
+
+/* sigmoid(x) (1 + x (1 - sigmoid(x))). */
+GPUACT_FN float gpuact_silu_d(float x) {
+    const float y = gpuact_sm_abs(x);
+    const float yc = y > 87.0f ? 87.0f : y;
+    gpuact_sm_ff Y;
+    float r;
+    Y.h = yc;
+    Y.l = 0.0f;
+    r = gpuact_sm_dsig(x, -yc, 0.0f, Y, yc, 1.278464556e+00f, -1.297928254e-08f, -1.278464556e+00f, 1.297928254e-08f,
+                       1.392322779e-01f, -4.641075805e-02f);
+    if (x < -87.0f) {
+        Y.h = y;
+        r = y > 112.0f ? x * 0.0f : gpuact_sm_dtiny(-y, 0.0f, Y); /* -inf: NaN */
+    }
+    return gpuact_sm_canon(x > 87.0f ? (x - x) + 1.0f : r); /* +inf: NaN */
+}
+
+/* d/dx of 0.5 x (1 + tanh(u)) = sigmoid(z) + x sigmoid(z) sigmoid(-z) z',
+   z' = c1 + 3 c3 x^2. */
 GPUACT_FN float gpuact_gelu_tanh_d(float x) {
-    const float u = 1.59576912f * (x + 0.044715f * x * x * x), s = gpuact_sigmoid_(u);
-    return s * (1.0f + x * (1.0f - s) * 1.59576912f * (1.0f + 0.134145f * x * x));
+    const float y = gpuact_sm_abs(x);
+    const float yc = y > 16.0f ? 16.0f : y;
+    const float sh = yc * yc;
+    const float sl = GPUACT_FMA(yc, yc, -sh);
+    const gpuact_sm_ff z = gpuact_sm_tanh_z(yc, sh, sl);
+    const gpuact_sm_ff Y =
+        gpuact_sm_mul1(yc, gpuact_sm_quad(sh, sl, 1.595769167e+00f, -4.534068054e-08f, 2.140644491e-01f, -2.540834210e-10f));
+    const int big = z.h > 87.0f;
+    float r = gpuact_sm_dsig(x, big ? -87.0f : -z.h, big ? 0.0f : -z.l, Y, yc, 7.524614334e-01f, -1.133962790e-08f,
+                             -2.460656881e+00f, 1.167021608e-07f, -9.991152585e-02f, -4.004476964e-01f);
+    if (x < 0.0f && big) r = z.h > 112.0f ? x * 0.0f : gpuact_sm_dtiny(-z.h, -z.l, Y);
+    return gpuact_sm_canon(x > 16.0f ? (x - x) + 1.0f : r);
 }
+
+/* gelu'(x) = Phi(x) + x phi(x); U(y) = Q(y) - y phi(y) = phi(y) (R(y) - y)
+   with R the Mills ratio, zero at y0 = 0.75179. y <= 3.5:
+   U = e^(-y^2/2) (y - y0) P(y), P = (e^(y^2/2) Q(y) - c0 y) / (y - y0) in
+   [-0.67, -0.46]: P(1.75) as a double-float plus (y - 1.75) P1(y - 1.75),
+   P1 of degree 11; y - y0 as a double-float, so U keeps its relative
+   accuracy through the root. */
+GPUACT_FN float gpuact_sm_gelud_near(float x, float y) {
+    const float sh = y * y;
+    const gpuact_sm_exp_t e = gpuact_sm_exp(-0.5f * sh, -0.5f * GPUACT_FMA(y, y, -sh));
+    const float sc = gpuact_sm_pow2(e.k);
+    /* t = y - y0 */
+    const float th = y - 7.517915368e-01f;
+    const float tb = th - y;
+    const float tl = ((y - (th - tb)) - (7.517915368e-01f + tb)) + 1.211444989e-08f;
+    const float tau = y - 1.75f;
+    float p = GPUACT_FMA(-1.893186941e-08f, tau, 8.802091145e-08f);
+    p = GPUACT_FMA(p, tau, -2.251981641e-07f);
+    p = GPUACT_FMA(p, tau, 1.008494223e-06f);
+    p = GPUACT_FMA(p, tau, -4.960498700e-06f);
+    p = GPUACT_FMA(p, tau, 2.053058233e-05f);
+    p = GPUACT_FMA(p, tau, -8.091027848e-05f);
+    p = GPUACT_FMA(p, tau, 3.101050388e-04f);
+    p = GPUACT_FMA(p, tau, -1.136586419e-03f);
+    p = GPUACT_FMA(p, tau, 3.958390094e-03f);
+    p = GPUACT_FMA(p, tau, -1.302672457e-02f);
+    {
+        /* P = P0 + c1 tau + tau^2 p, P0 and c1 as double-floats */
+        const float w2 = tau * p;
+        const float v2 = tau * w2;
+        const float v1 = 4.018070921e-02f * tau;
+        const float p1 = -5.138378739e-01f + v1; /* Fast2Sum: |v1| < 0.08 */
+        const float ph = p1 + v2;                /* Fast2Sum: |v2| < 0.1 */
+        const float pl = ((((v1 - (p1 - -5.138378739e-01f)) + (v2 - (ph - p1))) + -5.337775999e-09f) +
+                          GPUACT_FMA(4.018070921e-02f, tau, -v1)) +
+                         GPUACT_FMA(-1.400246141e-09f, tau, GPUACT_FMA(tau, w2, -v2));
+        const float wh = th * ph;
+        const float wl = GPUACT_FMA(th, pl, GPUACT_FMA(tl, ph, GPUACT_FMA(th, ph, -wh)));
+        const float uh = e.h * wh;
+        const float ul = GPUACT_FMA(e.h, wl, GPUACT_FMA(e.l, wh, GPUACT_FMA(e.h, wh, -uh)));
+        const int pos = x > 0.0f;
+        const float base = pos ? 1.0f : 0.0f;
+        const float qs = pos ? -(uh * sc) : uh * sc;
+        const float rs = pos ? -(ul * sc) : ul * sc;
+        const float t = base + qs;
+        return t + (((base - t) + qs) + rs);
+    }
+}
+
+/* y in (3.5, 14.6]: U = -c0 y e^(-y^2/2) (1 - sigma G(sigma)), sigma = 1/y^2,
+   G(sigma) = y R(y) (degree 7); x > 0 only up to 6.5 (then 1). */
+GPUACT_FN float gpuact_sm_gelud_far(float x, float y) {
+    const float sh = y * y;
+    const float sl = GPUACT_FMA(y, y, -sh);
+    float sg = gpuact_as_f32(0x7ef311c3u - gpuact_as_u32(sh));
+    sg = GPUACT_FMA(sg, GPUACT_FMA(-sh, sg, 1.0f), sg);
+    sg = GPUACT_FMA(sg, GPUACT_FMA(-sh, sg, 1.0f), sg);
+    sg = GPUACT_FMA(sg, GPUACT_FMA(-sh, sg, 1.0f), sg);
+    {
+        const float sgl = sg * GPUACT_FMA(-sl, sg, GPUACT_FMA(-sh, sg, 1.0f));
+        float g = GPUACT_FMA(-4.800349121e+03f, sg, 2.284028564e+03f);
+        g = GPUACT_FMA(g, sg, -5.329978027e+02f);
+        g = GPUACT_FMA(g, sg, 9.001087952e+01f);
+        g = GPUACT_FMA(g, sg, -1.464370441e+01f);
+        g = GPUACT_FMA(g, sg, 2.994955540e+00f);
+        g = GPUACT_FMA(g, sg, -9.999631047e-01f);
+        g = GPUACT_FMA(g, sg, 9.999998808e-01f);
+        {
+            /* V = 1 - sigma G, A = c0 y V */
+            const float p = sg * g;
+            const float vh = 1.0f - p;
+            const float vl = GPUACT_FMA(-sgl, g, (1.0f - vh) - p);
+            const float a = y * vh;
+            const float ae = GPUACT_FMA(y, vl, GPUACT_FMA(y, vh, -a));
+            const float bh = 3.989422917e-01f * a;
+            const float bl = GPUACT_FMA(3.989422917e-01f, ae, GPUACT_FMA(-1.133517014e-08f, a, GPUACT_FMA(3.989422917e-01f, a, -bh)));
+            const gpuact_sm_exp_t e = gpuact_sm_exp(-0.5f * sh, -0.5f * sl);
+            const float mh = e.h * bh;
+            const float me = GPUACT_FMA(e.h, bl, GPUACT_FMA(e.l, bh, GPUACT_FMA(e.h, bh, -mh)));
+            const float m2 = mh + me;
+            if (x < 0.0f) return -gpuact_sm_scale_tiny(m2, me - (m2 - mh), e.k);
+            {
+                const float sc = gpuact_sm_pow2(e.k);
+                const float t = 1.0f + mh * sc;
+                return t + GPUACT_FMA(me, sc, (1.0f - t) + mh * sc);
+            }
+        }
+    }
+}
+
+GPUACT_FN float gpuact_gelu_erf_d(float x) {
+    const float y = gpuact_sm_abs(x);
+    float r = gpuact_sm_gelud_near(x, y > 3.5f ? 3.5f : y);
+    if (y > 3.5f) r = x > 6.5f ? (x - x) + 1.0f : (x < -14.6f ? x * 0.0f : gpuact_sm_gelud_far(x, y));
+    return gpuact_sm_canon(r);
+}
+
 #endif

@@ -287,7 +287,7 @@ class Bench:
             run(work, [("torch", step_of(torch_fwd, ref.parameters())),
                        ("torch.compile", step_of(ct, list(ref.parameters())) if ct else None),
                        ("gpuact", step_of(mine, list(mine.parameters()))),
-                       ("torch.compile(gpuact)", step_of(cg, list(mine.parameters())) if cg else None)])
+                       ("torch.compile(gpuact)", step_of(cg, list(mine.parameters())) if cg is not None else None)])
             ref = mine = xin = dyo = None
             self.free()
         self.table("(c) training steps (forward + backward)",

@@ -284,7 +284,10 @@ def check_backward(op, what, got, x, dy):
     derivative within 1 ulp of float64's."""
     want = torch_backward(op, x, dy)
     if op.smooth:
-        check_smooth(what, got, want, smooth_ref64(op.kind, x)[1], x.dtype, dy.float(), inputs=[("x", x), ("dy", dy)])
+        # one ulp more than the forward: each side's derivative is within 1 ulp of float64 and is then
+        # multiplied by dy and rounded, so the two products can straddle one more rounding (as the epilogue)
+        check_smooth(what, got, want, smooth_ref64(op.kind, x)[1], x.dtype, dy.float(), TORCH_ULPS[x.dtype] + 1,
+                     inputs=[("x", x), ("dy", dy)])
         return
     if op.kind == "sqrelu":
         ok = sqrelu_documented(x, dy, got, want)
@@ -569,8 +572,8 @@ def test_bias_act_forward_and_backward(xdt, bdt, ydt, kind, param, scale):
         check_smooth(f"{what} backward dx", xg.grad, zt.grad.to(X), smooth_ref64(short, z)[1], X, gs,
                      TORCH_ULPS[X] + 1, inputs=[("dy", dy), ("x", x)])
     else:
-        if short == "sqrelu":  # dx = (dy * scale) * 2z, times 0 where z <= 0 (a product, as gpuact forms it)
-            dref = (gs * torch.where(z <= 0, torch.zeros_like(z), z + z)).to(X)
+        if short == "sqrelu":  # dx = (dy * scale) * 2z, +0 where z <= 0 by selection (threshold_backward)
+            dref = torch.where(z <= 0, torch.zeros_like(z), gs * (z + z)).to(X)
         else:
             other = gs * torch.tensor(f32(param), device=DEV) if short == "leaky" else torch.zeros_like(gs)
             dref = torch.where(p, gs, other).to(X)
@@ -862,11 +865,15 @@ def test_opcheck():
     gkind, gparams = gk[0], list(gk[1])
     torch.library.opcheck(torch.ops.gpuact.act_fwd.default, (x, gkind, gparams, False))
     torch.library.opcheck(torch.ops.gpuact.bias_act_fwd.default, (x, b, gkind, gparams, 0.5, None, False))
-    torch.library.opcheck(torch.ops.gpuact.act_bwd.default, (dy, xd, None, gkind, gparams))
+    # a smooth kind's backward has no backward of its own (gpuact.torch raises NotSupported for a double
+    # backward of GELU/SiLU), so the AOT-dispatch test, which differentiates it, is left out
+    torch.library.opcheck(torch.ops.gpuact.act_bwd.default, (dy, xd, None, gkind, gparams),
+                          test_utils=("test_schema", "test_autograd_registration", "test_faketensor"))
+    no_aot = ("test_schema", "test_autograd_registration", "test_faketensor")  # as above: no double backward
     torch.library.opcheck(torch.ops.gpuact.bias_act_bwd_x.default,
-                          (dy.detach(), xd, b.detach(), gkind, gparams, 0.5, torch.float32))
+                          (dy.detach(), xd, b.detach(), gkind, gparams, 0.5, torch.float32), test_utils=no_aot)
     torch.library.opcheck(torch.ops.gpuact.bias_act_bwd_x.default,
-                          (dy.detach(), xd, None, gkind, gparams, 0.5, None))
+                          (dy.detach(), xd, None, gkind, gparams, 0.5, None), test_utils=no_aot)
 
 
 # ---- errors ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import math
 import torch
 
 from .. import _C
-from .._core import BACKENDS, InvalidArgument, epilogue_mask_ld
+from .._core import BACKENDS, InvalidArgument
 
 #: torch dtype -> gpuact_dtype value (names from the C table)
 _TORCH_OF = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
@@ -176,10 +176,18 @@ def _check_scale(scale, fn):
         _fail(fn, "scale = 0 is not supported (the C API reads 0 as 1); multiply the result by 0 instead")
 
 
+def torch_mask_ld(cols):
+    """The epilogue masks' row pitch in bits here: cols rounded up to 8, so every byte of a mask tensor is
+    written by the forward (gpuact never writes past a row's ceil(cols / 8) bytes; with the C default of
+    128 the bytes in between would stay as torch.empty left them, and a mask tensor must be a
+    deterministic function of its inputs for torch.compile and opcheck)."""
+    return (cols + 7) // 8 * 8
+
+
 def epilogue_forward(x, bias, act, scale, out_dtype, want_mask, fn="bias_act"):
     """y = act(x + bias) * scale, bias along the last dimension. Returns (y,
     mask or None): y is contiguous with x's shape and out_dtype (default x's);
-    the mask has rows x mask_ld bits (mask_ld = cols rounded up to 128)."""
+    the mask has rows x mask_ld bits (mask_ld = cols rounded up to 8: torch_mask_ld)."""
     check(x, "x", fn)
     if x.dim() < 1:
         _fail(fn, "x must have at least one dimension (the last one is the bias's)")
@@ -195,7 +203,7 @@ def epilogue_forward(x, bias, act, scale, out_dtype, want_mask, fn="bias_act"):
             _fail(fn, f"bias has shape {tuple(bias.shape)}; x's last dimension is {cols}, so bias must be ({cols},)")
         if bias.stride(0) != 1 and cols > 1:
             bias = bias.contiguous()
-    mask_ld = epilogue_mask_ld(cols)
+    mask_ld = torch_mask_ld(cols)
     y = torch.empty(x.shape, dtype=ydt, device=x.device)
     mask = torch.empty((rows * mask_ld // 8,), dtype=torch.uint8, device=x.device) if want_mask else None
     if rows and cols:
@@ -235,7 +243,7 @@ def epilogue_backward(dy, mask, act, scale, dx_dtype, dbias_dtype, fn="bias_act 
     if dy.dim() < 1:
         _fail(fn, "dy must have at least one dimension")
     rows, cols = rows_cols(dy)
-    mask_ld = epilogue_mask_ld(cols)
+    mask_ld = torch_mask_ld(cols)
     if mask is not None and (not mask.is_contiguous() or mask.numel() < rows * mask_ld // 8):
         _fail(fn, f"mask has {mask.numel()} bytes; {rows} rows of {cols} need {rows * mask_ld // 8} contiguous bytes")
     if x is not None:

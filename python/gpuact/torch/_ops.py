@@ -154,7 +154,7 @@ def bias_act_fwd(x: Tensor, bias: typing.Optional[Tensor], kind: int, params: ty
 def _bias_act_fwd_fake(x, bias, kind, params, scale, out_dtype, with_mask):
     rows, cols = _impl.rows_cols(x)
     y = x.new_empty(x.shape, dtype=x.dtype if out_dtype is None else out_dtype)
-    nmask = rows * ((cols + 127) // 128 * 16) if with_mask else 0
+    nmask = rows * _impl.torch_mask_ld(cols) // 8 if with_mask else 0
     return y, x.new_empty((nmask,), dtype=torch.uint8)
 
 
