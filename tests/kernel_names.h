@@ -4,20 +4,28 @@
    A job is one op's program (as the backend composes it) followed by one
    GPUACT_KERNEL line for each variant of the job, named as the backend
    names it. The first target of a check compiles every reachable variant
-   (gpuact__variant_reachable: the ones the API can launch, 402); the others
-   compile every dtype triple at two settings of the fields per op, the
+   (gpuact__variant_reachable: the ones the API can launch, 921); the others
+   compile every dtype triple at a few settings of the fields per op, the
    most involved ones (leaky writing/reading the mask with dbias and the
-   general paths; clipped on the selection path), so the check stays within
-   minutes. Then every kernel is looked up by its name in the code. */
-static int jobs_of(int op, int full) { return full || op == GPUACT_OP_dbias ? 1 : 2; }
+   general paths; clipped on the selection path; GELU, the heaviest smooth
+   math, with dbias; the glu ops with SiLU and dbias), so the check stays
+   within minutes. Then every kernel is looked up by its name in the code,
+   and a job that holds no kernel fails. */
+static int glu_op(int op) { return op == GPUACT_OP_glu_forward || op == GPUACT_OP_glu_backward; }
+
+static int jobs_of(int op, int full) { return full || op == GPUACT_OP_dbias || glu_op(op) ? 1 : 3; }
 
 static const char *job_label(int op, int full, int job) {
-    return full || op == GPUACT_OP_dbias ? "every variant" : job == 0 ? "leaky, general" : "clipped, plain";
+    if (full || op == GPUACT_OP_dbias) return "every variant";
+    if (glu_op(op)) return "silu";
+    return job == 0 ? "leaky, general" : job == 1 ? "clipped, plain" : "gelu";
 }
 
 static int in_job(const gpuact__variant *V, int full, int job) {
     if (!gpuact__variant_reachable(V)) return 0;
     if (full || V->op == GPUACT_OP_dbias) return 1;
+    if (glu_op(V->op)) return V->kind == GPUACT_KIND_silu && V->dbias == (V->op == GPUACT_OP_glu_backward);
+    if (job == 2) return V->kind == GPUACT_KIND_gelu && V->dbias == (V->op == GPUACT_OP_backward);
     if (job == 0)
         return V->kind == GPUACT_KIND_leaky && V->mask && !V->select && V->dbias == (V->op == GPUACT_OP_backward);
     return V->kind == GPUACT_KIND_clipped && V->select && V->mask == (V->op == GPUACT_OP_backward) &&
