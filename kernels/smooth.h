@@ -17,16 +17,21 @@
 
    Why the bits agree everywhere: the code uses only IEEE single-precision
    add, subtract, multiply and comparisons, fused multiply-adds written out
-   as GPUACT_FMA, bit casts and 32-bit integer arithmetic. No division, no
-   square root, no library or vendor math call, no double. Every a * b + c
-   that is meant to be fused is a GPUACT_FMA; every other product is
-   assigned before it is added, so the result is the same whether or not a
-   compiler contracts (the kernels are built with contraction off anyway).
-   Subnormals are used as ordinary numbers (nothing may flush them).
+   as GPUACT_FMA, bit casts and 32-bit integer arithmetic, each of whose
+   results IEEE 754 fixes. No division, no square root, no library or
+   vendor math call, no double. Every fused a * b + c is a GPUACT_FMA; no
+   other product may be fused into the addition that follows it, so the
+   build must not contract (NVRTC --fmad=false, hiprtc -ffp-contract=off,
+   OpenCL's FP_CONTRACT OFF pragma, the CPU's -ffp-contract=off): the
+   error-free transformations below compute a rounding error from the
+   rounded product. Subnormals are used as ordinary numbers (nothing may
+   flush them). Every NaN result is returned as 0x7fffffff.
 
-   Conventions: ".h + .l" is an unevaluated sum of two floats (a
-   "double-float") carrying about 48 bits; Fast2Sum(a, b) with |a| >= |b|
-   gives s = a + b and its exact error (s - a) ... in three operations. */
+   Conventions: a "double-float" h + l is an unevaluated sum of two floats
+   (about 48 bits). Fast2Sum: s = a + b, e = b - (s - a) gives a + b = s + e
+   exactly when |a| >= |b| (three operations); TwoSum does without the
+   ordering (six); a product is split exactly as p = a * b,
+   e = fma(a, b, -p). */
 #ifndef GPUACT_SMOOTH_H
 #define GPUACT_SMOOTH_H
 
