@@ -210,7 +210,7 @@ $(BUILD)/smooth_cl_check: tests/smooth_cl_check.c $(SMOOTH_DEPS) kernels/opencl/
 $(BUILD)/smooth_rtc_check: tests/smooth_rtc_check.c | $(BUILD)
 	$(CC) $(SMOOTH_CFLAGS) $< -o $@ -ldl
 accuracy-quick: $(BUILD)/accuracy
-	$(BUILD)/accuracy --sample 8000000
+	$(BUILD)/accuracy --sample 8000000 --16
 accuracy: $(BUILD)/accuracy
 	$(BUILD)/accuracy --all
 smooth-cl-check: deps $(BUILD)/smooth_cl_check

@@ -17,16 +17,21 @@
 
    Why the bits agree everywhere: the code uses only IEEE single-precision
    add, subtract, multiply and comparisons, fused multiply-adds written out
-   as GPUACT_FMA, bit casts and 32-bit integer arithmetic. No division, no
-   square root, no library or vendor math call, no double. Every a * b + c
-   that is meant to be fused is a GPUACT_FMA; every other product is
-   assigned before it is added, so the result is the same whether or not a
-   compiler contracts (the kernels are built with contraction off anyway).
-   Subnormals are used as ordinary numbers (nothing may flush them).
+   as GPUACT_FMA, bit casts and 32-bit integer arithmetic, each of whose
+   results IEEE 754 fixes. No division, no square root, no library or
+   vendor math call, no double. Every fused a * b + c is a GPUACT_FMA; no
+   other product may be fused into the addition that follows it, so the
+   build must not contract (NVRTC --fmad=false, hiprtc -ffp-contract=off,
+   OpenCL's FP_CONTRACT OFF pragma, the CPU's -ffp-contract=off): the
+   error-free transformations below compute a rounding error from the
+   rounded product. Subnormals are used as ordinary numbers (nothing may
+   flush them). Every NaN result is returned as 0x7fffffff.
 
-   Conventions: ".h + .l" is an unevaluated sum of two floats (a
-   "double-float") carrying about 48 bits; Fast2Sum(a, b) with |a| >= |b|
-   gives s = a + b and its exact error (s - a) ... in three operations. */
+   Conventions: a "double-float" h + l is an unevaluated sum of two floats
+   (about 48 bits). Fast2Sum: s = a + b, e = b - (s - a) gives a + b = s + e
+   exactly when |a| >= |b| (three operations); TwoSum does without the
+   ordering (six); a product is split exactly as p = a * b,
+   e = fma(a, b, -p). */
 #ifndef GPUACT_SMOOTH_H
 #define GPUACT_SMOOTH_H
 
@@ -494,6 +499,182 @@ GPUACT_FN float gpuact_gelu_erf_d(float x) {
     float r = gpuact_sm_gelud_near(x, y > 3.5f ? 3.5f : y);
     if (y > 3.5f) r = x > 6.5f ? (x - x) + 1.0f : (x < -14.6f ? x * 0.0f : gpuact_sm_gelud_far(x, y));
     return gpuact_sm_canon(r);
+}
+
+/* ---- cheaper variants for 16-bit results ---------------------------------------------
+   gpuact_*_16: the same functions in plain single precision (a few f32 ulps
+   instead of one), for kernels whose output is f16 or bf16: rounded to
+   either format they give the correctly rounded 16-bit value for every
+   f16 and every bf16 input except the counted few listed in
+   docs/NUMERICS_SMOOTH.md (values within an f32 ulp or so of a 16-bit
+   rounding boundary). Special values as the f32 functions. */
+
+/* e^a for a in [-104, 0], a few ulps; 2^k applied as 2^(k+64) 2^-64 so a
+   subnormal result is rounded once. */
+GPUACT_FN float gpuact_sm_exp16(float a) {
+    const float j = GPUACT_FMA(a, 1.442695022e+00f, 12582912.0f);
+    const float kf = j - 12582912.0f;
+    const float r = GPUACT_FMA(-kf, -1.904654212e-09f, GPUACT_FMA(-kf, 6.931471825e-01f, a));
+    float q = GPUACT_FMA(8.312487043e-03f, r, 4.189045355e-02f);
+    q = GPUACT_FMA(q, r, 1.666711569e-01f);
+    q = GPUACT_FMA(q, r, 4.999922812e-01f);
+    return (GPUACT_FMA(GPUACT_FMA(q, r, 1.0f), r, 1.0f) * gpuact_sm_pow2(gpuact_as_u32(j) - 0x4b3fff41u)) *
+           5.421010862e-20f;
+}
+
+/* 1/d for d in [1, 2] to 2^-26: the minimax quadratic and two Newton steps. */
+GPUACT_FN float gpuact_sm_rcp12q(float d) {
+    float r = GPUACT_FMA(GPUACT_FMA(3.232316971e-01f, d, -1.454543948e+00f), d, 2.121211529e+00f);
+    r = GPUACT_FMA(r, GPUACT_FMA(-d, r, 1.0f), r);
+    return GPUACT_FMA(r, GPUACT_FMA(-d, r, 1.0f), r);
+}
+
+/* x sigmoid(z) from e = e^-|z|: x (x < 0 ? e : 1) / (1 + e) (z has x's sign). */
+GPUACT_FN float gpuact_sm_xsig16(float x, float e) {
+    return (x * (x < 0.0f ? e : 1.0f)) * gpuact_sm_rcp12q(1.0f + e);
+}
+
+/* For |x| < 2^-22 the forward functions are x/2 + c x^2 (c in [1/4, 0.4])
+   to far below an f32 ulp, and c x^2 is under two ulps of x/2. x/2 of a
+   16-bit input is exact in f32 but may be a tie in the 16-bit format: the
+   f32 result is x/2 moved one f32 unit towards +inf (the side of c x^2), so
+   the 16-bit rounding breaks the tie the right way (no 16-bit boundary lies
+   within two f32 ulps of x/2 other than x/2 itself); the f32 value stays
+   within an ulp. */
+GPUACT_FN float gpuact_sm_tiny16(float r, float x) {
+    const gpuact_u32 nudge = x > 0.0f ? 1u : (x < 0.0f ? 0xffffffffu : 0u);
+    return gpuact_sm_abs(x) < 2.384185791e-07f ? gpuact_as_f32(gpuact_as_u32(0.5f * x) + nudge) : r;
+}
+
+GPUACT_FN float gpuact_silu_16(float x) {
+    const float y = gpuact_sm_abs(x);
+    const float r = gpuact_sm_xsig16(x, gpuact_sm_exp16(y > 104.0f ? -104.0f : -y));
+    return gpuact_sm_canon(x < -104.0f ? x * 0.0f : gpuact_sm_tiny16(r, x));
+}
+
+GPUACT_FN float gpuact_gelu_tanh_16(float x) {
+    const float y = gpuact_sm_abs(x);
+    const float yc = y > 12.0f ? 12.0f : y;
+    const float z = yc * GPUACT_FMA(7.135481387e-02f, yc * yc, 1.595769167e+00f);
+    const float r = gpuact_sm_xsig16(x, gpuact_sm_exp16(z > 104.0f ? -104.0f : -z));
+    return gpuact_sm_canon(x < -12.0f ? x * 0.0f : (x > 12.0f ? x : gpuact_sm_tiny16(r, x)));
+}
+
+/* x Phi(x) = max(x, 0) - |x| Q(|x|): Q(y) = e^(-y^2/2 + L(y)) for y <= 3.5
+   (L of degree 8 in y - 1.75), c0 e^(-y^2/2 + ln g(y)) / y beyond (ln g:
+   degree 4 in 1/y^2). */
+GPUACT_FN float gpuact_gelu_erf_16(float x) {
+    const float y = gpuact_sm_abs(x);
+    const float yc = y > 3.5f ? 3.5f : y;
+    const float t = yc - 1.75f;
+    float l = GPUACT_FMA(-1.087464057e-06f, t, 9.824622111e-07f);
+    l = GPUACT_FMA(l, t, 3.204664608e-05f);
+    l = GPUACT_FMA(l, t, -2.915224177e-04f);
+    l = GPUACT_FMA(l, t, 1.972024096e-03f);
+    l = GPUACT_FMA(l, t, -1.169237774e-02f);
+    l = GPUACT_FMA(l, t, 6.521520019e-02f);
+    l = GPUACT_FMA(l, t, -4.037485719e-01f);
+    l = GPUACT_FMA(l, t, -1.686148047e+00f);
+    {
+        const float q = gpuact_sm_exp16(GPUACT_FMA(-0.5f * yc, yc, l));
+        float r = gpuact_sm_tiny16(x > 0.0f ? GPUACT_FMA(-yc, q, x) : x * q, x);
+        if (y > 3.5f) {
+            if (x > 6.0f || x < -14.5f) {
+                r = x > 0.0f ? x : x * 0.0f;
+            } else {
+                const float s = y * y;
+                float sg = gpuact_as_f32(0x7ef311c3u - gpuact_as_u32(s));
+                sg = GPUACT_FMA(sg, GPUACT_FMA(-s, sg, 1.0f), sg);
+                sg = GPUACT_FMA(sg, GPUACT_FMA(-s, sg, 1.0f), sg);
+                sg = GPUACT_FMA(sg, GPUACT_FMA(-s, sg, 1.0f), sg);
+                {
+                    float p = GPUACT_FMA(-1.369524994e+02f, sg, 5.191630173e+01f);
+                    p = GPUACT_FMA(p, sg, -1.120117474e+01f);
+                    p = GPUACT_FMA(p, sg, 2.482915640e+00f);
+                    p = GPUACT_FMA(p, sg, -9.999122024e-01f);
+                    {
+                        const float q = gpuact_sm_exp16(GPUACT_FMA(-0.5f, s, GPUACT_FMA(p, sg, -9.189385176e-01f)));
+                        r = x > 0.0f ? x - q : -q;
+                    }
+                }
+            }
+        }
+        return gpuact_sm_canon(r);
+    }
+}
+
+/* x > 0 ? 1 - U : U, U = e (1 - Y r), r = 1/(1 + e): the SiLU and
+   tanh-GELU derivatives (Y = y z'). */
+GPUACT_FN float gpuact_sm_dsig16(float x, float e, float yz) {
+    const float r = gpuact_sm_rcp12q(1.0f + e);
+    const float u = (e * r) * GPUACT_FMA(-yz, r, 1.0f);
+    return x > 0.0f ? 1.0f - u : u;
+}
+
+GPUACT_FN float gpuact_silu_d_16(float x) {
+    const float y = gpuact_sm_abs(x);
+    const float yc = y > 104.0f ? 104.0f : y;
+    const float r = gpuact_sm_dsig16(x, gpuact_sm_exp16(-yc), yc);
+    return gpuact_sm_canon(x > 104.0f ? (x - x) + 1.0f : (x < -104.0f ? x * 0.0f : r));
+}
+
+GPUACT_FN float gpuact_gelu_tanh_d_16(float x) {
+    const float y = gpuact_sm_abs(x);
+    const float yc = y > 12.0f ? 12.0f : y;
+    const float s = yc * yc;
+    const float z = yc * GPUACT_FMA(7.135481387e-02f, s, 1.595769167e+00f);
+    const float r = gpuact_sm_dsig16(x, gpuact_sm_exp16(z > 104.0f ? -104.0f : -z),
+                                     yc * GPUACT_FMA(2.140644491e-01f, s, 1.595769167e+00f));
+    return gpuact_sm_canon(x > 12.0f ? (x - x) + 1.0f : (x < -12.0f ? x * 0.0f : r));
+}
+
+/* x > 0 ? 1 - U : U, U = e^(-y^2/2) (y - y0) P(y) for y <= 3.5 (P: the
+   f32 function's, in plain Horner), -c0 y e^(-y^2/2) (1 - G(1/y^2)/y^2)
+   beyond (G: degree 4). */
+GPUACT_FN float gpuact_gelu_erf_d_16(float x) {
+    const float y = gpuact_sm_abs(x);
+    const float yc = y > 3.5f ? 3.5f : y;
+    const float t = yc - 1.75f;
+    float p = GPUACT_FMA(3.940619386e-09f, t, -1.881921463e-08f);
+    p = GPUACT_FMA(p, t, 4.901410477e-08f);
+    p = GPUACT_FMA(p, t, -2.262724763e-07f);
+    p = GPUACT_FMA(p, t, 1.156749818e-06f);
+    p = GPUACT_FMA(p, t, -4.956636076e-06f);
+    p = GPUACT_FMA(p, t, 2.026084076e-05f);
+    p = GPUACT_FMA(p, t, -8.091671043e-05f);
+    p = GPUACT_FMA(p, t, 3.103424679e-04f);
+    p = GPUACT_FMA(p, t, -1.136581646e-03f);
+    p = GPUACT_FMA(p, t, 3.958301153e-03f);
+    p = GPUACT_FMA(p, t, -1.302672550e-02f);
+    p = GPUACT_FMA(p, t, 4.018071666e-02f);
+    p = GPUACT_FMA(p, t, -5.138378739e-01f);
+    {
+        const float u = (gpuact_sm_exp16(-0.5f * yc * yc) * (yc - 7.517915368e-01f)) * p;
+        float r = x > 0.0f ? 1.0f - u : u;
+        if (y > 3.5f) {
+            if (x > 6.5f || x < -14.6f) {
+                r = x > 0.0f ? (x - x) + 1.0f : x * 0.0f;
+            } else {
+                const float s = y * y;
+                float sg = gpuact_as_f32(0x7ef311c3u - gpuact_as_u32(s));
+                sg = GPUACT_FMA(sg, GPUACT_FMA(-s, sg, 1.0f), sg);
+                sg = GPUACT_FMA(sg, GPUACT_FMA(-s, sg, 1.0f), sg);
+                sg = GPUACT_FMA(sg, GPUACT_FMA(-s, sg, 1.0f), sg);
+                {
+                    float g = GPUACT_FMA(2.404077339e+01f, sg, -1.028977203e+01f);
+                    g = GPUACT_FMA(g, sg, 2.846394539e+00f);
+                    g = GPUACT_FMA(g, sg, -9.976179004e-01f);
+                    g = GPUACT_FMA(g, sg, 9.999875426e-01f);
+                    {
+                        const float v = (3.989422917e-01f * y) * GPUACT_FMA(-sg, g, 1.0f);
+                        const float w = gpuact_sm_exp16(-0.5f * s) * v;
+                        r = x > 0.0f ? 1.0f + w : -w;
+                    }
+                }
+            }
+        }
+        return gpuact_sm_canon(r);
+    }
 }
 
 #endif

@@ -9,10 +9,14 @@
      accuracy --range LO HI     every float in [LO, HI] (development)
      accuracy ... --only NAME   one function (gelu_erf, gelu_erf_d, ...)
      accuracy ... --threads T   worker threads (default: every core)
+     accuracy ... --16          also the gpuact_*_16 variants: every f16 and
+                                every bf16 input, rounded to that format,
+                                against the correctly rounded 16-bit value
 
    Exit status: 1 when a forward function is more than 1 ulp off anywhere,
-   a derivative more than its bound (below), or a special value differs
-   from the table; 0 otherwise.
+   a derivative more than 2 ulps, a special value differs from the table,
+   or (--16) a 16-bit variant misses the correctly rounded 16-bit value at
+   more inputs than documented; 0 otherwise.
 
    THE REFERENCE. Each function is evaluated in double from glibc's exp,
    erfc (and the long double expl, erfcl where needed), in forms without
@@ -98,6 +102,7 @@ static long double refl_gelu_tanh_d(long double d) {
 typedef struct {
     const char *name;
     float (*f)(float);
+    float (*f16)(float); /* the gpuact_*_16 variant */
     double (*ref)(double);
     long double (*refl)(long double);
     /* value near 0: hi(x) + lo(x), lo tiny: c2 is lo/x^2 (forward: x/2 + c2 x^2)
@@ -112,14 +117,14 @@ typedef struct {
 } fn_t;
 
 static fn_t fns[] = {
-    {"gelu_erf", gpuact_gelu_erf, ref_gelu_erf, refl_gelu_erf, 0.39894228040143267794, 0, 0, 0, 1.0, 0, 0, 0},
-    {"gelu_erf_d", gpuact_gelu_erf_d, ref_gelu_erf_d, refl_gelu_erf_d, 0.79788456080286535588, 1, -2.5, -0.25, 2.0,
+    {"gelu_erf", gpuact_gelu_erf, gpuact_gelu_erf_16, ref_gelu_erf, refl_gelu_erf, 0.39894228040143267794, 0, 0, 0, 1.0, 0, 0, 0},
+    {"gelu_erf_d", gpuact_gelu_erf_d, gpuact_gelu_erf_d_16, ref_gelu_erf_d, refl_gelu_erf_d, 0.79788456080286535588, 1, -2.5, -0.25, 2.0,
      0, 0, 0},
-    {"gelu_tanh", gpuact_gelu_tanh, ref_gelu_tanh, refl_gelu_tanh, 0.39894228040143267794, 0, 0, 0, 1.0, 0, 0, 0},
-    {"gelu_tanh_d", gpuact_gelu_tanh_d, ref_gelu_tanh_d, refl_gelu_tanh_d, 0.79788456080286535588, 1, -2.5, -0.25,
+    {"gelu_tanh", gpuact_gelu_tanh, gpuact_gelu_tanh_16, ref_gelu_tanh, refl_gelu_tanh, 0.39894228040143267794, 0, 0, 0, 1.0, 0, 0, 0},
+    {"gelu_tanh_d", gpuact_gelu_tanh_d, gpuact_gelu_tanh_d_16, ref_gelu_tanh_d, refl_gelu_tanh_d, 0.79788456080286535588, 1, -2.5, -0.25,
      2.0, 0, 0, 0},
-    {"silu", gpuact_silu, ref_silu, refl_silu, 0.25, 0, 0, 0, 1.0, 0, 0, 0},
-    {"silu_d", gpuact_silu_d, ref_silu_d, refl_silu_d, 0.5, 1, -2.5, -0.25, 2.0, 0, 0, 0},
+    {"silu", gpuact_silu, gpuact_silu_16, ref_silu, refl_silu, 0.25, 0, 0, 0, 1.0, 0, 0, 0},
+    {"silu_d", gpuact_silu_d, gpuact_silu_d_16, ref_silu_d, refl_silu_d, 0.5, 1, -2.5, -0.25, 2.0, 0, 0, 0},
 };
 #define NFN ((int)(sizeof fns / sizeof fns[0]))
 
@@ -402,8 +407,108 @@ static int check_specials(void) {
     return bad;
 }
 
+/* ---- the 16-bit variants ----------------------------------------------------------------
+   For f16 and bf16 each: every one of the 65536 inputs, widened to f32, through
+   gpuact_*_16, the f32 result rounded to the format (to nearest even, as the
+   kernels store it) against the correctly rounded value of the reference in
+   that format. NaN inputs must give a NaN. */
+
+typedef struct {
+    const char *name;
+    int p, emin;     /* significand bits (with the implicit one), smallest normal exponent */
+    double max;      /* largest finite */
+} fmt16_t;
+static const fmt16_t fmt_f16 = {"f16", 11, -14, 65504.0};
+static const fmt16_t fmt_bf16 = {"bf16", 8, -126, 3.3895313892515355e38};
+
+static float widen(const fmt16_t *fm, uint32_t h) {
+    if (fm == &fmt_bf16) return f32_of(h << 16);
+    {
+        const uint32_t sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+        if (e == 0x1f) return f32_of(sign | 0x7f800000u | (m << 13));
+        if (e == 0) {
+            const float v = (float)ldexp((double)m, -24);
+            return sign ? -v : v;
+        }
+        return f32_of(sign | ((e - 15 + 127) << 23) | (m << 13));
+    }
+}
+
+/* v rounded to nearest even in the format (v finite): a double holds it exactly. */
+static double round16(const fmt16_t *fm, double v) {
+    int e;
+    double q, r;
+    if (v == 0.0 || isnan(v)) return v;
+    e = ilogb(v);
+    if (e < fm->emin) e = fm->emin;
+    q = ldexp(1.0, e - fm->p + 1);
+    r = nearbyint(v / q) * q; /* v / q: exact (a power of two) */
+    if (fabs(r) > fm->max) r = v > 0 ? INFINITY : -INFINITY;
+    if (r == 0.0) r = v < 0 ? -0.0 : 0.0;
+    return r;
+}
+
+/* Checks one function in one format; returns the number of mismatches. */
+static long check16(const fn_t *fn, const fmt16_t *fm, int verbose) {
+    uint32_t h;
+    long bad = 0;
+    for (h = 0; h < 65536; h++) {
+        const float x = widen(fm, h);
+        const float y = fn->f16(x);
+        double got, want;
+        if (isnan(x)) {
+            if (!isnan(y)) {
+                bad++;
+                if (verbose) printf("    %s %s(0x%04x = NaN) = %g, want NaN\n", fm->name, fn->name, h, (double)y);
+            }
+            continue;
+        }
+        got = isnan(y) ? NAN : round16(fm, (double)y);
+        if (isinf(x)) {
+            const float w = fn->f(x); /* the specials are the f32 functions' */
+            want = isnan(w) ? NAN : round16(fm, (double)w);
+        } else {
+            const refv_t v = reference(fn, x);
+            want = round16(fm, v.ref);
+            if (fabs(v.ref) < 0x1p-100 * 0x1p-40 && v.ref != 0.0) want = round16(fm, (double)v.cr);
+            if (fabs((double)x) < 0x1p-100) {
+                /* x/2 + c x^2: a tie of x/2 in the format is broken by the c x^2 term */
+                const double hi = fn->deriv ? 0.5 : 0.5 * (double)x, lo = fn->deriv ? 0.0 : fn->tiny_c * x * x;
+                want = round16(fm, hi);
+                if (want != hi && round16(fm, 2.0 * hi - want) != want) {
+                    /* hi is a midpoint */
+                    const double other = 2.0 * hi - want;
+                    if ((lo > 0) != (want > hi)) want = other;
+                }
+            }
+        }
+        if (!((isnan(got) && isnan(want)) || (got == want && signbit(got) == signbit(want)))) {
+            bad++;
+            if (verbose)
+                printf("    %s %s(0x%04x = %.9g) = %.9g (f32 %.9g), correctly rounded %.9g\n", fm->name, fn->name, h,
+                       (double)x, got, (double)y, want);
+        }
+    }
+    return bad;
+}
+
+/* The documented counts (docs/NUMERICS_SMOOTH.md); more is a failure. */
+static const long max16[6][2] = {{2, 0}, {2, 0}, {2, 0}, {4, 1}, {1, 0}, {9, 1}}; /* [fn][f16, bf16] */
+
+static int run16(int verbose) {
+    int f, failed = 0;
+    printf("16-bit variants: inputs not correctly rounded after rounding the f32 result (of 65536)\n");
+    printf("%-14s %8s %8s\n", "function", "f16", "bf16");
+    for (f = 0; f < NFN; f++) {
+        const long a = check16(&fns[f], &fmt_f16, verbose), b = check16(&fns[f], &fmt_bf16, verbose);
+        printf("%-14s %8ld %8ld%s\n", fns[f].name, a, b, a > max16[f][0] || b > max16[f][1] ? "  FAIL: more than documented" : "");
+        failed |= a > max16[f][0] || b > max16[f][1];
+    }
+    return failed;
+}
+
 int main(int argc, char **argv) {
-    int i, nthreads = (int)sysconf(_SC_NPROCESSORS_ONLN), bad = 0, f;
+    int i, nthreads = (int)sysconf(_SC_NPROCESSORS_ONLN), bad = 0, f, do16 = 0;
     pthread_t th[64];
     stat_t total[8];
     for (i = 1; i < argc; i++) {
@@ -425,10 +530,12 @@ int main(int argc, char **argv) {
                 return 2;
             }
             i++;
+        } else if (!strcmp(argv[i], "--16")) {
+            do16 = 1;
         } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             nthreads = atoi(argv[++i]);
         } else {
-            fprintf(stderr, "usage: accuracy --all | --sample N | --range LO HI [--only NAME] [--threads T]\n");
+            fprintf(stderr, "usage: accuracy --all | --sample N | --range LO HI [--only NAME] [--threads T] [--16]\n");
             return 2;
         }
     }
@@ -474,5 +581,6 @@ int main(int argc, char **argv) {
         printf("special values: %s\n", sb ? "FAIL" : "ok");
         bad |= sb != 0;
     }
+    if (do16) bad |= run16(1);
     return bad;
 }

@@ -2,7 +2,7 @@
    kernels/opencl/dialect.cl, both read at run time) on every OpenCL device
    here (PoCL on the CPU in CI), evaluated over a few million inputs, and
    compared bit for bit with the same header compiled for the CPU
-   (tests/gpuact_smooth_ref.h). The inputs: a fixed stride through all
+   (tests/gpuact_smooth_ref.h); the six functions and their _16 variants. The inputs: a fixed stride through all
    2^32 bit patterns (every exponent, both signs), the neighbourhoods of the
    thresholds and roots the functions branch on, and the special values.
 
@@ -110,22 +110,33 @@ static char *read_file(const char *root, const char *rel) {
 }
 
 static const char kernel_src[] =
-    "\n__kernel void smooth_all(__global const uint *x, __global uint *y, uint n) {\n"
+    "\n#define NF 12\n__kernel void smooth_all(__global const uint *x, __global uint *y, uint n) {\n"
     "    const uint i = (uint)get_global_id(0);\n"
     "    float v;\n"
     "    if (i >= n) return;\n"
     "    v = as_float(x[i]);\n"
-    "    y[6 * i + 0] = as_uint(gpuact_gelu_erf(v));\n"
-    "    y[6 * i + 1] = as_uint(gpuact_gelu_erf_d(v));\n"
-    "    y[6 * i + 2] = as_uint(gpuact_gelu_tanh(v));\n"
-    "    y[6 * i + 3] = as_uint(gpuact_gelu_tanh_d(v));\n"
-    "    y[6 * i + 4] = as_uint(gpuact_silu(v));\n"
-    "    y[6 * i + 5] = as_uint(gpuact_silu_d(v));\n"
+    "    y[NF * i + 0] = as_uint(gpuact_gelu_erf(v));\n"
+    "    y[NF * i + 1] = as_uint(gpuact_gelu_erf_d(v));\n"
+    "    y[NF * i + 2] = as_uint(gpuact_gelu_tanh(v));\n"
+    "    y[NF * i + 3] = as_uint(gpuact_gelu_tanh_d(v));\n"
+    "    y[NF * i + 4] = as_uint(gpuact_silu(v));\n"
+    "    y[NF * i + 5] = as_uint(gpuact_silu_d(v));\n"
+    "    y[NF * i + 6] = as_uint(gpuact_gelu_erf_16(v));\n"
+    "    y[NF * i + 7] = as_uint(gpuact_gelu_erf_d_16(v));\n"
+    "    y[NF * i + 8] = as_uint(gpuact_gelu_tanh_16(v));\n"
+    "    y[NF * i + 9] = as_uint(gpuact_gelu_tanh_d_16(v));\n"
+    "    y[NF * i + 10] = as_uint(gpuact_silu_16(v));\n"
+    "    y[NF * i + 11] = as_uint(gpuact_silu_d_16(v));\n"
     "}\n";
 
-static const char *const fn_names[6] = {"gelu_erf", "gelu_erf_d", "gelu_tanh", "gelu_tanh_d", "silu", "silu_d"};
-static float (*const fns[6])(float) = {gpuact_gelu_erf, gpuact_gelu_erf_d, gpuact_gelu_tanh,
-                                       gpuact_gelu_tanh_d, gpuact_silu, gpuact_silu_d};
+#define NF 12
+static const char *const fn_names[NF] = {"gelu_erf",    "gelu_erf_d",    "gelu_tanh",    "gelu_tanh_d",
+                                         "silu",        "silu_d",        "gelu_erf_16",  "gelu_erf_d_16",
+                                         "gelu_tanh_16", "gelu_tanh_d_16", "silu_16",    "silu_d_16"};
+static float (*const fns[NF])(float) = {gpuact_gelu_erf,    gpuact_gelu_erf_d,    gpuact_gelu_tanh,
+                                        gpuact_gelu_tanh_d, gpuact_silu,          gpuact_silu_d,
+                                        gpuact_gelu_erf_16, gpuact_gelu_erf_d_16, gpuact_gelu_tanh_16,
+                                        gpuact_gelu_tanh_d_16, gpuact_silu_16,    gpuact_silu_d_16};
 
 /* The inputs: stride, hot spots, specials. */
 static uint32_t *make_inputs(cl_uint *count) {
@@ -189,40 +200,40 @@ static long run_device(cl_platform_id pf, cl_device_id dev, const char *src, con
     if (!k || err != CL_SUCCESS) goto done;
     bx = cl.CreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (size_t)n * 4, (void *)x, &err);
     if (!bx || err != CL_SUCCESS) goto done;
-    by = cl.CreateBuffer(ctx, CL_MEM_WRITE_ONLY, (size_t)n * 24, NULL, &err);
+    by = cl.CreateBuffer(ctx, CL_MEM_WRITE_ONLY, (size_t)n * 4 * NF, NULL, &err);
     if (!by || err != CL_SUCCESS) goto done;
     if (cl.SetKernelArg(k, 0, sizeof bx, &bx) || cl.SetKernelArg(k, 1, sizeof by, &by) ||
         cl.SetKernelArg(k, 2, sizeof n, &n))
         goto done;
     gsz = ((size_t)n + 255) / 256 * 256;
     if (cl.EnqueueNDRangeKernel(q, k, 1, NULL, &gsz, NULL, 0, NULL, NULL) != CL_SUCCESS) goto done;
-    y = (uint32_t *)malloc((size_t)n * 24);
-    if (!y || cl.EnqueueReadBuffer(q, by, 1, 0, (size_t)n * 24, y, 0, NULL, NULL) != CL_SUCCESS) goto done;
+    y = (uint32_t *)malloc((size_t)n * 4 * NF);
+    if (!y || cl.EnqueueReadBuffer(q, by, 1, 0, (size_t)n * 4 * NF, y, 0, NULL, NULL) != CL_SUCCESS) goto done;
     {
-        long per[6] = {0, 0, 0, 0, 0, 0};
+        long per[NF] = {0};
         cl_uint i;
         int f;
         bad = 0;
         for (i = 0; i < n; i++) {
             float v;
             memcpy(&v, &x[i], 4);
-            for (f = 0; f < 6; f++) {
+            for (f = 0; f < NF; f++) {
                 const float c = fns[f](v);
                 uint32_t cb;
                 memcpy(&cb, &c, 4);
-                if (cb != y[6 * (size_t)i + (size_t)f]) {
+                if (cb != y[NF * (size_t)i + (size_t)f]) {
                     if (per[f] < 5)
                         printf("  %s(0x%08x = %.9g): device 0x%08x, CPU 0x%08x\n", fn_names[f], x[i], (double)v,
-                               y[6 * (size_t)i + (size_t)f], cb);
+                               y[NF * (size_t)i + (size_t)f], cb);
                     per[f]++;
                     bad++;
                 }
             }
         }
-        printf("%s smooth_cl_check [%s / %s]: %u inputs x 6 functions, %ld differing bits", bad ? "FAIL" : "ok  ",
-               pname, dname, n, bad);
+        printf("%s smooth_cl_check [%s / %s]: %u inputs x %d functions, %ld differing bits", bad ? "FAIL" : "ok  ",
+               pname, dname, n, NF, bad);
         if (bad)
-            for (f = 0; f < 6; f++) printf(" %s:%ld", fn_names[f], per[f]);
+            for (f = 0; f < NF; f++) printf(" %s:%ld", fn_names[f], per[f]);
         printf("\n");
     }
 done:

@@ -17,6 +17,12 @@ extern "C" __global__ void smooth_all(const gpuact_u32 *x, gpuact_u32 *y, gpuact
     y[6 * i + 3] = gpuact_as_u32(gpuact_gelu_tanh_d(v));
     y[6 * i + 4] = gpuact_as_u32(gpuact_silu(v));
     y[6 * i + 5] = gpuact_as_u32(gpuact_silu_d(v));
+    y[6 * n + 6 * i + 0] = gpuact_as_u32(gpuact_gelu_erf_16(v));
+    y[6 * n + 6 * i + 1] = gpuact_as_u32(gpuact_gelu_erf_d_16(v));
+    y[6 * n + 6 * i + 2] = gpuact_as_u32(gpuact_gelu_tanh_16(v));
+    y[6 * n + 6 * i + 3] = gpuact_as_u32(gpuact_gelu_tanh_d_16(v));
+    y[6 * n + 6 * i + 4] = gpuact_as_u32(gpuact_silu_16(v));
+    y[6 * n + 6 * i + 5] = gpuact_as_u32(gpuact_silu_d_16(v));
 }
 
 #define GPUACT_SMOOTH_ONE(name)                                                                  \
@@ -30,3 +36,9 @@ GPUACT_SMOOTH_ONE(gelu_tanh)
 GPUACT_SMOOTH_ONE(gelu_tanh_d)
 GPUACT_SMOOTH_ONE(silu)
 GPUACT_SMOOTH_ONE(silu_d)
+GPUACT_SMOOTH_ONE(gelu_erf_16)
+GPUACT_SMOOTH_ONE(gelu_erf_d_16)
+GPUACT_SMOOTH_ONE(gelu_tanh_16)
+GPUACT_SMOOTH_ONE(gelu_tanh_d_16)
+GPUACT_SMOOTH_ONE(silu_16)
+GPUACT_SMOOTH_ONE(silu_d_16)

@@ -89,6 +89,12 @@ static const char kernel_src[] =
     "    y[6 * i + 3] = gpuact_as_u32(gpuact_gelu_tanh_d(v));\n"
     "    y[6 * i + 4] = gpuact_as_u32(gpuact_silu(v));\n"
     "    y[6 * i + 5] = gpuact_as_u32(gpuact_silu_d(v));\n"
+    "    y[6 * n + 6 * i + 0] = gpuact_as_u32(gpuact_gelu_erf_16(v));\n"
+    "    y[6 * n + 6 * i + 1] = gpuact_as_u32(gpuact_gelu_erf_d_16(v));\n"
+    "    y[6 * n + 6 * i + 2] = gpuact_as_u32(gpuact_gelu_tanh_16(v));\n"
+    "    y[6 * n + 6 * i + 3] = gpuact_as_u32(gpuact_gelu_tanh_d_16(v));\n"
+    "    y[6 * n + 6 * i + 4] = gpuact_as_u32(gpuact_silu_16(v));\n"
+    "    y[6 * n + 6 * i + 5] = gpuact_as_u32(gpuact_silu_d_16(v));\n"
     "}\n";
 
 /* Compiles src for one target; prints the verdict; returns 1 on failure. */
