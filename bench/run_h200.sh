@@ -114,3 +114,20 @@ if [ "$what" = kinds-measure ]; then
     echo "python bench exit $?"; tail -30 "$OUT/python_bench.txt"
   fi
 fi
+# The 16-bit lean evaluation of the smooth kinds (issue 14): the exhaustive
+# f32 accuracy run on the CPU cores (background), the PyTorch agreement of
+# every 16-bit input, the special values and the speed of the new kinds and
+# the gated forms, and CUDA's conformance of the smooth suites.
+if [ "$what" = lean ]; then
+  make -s build/accuracy >/dev/null
+  ( build/accuracy --sample 1000 --16 >"$OUT/accuracy_all.txt" 2>&1; echo "exit $?" >>"$OUT/accuracy_all.txt"
+    for f in ${ACC_ONLY:-gelu_erf gelu_erf_d gelu_tanh gelu_tanh_d silu silu_d}; do
+      timeout ${ACC_TIMEOUT:-540} build/accuracy --all --only $f --threads ${ACC_THREADS:-12} >>"$OUT/accuracy_all.txt" 2>/dev/null
+      echo "$f: exit $?" >>"$OUT/accuracy_all.txt"; done ) &
+  log "new kinds vs PyTorch (specials, every 16-bit input, speed, gated forms)"
+  PYTHONUNBUFFERED=1 timeout ${NK_TIMEOUT:-400} python3 bench/new_kinds.py --only ${NK_ONLY:-specials,all16,speed,glu} \
+    --out "$OUT" >"$OUT/new_kinds.txt" 2>&1
+  echo "new_kinds exit $?"; grep -E "FAIL|Error|Traceback" "$OUT/new_kinds.txt" | head; tail -5 "$OUT/new_kinds.txt"
+  wait
+  log "exhaustive f32 accuracy (2^32 inputs per function) and the 16-bit variants"; tail -30 "$OUT/accuracy_all.txt"
+fi

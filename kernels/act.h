@@ -20,25 +20,31 @@ GPUACT_FN int gpuact_kind_slope(int kind) { return GPUACT_ACTIVATIONS(GPUACT_KIN
    dx = g * gpuact_grad(z). */
 GPUACT_FN int gpuact_kind_select(int kind) { return GPUACT_ACTIVATIONS(GPUACT_KIND_SELECT_) 0; }
 
-/* y = act(z) in f32. hardtanh is torch.clamp(z, lo, c): a NaN passes, and
+/* Whether a result rounded to a dtype of `bytes` bytes takes the lean
+   evaluation of the smooth kinds (smooth.h's gpuact_*_16: a few f32 ulps,
+   about half the instructions): the 16-bit outputs. Every dialect and the
+   CPU reference decide with this one rule. */
+GPUACT_FN int gpuact_lean(int bytes) { return bytes == 2; }
+
+/* y = act(z) in f32 (lean: for a 16-bit result, gpuact_lean). hardtanh is torch.clamp(z, lo, c): a NaN passes, and
    at a bound of 0 the order is that of max/min with -0 < +0 (the host
    gives +0 for a bound of -0): -0 becomes lo = +0, stays -0 below c = +0. */
-GPUACT_FN float gpuact_act(int kind, float z, float slope, float c, float lo) {
+GPUACT_FN float gpuact_act(int kind, float z, float slope, float c, float lo, int lean) {
     if (kind == GPUACT_KIND_leaky) return z > 0.0f ? z : z * slope;
     if (kind == GPUACT_KIND_clipped) return z <= 0.0f ? 0.0f : (z >= c ? c : z);
     if (kind == GPUACT_KIND_hardtanh) return z <= lo ? lo : (z > c ? c : z);
-    if (kind == GPUACT_KIND_gelu) return gpuact_gelu_erf(z);
-    if (kind == GPUACT_KIND_gelu_tanh) return gpuact_gelu_tanh(z);
-    if (kind == GPUACT_KIND_silu) return gpuact_silu(z);
+    if (kind == GPUACT_KIND_gelu) return lean ? gpuact_gelu_erf_16(z) : gpuact_gelu_erf(z);
+    if (kind == GPUACT_KIND_gelu_tanh) return lean ? gpuact_gelu_tanh_16(z) : gpuact_gelu_tanh(z);
+    if (kind == GPUACT_KIND_silu) return lean ? gpuact_silu_16(z) : gpuact_silu(z);
     if (kind == GPUACT_KIND_sqrelu) return z <= 0.0f ? 0.0f : z * z;
     return z <= 0.0f ? 0.0f : z;
 }
-/* d act / dz of a smooth kind (squared ReLU: 2z where z > 0, as torch's
+/* d act / dz of a smooth kind (lean as gpuact_act; squared ReLU: 2z where z > 0, as torch's
    pow and threshold backward give; a NaN z gives NaN). */
-GPUACT_FN float gpuact_grad(int kind, float z) {
-    if (kind == GPUACT_KIND_gelu) return gpuact_gelu_erf_d(z);
-    if (kind == GPUACT_KIND_gelu_tanh) return gpuact_gelu_tanh_d(z);
-    if (kind == GPUACT_KIND_silu) return gpuact_silu_d(z);
+GPUACT_FN float gpuact_grad(int kind, float z, int lean) {
+    if (kind == GPUACT_KIND_gelu) return lean ? gpuact_gelu_erf_d_16(z) : gpuact_gelu_erf_d(z);
+    if (kind == GPUACT_KIND_gelu_tanh) return lean ? gpuact_gelu_tanh_d_16(z) : gpuact_gelu_tanh_d(z);
+    if (kind == GPUACT_KIND_silu) return lean ? gpuact_silu_d_16(z) : gpuact_silu_d(z);
     return z <= 0.0f ? 0.0f : z + z;
 }
 /* Whether a smooth kind's gradient is +0 at z by selection, whatever dy is

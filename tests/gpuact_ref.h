@@ -240,8 +240,11 @@ GPUACT_REF_FN int gpuact_ref_raw_isnan(gpuact_dtype dt, uint32_t bits)
 /* A bound of -0 acts as +0 (as gpuact's argument checks make it). */
 GPUACT_REF_FN float gpuact_ref__bound(float b) { return b == 0.0f ? 0.0f : b; }
 
-GPUACT_REF_FN float gpuact_ref_act(gpuact_activation a, float z)
+/* act(z) for a result stored as `out`: a 16-bit result takes the smooth
+   kinds' lean evaluation (kernels/smooth.h's gpuact_*_16), as the kernels do. */
+GPUACT_REF_FN float gpuact_ref_act(gpuact_activation a, float z, gpuact_dtype out)
 {
+    const int lean = gpuact_ref__size(out) == 2;
     switch (a.kind) {
     case GPUACT_LEAKY_RELU:
         return (z > 0) ? z : z * a.negative_slope;
@@ -252,9 +255,9 @@ GPUACT_REF_FN float gpuact_ref_act(gpuact_activation a, float z)
         float lo = gpuact_ref__bound(a.lower), hi = gpuact_ref__bound(a.ceiling);
         return (z <= lo) ? lo : (z > hi ? hi : z);
     }
-    case GPUACT_GELU: return gpuact_gelu_erf(z);
-    case GPUACT_GELU_TANH: return gpuact_gelu_tanh(z);
-    case GPUACT_SILU: return gpuact_silu(z);
+    case GPUACT_GELU: return lean ? gpuact_gelu_erf_16(z) : gpuact_gelu_erf(z);
+    case GPUACT_GELU_TANH: return lean ? gpuact_gelu_tanh_16(z) : gpuact_gelu_tanh(z);
+    case GPUACT_SILU: return lean ? gpuact_silu_16(z) : gpuact_silu(z);
     case GPUACT_SQUARED_RELU: return (z <= 0) ? 0.0f : z * z;
     case GPUACT_RELU:
         break;
@@ -270,13 +273,14 @@ GPUACT_REF_FN int gpuact_ref_smooth(gpuact_activation a)
            a.kind == GPUACT_SQUARED_RELU;
 }
 
-/* d act / dz of a smooth kind. */
-GPUACT_REF_FN float gpuact_ref_grad(gpuact_activation a, float z)
+/* d act / dz of a smooth kind, for a result stored as `out` (as gpuact_ref_act). */
+GPUACT_REF_FN float gpuact_ref_grad(gpuact_activation a, float z, gpuact_dtype out)
 {
+    const int lean = gpuact_ref__size(out) == 2;
     switch (a.kind) {
-    case GPUACT_GELU: return gpuact_gelu_erf_d(z);
-    case GPUACT_GELU_TANH: return gpuact_gelu_tanh_d(z);
-    case GPUACT_SILU: return gpuact_silu_d(z);
+    case GPUACT_GELU: return lean ? gpuact_gelu_erf_d_16(z) : gpuact_gelu_erf_d(z);
+    case GPUACT_GELU_TANH: return lean ? gpuact_gelu_tanh_d_16(z) : gpuact_gelu_tanh_d(z);
+    case GPUACT_SILU: return lean ? gpuact_silu_d_16(z) : gpuact_silu_d(z);
     default: break;
     }
     return (z <= 0) ? 0.0f : z + z;   /* squared ReLU; NaN gives NaN */
@@ -361,7 +365,7 @@ GPUACT_REF_FN void gpuact_ref_forward(const gpuact_ref_fwd *p)
                 float b = gpuact_ref_load(p->bias_dtype, p->bias, c);
                 z = z + b;
             }
-            out = gpuact_ref_act(p->act, z);
+            out = gpuact_ref_act(p->act, z, p->y_dtype);
             if (p->scale != 1.0f)
                 out = out * p->scale;
 
@@ -423,7 +427,7 @@ GPUACT_REF_FN void gpuact_ref_backward(const gpuact_ref_bwd *p)
             passes = p->mask ? gpuact_ref__mask_bit(p->mask, r * p->mask_ld + c) : gpuact_ref_passes(p->act, z);
             if (smooth) {
                 v = (p->scale != 1.0f) ? g * p->scale : g;
-                v = v * gpuact_ref_grad(p->act, z);
+                v = v * gpuact_ref_grad(p->act, z, p->dx_dtype);
                 if (p->act.kind == GPUACT_SQUARED_RELU && z <= 0)
                     v = 0.0f;   /* by selection, as torch's threshold_backward */
                 passes = 0;
@@ -482,7 +486,7 @@ GPUACT_REF_FN void gpuact_ref_glu_forward(const gpuact_ref_glu *p)
             float za, zb, v;
             gpuact_ref__glu_z(p->a, r * p->ld_a + c, p->bias_a, c, p->x_dtype, &za);
             gpuact_ref__glu_z(p->b, r * p->ld_b + c, p->bias_b, c, p->x_dtype, &zb);
-            v = gpuact_ref_act(p->act, za);
+            v = gpuact_ref_act(p->act, za, p->y_dtype);
             v = v * zb;
             gpuact_ref_store(p->y_dtype, p->y, r * p->ld_y + c, v);
             if (p->nan_any)
@@ -511,11 +515,11 @@ GPUACT_REF_FN void gpuact_ref_glu_backward(const gpuact_ref_glu_bwd *p)
             gpuact_ref__glu_z(p->b, r * p->ld_b + c, p->bias_b, c, p->x_dtype, &zb);
             if (gpuact_ref_smooth(p->act)) {
                 da = g * zb;
-                da = da * gpuact_ref_grad(p->act, za);
+                da = da * gpuact_ref_grad(p->act, za, p->x_dtype);
             } else {
                 da = gpuact_ref_passes(p->act, za) ? g * zb : 0.0f;  /* by selection */
             }
-            db = gpuact_ref_act(p->act, za);
+            db = gpuact_ref_act(p->act, za, p->x_dtype);
             db = g * db;
             gpuact_ref_store(p->x_dtype, p->da, r * p->ld_da + c, da);
             gpuact_ref_store(p->x_dtype, p->db, r * p->ld_db + c, db);

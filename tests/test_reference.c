@@ -259,10 +259,10 @@ static void test_activations(void)
     };
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        check_bits(cases[i].name, i, cases[i].out, gpuact_ref_f32_bits(gpuact_ref_act(*cases[i].a, F(cases[i].in))));
+        check_bits(cases[i].name, i, cases[i].out, gpuact_ref_f32_bits(gpuact_ref_act(*cases[i].a, F(cases[i].in), GPUACT_F32)));
     /* leaky's NaN may have any payload: only NaN-ness is specified. */
     check_bits("leaky NaN is NaN", 0, 1,
-               (uint32_t)gpuact_ref_raw_isnan(GPUACT_F32, gpuact_ref_f32_bits(gpuact_ref_act(leaky, F(0xffc12345)))));
+               (uint32_t)gpuact_ref_raw_isnan(GPUACT_F32, gpuact_ref_f32_bits(gpuact_ref_act(leaky, F(0xffc12345), GPUACT_F32))));
 }
 
 static void test_passes(void)

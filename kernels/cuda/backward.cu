@@ -77,7 +77,7 @@ __device__ __forceinline__ void gpuact_bwd_vec(const gpuact_u32 (&dy)[VEC], cons
                     gl *= scale;
                     gh *= scale;
                 }
-                dxw[j] = gpuact_pack2<DX, true>(gl * gpuact_grad(KIND, zl), gh * gpuact_grad(KIND, zh)) &
+                dxw[j] = gpuact_pack2<DX, true>(gl * gpuact_grad(KIND, zl, gpuact_lean(DX::size)), gh * gpuact_grad(KIND, zh, gpuact_lean(DX::size))) &
                          ~((gpuact_grad_zero(KIND, zl) ? 0xffffu : 0u) | (gpuact_grad_zero(KIND, zh) ? 0xffff0000u : 0u));
             }
             return;
@@ -111,7 +111,7 @@ __device__ __forceinline__ void gpuact_bwd_vec(const gpuact_u32 (&dy)[VEC], cons
             if (has_bias) z += b[k];
             if (!gpuact_kind_select(KIND)) { /* smooth */
                 const float g = gpuact_tof<DY>(dy[k]);
-                dx[k] = gpuact_grad_zero(KIND, z) ? 0u : gpuact_fromf<DX>((do_scale ? g * scale : g) * gpuact_grad(KIND, z));
+                dx[k] = gpuact_grad_zero(KIND, z) ? 0u : gpuact_fromf<DX>((do_scale ? g * scale : g) * gpuact_grad(KIND, z, gpuact_lean(DX::size)));
             } else {
                 dx[k] = gpuact_bwd_elem<DY, DX, KIND, SELECT>(dy[k], gpuact_passes(KIND, z, ceiling, lower), do_scale,
                                                              scale, slope);

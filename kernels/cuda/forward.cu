@@ -33,7 +33,7 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC
         } else {
             float z = gpuact_tof<X>(x[k]);
             if (has_bias) z += b[k];
-            float v = gpuact_act(KIND, z, slope, ceiling, lower);
+            float v = gpuact_act(KIND, z, slope, ceiling, lower, gpuact_lean(Y::size));
             if (flags & GPUACT_F_SCALE) v *= scale;
             /* no bias, scale 1, X = Y, not the selection path: a NaN x keeps its bits */
             y[k] = (flags & GPUACT_F_RAW) && gpuact_nan_bits<X>(x[k]) ? x[k] : gpuact_fromf<Y>(v);
@@ -75,8 +75,8 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4],
                 zl += b[2 * j];
                 zh += b[2 * j + 1];
             }
-            vl = gpuact_act(KIND, zl, slope, ceiling, lower);
-            vh = gpuact_act(KIND, zh, slope, ceiling, lower);
+            vl = gpuact_act(KIND, zl, slope, ceiling, lower, gpuact_lean(Y::size));
+            vh = gpuact_act(KIND, zh, slope, ceiling, lower, gpuact_lean(Y::size));
             if (flags & GPUACT_F_SCALE) {
                 vl *= scale;
                 vh *= scale;

@@ -62,8 +62,8 @@ __device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
                 if (gpuact_kind_select(KIND))
                     da[k] = gpuact_passes(KIND, za, 0.0f, 0.0f) ? gpuact_fromf<X>(g * zb) : 0u;
                 else
-                    da[k] = gpuact_fromf<X>((g * zb) * gpuact_grad(KIND, za));
-                db[k] = gpuact_fromf<X>(g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f));
+                    da[k] = gpuact_fromf<X>((g * zb) * gpuact_grad(KIND, za, gpuact_lean(X::size)));
+                db[k] = gpuact_fromf<X>(g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(X::size)));
                 if (DBIAS) {
                     acc_a[u][k] += gpuact_tof<X>(da[k]);
                     acc_b[u][k] += gpuact_tof<X>(db[k]);

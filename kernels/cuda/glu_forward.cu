@@ -56,7 +56,7 @@ __device__ __forceinline__ void glu_forward(GPUACT_PARAMS) {
                     za += ba[u][k];
                     zb += bb[u][k];
                 }
-                y[k] = gpuact_fromf<Y>(gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f) * zb);
+                y[k] = gpuact_fromf<Y>(gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(Y::size)) * zb);
             }
             gpuact_store<Y, VEC>(yr, c0, cols, aligned && c0 + VEC <= cols, y);
         }

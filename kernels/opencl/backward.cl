@@ -75,7 +75,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
                 if (has_bias) z += TOF(GPUACT_T2)(b[k]);
             }
             if (!gpuact_kind_select(GPUACT_KIND)) { /* smooth */
-                dx[k] = gpuact_grad_zero(GPUACT_KIND, z) ? 0u : FROMF(GPUACT_T1)(gs * gpuact_grad(GPUACT_KIND, z));
+                dx[k] = gpuact_grad_zero(GPUACT_KIND, z) ? 0u : FROMF(GPUACT_T1)(gs * gpuact_grad(GPUACT_KIND, z, gpuact_lean(SZ(GPUACT_T1))));
                 if (dbias && c0 + k < cols) acc[k] += TOF(GPUACT_T1)(dx[k]);
                 continue;
             }

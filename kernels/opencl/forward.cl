@@ -52,7 +52,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
             float z = TOF(GPUACT_T0)(x[k]), v;
             int pass = 0;
             if (has_bias) z += TOF(GPUACT_T2)(b[k]);
-            v = gpuact_act(GPUACT_KIND, z, slope, ceiling, lower);
+            v = gpuact_act(GPUACT_KIND, z, slope, ceiling, lower, gpuact_lean(SZ(GPUACT_T1)));
             if (flags & GPUACT_F_SCALE) v *= scale;
             /* no bias, scale 1, T0 = T1, not the selection path: a NaN x keeps its bits */
             y[k] = (flags & GPUACT_F_RAW) && ISNAN(GPUACT_T0)(x[k]) ? x[k] : FROMF(GPUACT_T1)(v);

@@ -40,8 +40,8 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
             if (gpuact_kind_select(GPUACT_KIND))
                 da[k] = gpuact_passes(GPUACT_KIND, za, 0.0f, 0.0f) ? FROMF(GPUACT_T1)(g * zb) : 0u;
             else
-                da[k] = FROMF(GPUACT_T1)((g * zb) * gpuact_grad(GPUACT_KIND, za));
-            db[k] = FROMF(GPUACT_T1)(g * gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f));
+                da[k] = FROMF(GPUACT_T1)((g * zb) * gpuact_grad(GPUACT_KIND, za, gpuact_lean(SZ(GPUACT_T1))));
+            db[k] = FROMF(GPUACT_T1)(g * gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(SZ(GPUACT_T1))));
             if (dbias && c0 + k < cols) {
                 acc_a[k] += TOF(GPUACT_T1)(da[k]);
                 acc_b[k] += TOF(GPUACT_T1)(db[k]);

@@ -26,7 +26,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
                 za += TOF(GPUACT_T0)(ba[k]);
                 zb += TOF(GPUACT_T0)(bb[k]);
             }
-            y[k] = FROMF(GPUACT_T1)(gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f) * zb);
+            y[k] = FROMF(GPUACT_T1)(gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(SZ(GPUACT_T1))) * zb);
         }
         GPUACT_STORE8(GPUACT_T1, out + out_off + r * ld_out * SZ(GPUACT_T1), c0, cols, vec_ok, y);
     }
