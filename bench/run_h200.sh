@@ -120,7 +120,7 @@ fi
 # the gated forms, and CUDA's conformance of the smooth suites.
 if [ "$what" = lean ]; then
   make -s build/accuracy >/dev/null
-  ( build/accuracy --sample 1000 --16 >"$OUT/accuracy_all.txt" 2>&1; echo "exit $?" >>"$OUT/accuracy_all.txt"
+  [ -n "${NO_ACC:-}" ] || ( build/accuracy --sample 1000 --16 >"$OUT/accuracy_all.txt" 2>&1; echo "exit $?" >>"$OUT/accuracy_all.txt"
     for f in ${ACC_ONLY:-gelu_erf gelu_erf_d gelu_tanh gelu_tanh_d silu silu_d}; do
       timeout ${ACC_TIMEOUT:-540} build/accuracy --all --only $f --threads ${ACC_THREADS:-12} >>"$OUT/accuracy_all.txt" 2>/dev/null
       echo "$f: exit $?" >>"$OUT/accuracy_all.txt"; done ) &
@@ -130,4 +130,23 @@ if [ "$what" = lean ]; then
   echo "new_kinds exit $?"; grep -E "FAIL|Error|Traceback" "$OUT/new_kinds.txt" | head; tail -5 "$OUT/new_kinds.txt"
   wait
   log "exhaustive f32 accuracy (2^32 inputs per function) and the 16-bit variants"; tail -30 "$OUT/accuracy_all.txt"
+fi
+# After kinds-check: the measurements of the final tree. The adoption cases
+# (issue 13), the new kinds against PyTorch (specials, every 16-bit input,
+# speed, gated forms) and the Python package's host time and training steps.
+if [ "$what" = final-measure ]; then
+  log "adoption cases (non-primary CUDA context, caller's OpenCL context and queue)"
+  make -s build/test_adoption >/dev/null && ( . .device/opencl-env.sh; timeout 120 build/test_adoption -v 2>&1 |
+    tee "$OUT/adoption.txt" | tail -14 )
+  log "new kinds vs PyTorch"
+  PYTHONUNBUFFERED=1 timeout ${NK_TIMEOUT:-300} python3 bench/new_kinds.py --only specials,all16,speed,glu \
+    --out "$OUT" >"$OUT/new_kinds.txt" 2>&1
+  echo "new_kinds exit $?"; grep -E "FAIL|Error|Traceback" "$OUT/new_kinds.txt" | head
+  if [ -f python/bench/bench_torch.py ] && [ -z "${NO_PYTHON:-}" ]; then
+    log "Python package benchmark (host time, device time, training steps)"
+    ( python3 -m pip install --no-build-isolation --no-deps --force-reinstall -q ./python >"$OUT/pip.txt" 2>&1 || true
+      PYTHONUNBUFFERED=1 timeout ${PYB_TIMEOUT:-240} python3 python/bench/bench_torch.py --out "$OUT/python" \
+        ${PYB_ARGS:-} >"$OUT/python_bench.txt" 2>&1; echo "python bench exit $?" ) | tail -2
+    tail -40 "$OUT/python_bench.txt"
+  fi
 fi

@@ -113,20 +113,25 @@ GPUACT_FN gpuact_u32 gpuact_ge_lanes(gpuact_u32 a, gpuact_u32 c) {
     return ((((a | 0x80008000u) - c) & 0x80008000u) >> 15) * 0xffffu;
 }
 /* One 16-bit lane of hardtanh (b: its bits, inf: the format's infinity,
-   lb / cb: the bounds' bits): the output lane, and whether it passes. */
+   lb / cb: the bounds' bits): whether it passes. */
 GPUACT_FN int gpuact_lane_key(gpuact_u32 b) { return gpuact_order_key((int)(short)(unsigned short)b, 0x7fffu); }
-GPUACT_FN gpuact_u32 gpuact_lane_hardtanh(gpuact_u32 b, gpuact_u32 inf, gpuact_u32 lb, gpuact_u32 cb) {
-    return gpuact_hardtanh_bits(b, gpuact_lane_key(b), (b & 0x7fffu) > inf, lb, gpuact_lane_key(lb), cb,
-                                gpuact_lane_key(cb));
-}
 GPUACT_FN gpuact_u32 gpuact_lane_ht_pass(gpuact_u32 b, gpuact_u32 inf, gpuact_u32 lb, gpuact_u32 cb) {
     return (gpuact_u32)gpuact_passes_ord(GPUACT_KIND_hardtanh, gpuact_lane_key(b), (b & 0x7fffu) > inf,
                                          gpuact_lane_key(cb), gpuact_lane_key(lb));
 }
-/* hardtanh of both lanes of w (l2 / c2: the bounds' bits in both lanes). */
-GPUACT_FN gpuact_u32 gpuact_hardtanh_pair(gpuact_u32 w, gpuact_u32 inf, gpuact_u32 l2, gpuact_u32 c2) {
-    return gpuact_lane_hardtanh(w & 0xffffu, inf, l2 & 0xffffu, c2 & 0xffffu) |
-           (gpuact_lane_hardtanh(w >> 16, inf, l2 & 0xffffu, c2 & 0xffffu) << 16);
+/* hardtanh of both lanes of w from their exact f32 widenings zl, zh (lb,
+   cb: the bounds' bits; lo, c: their values): a lane keeps its
+   own bits (a NaN too) or takes a bound's. Float comparisons order -0 and
+   +0 as equal and fail on a NaN, as the order keys above do, so this is
+   gpuact_hardtanh_bits on each lane with a few FP compares in place of the
+   integer keys (half-rate on NVIDIA GPUs: measured on the H200, the key path
+   ran the bf16 forward at 0.85x PyTorch's). *top: bits 15 / 31 where a lane passes. */
+GPUACT_FN gpuact_u32 gpuact_hardtanh_pairf(gpuact_u32 w, float zl, float zh, float lo, float c, gpuact_u32 lb,
+                                           gpuact_u32 cb, gpuact_u32 *top) {
+    const gpuact_u32 l = zl <= lo ? lb : (zl > c ? cb : (w & 0xffffu));
+    const gpuact_u32 h = zh <= lo ? lb : (zh > c ? cb : (w >> 16));
+    *top = (zl <= lo || zl >= c ? 0u : 0x8000u) | (zh <= lo || zh >= c ? 0u : 0x80000000u);
+    return l | (h << 16);
 }
 /* gpuact_passes_ord of both lanes, as 0xffff per passing lane. c2 / l2:
    the bounds' bits in both lanes (clipped, hardtanh; exact in the format). */

@@ -62,8 +62,8 @@
              with scale 1 and dy's dtype out (a passing element is dy's bits)
      fromx   backward: z = aux (+ bias[c]) is formed in f32 as the forward
              formed it (the forward's input x, and its bias), and the
-             region or the derivative comes from z (smooth kinds always;
-             the ReLU family in the epilogue backward from x)
+             derivative comes from z: exactly the smooth kinds (the ReLU
+             family's backward takes the mask or y, never x)
    Reachable combinations (gpuact__variant_reachable in gpuact.h) are the
    only ones that exist as kernels. */
 #define GPUACT_FIELDS(X) X(kind, KIND, GPUACT_KIND_COUNT) X(mask, MASK, 2) X(dbias, DBIAS, 2) X(select, SELECT, 2) X(fromx, FROMX, 2)

@@ -535,52 +535,67 @@ GPUACT_FN float gpuact_sm_xsig16(float x, float e) {
 }
 
 /* For |x| < 2^-22 the forward functions are x/2 + c x^2 (c in [1/4, 0.4])
-   to far below an f32 ulp, and c x^2 is under two ulps of x/2. x/2 of a
-   16-bit input is exact in f32 but may be a tie in the 16-bit format: the
-   f32 result is x/2 moved one f32 unit towards +inf (the side of c x^2), so
-   the 16-bit rounding breaks the tie the right way (no 16-bit boundary lies
-   within two f32 ulps of x/2 other than x/2 itself); the f32 value stays
-   within an ulp. */
-GPUACT_FN float gpuact_sm_tiny16(float r, float x) {
-    const gpuact_u32 nudge = x > 0.0f ? 1u : (x < 0.0f ? 0xffffffffu : 0u);
-    return gpuact_sm_abs(x) < 2.384185791e-07f ? gpuact_as_f32(gpuact_as_u32(0.5f * x) + nudge) : r;
+   and c x^2 is under two ulps of x/2: the f32 result is x/2 itself, the
+   correctly rounded f32 value (as the f32 functions give it, and as
+   PyTorch's f32 formulas do). Where x/2 of a 16-bit input is a tie in the
+   16-bit format (a subnormal x with its last bit set), rounding it to even
+   is then what the f32 path and PyTorch give, and the exact value's c x^2
+   would break the tie the other way half the time: the accepted, counted
+   difference from the correctly rounded 16-bit value (tests/accuracy.c
+   checks this rule exactly). */
+GPUACT_FN float gpuact_sm_tiny16(float r, float x) { return gpuact_sm_abs(x) < 2.384185791e-07f ? 0.5f * x : r; }
+
+/* The lean functions are straight-line code (selections, no branch), so
+   that a kernel's unrolled elements interleave: a branch around the rare
+   far range splits the loop into blocks the compiler schedules one at a
+   time, and the latency of each element's long dependent chain shows
+   (measured on the H200: 16-bit forwards at about half the copy rate). The
+   far range is reached by arithmetic instead: e = e^-z is set to 0 by
+   selection where z > 104, which gives x * 0 (-0, or NaN for -inf) below
+   and x (or 1) above, the values the f32 functions select. */
+GPUACT_FN float gpuact_sm_exp16z(float z) {
+    const float e = gpuact_sm_exp16(z > 104.0f ? -104.0f : -z);
+    return z > 104.0f ? 0.0f : e;
 }
 
 GPUACT_FN float gpuact_silu_16(float x) {
-    const float y = gpuact_sm_abs(x);
-    const float r = gpuact_sm_xsig16(x, gpuact_sm_exp16(y > 104.0f ? -104.0f : -y));
-    return gpuact_sm_canon(x < -104.0f ? x * 0.0f : gpuact_sm_tiny16(r, x));
+    return gpuact_sm_canon(gpuact_sm_tiny16(gpuact_sm_xsig16(x, gpuact_sm_exp16z(gpuact_sm_abs(x))), x));
 }
 
 GPUACT_FN float gpuact_gelu_tanh_16(float x) {
     const float y = gpuact_sm_abs(x);
     const float yc = y > 12.0f ? 12.0f : y;
-    const float z = yc * GPUACT_FMA(7.135481387e-02f, yc * yc, 1.595769167e+00f);
-    const float r = gpuact_sm_xsig16(x, gpuact_sm_exp16(z > 104.0f ? -104.0f : -z));
-    return gpuact_sm_canon(x < -12.0f ? x * 0.0f : (x > 12.0f ? x : gpuact_sm_tiny16(r, x)));
+    const float z = yc * GPUACT_FMA(7.135481387e-02f, yc * yc, 1.595769167e+00f); /* > 104 at yc = 12 */
+    return gpuact_sm_canon(gpuact_sm_tiny16(gpuact_sm_xsig16(x, gpuact_sm_exp16z(z)), x));
 }
 
-/* x Phi(x) = max(x, 0) - |x| Q(|x|): Q(y) = e^(-y^2/2 + L(y)) for y <= 3.5
-   (L of degree 8 in y - 1.75), c0 e^(-y^2/2 + ln g(y)) / y beyond (ln g:
-   degree 4 in 1/y^2). */
+/* x Phi(x) = max(x, 0) - |x| Q(|x|): Q(y) = e^(-y^2/2 + L(y)) for y <= 6
+   (L of degree 12 in y - 3, straight-line code: above 6 the result is x,
+   and below -6 it is below 2^-24 |x|), and for x in [-14.5, -6) (only bf16
+   results there are not 0) c0 e^(-y^2/2 + ln g(y)) / y (ln g: degree 4 in
+   1/y^2) on a branch that data rarely take. */
 GPUACT_FN float gpuact_gelu_erf_16(float x) {
     const float y = gpuact_sm_abs(x);
-    const float yc = y > 3.5f ? 3.5f : y;
-    const float t = yc - 1.75f;
-    float l = GPUACT_FMA(-1.087464057e-06f, t, 9.824622111e-07f);
-    l = GPUACT_FMA(l, t, 3.204664608e-05f);
-    l = GPUACT_FMA(l, t, -2.915224177e-04f);
-    l = GPUACT_FMA(l, t, 1.972024096e-03f);
-    l = GPUACT_FMA(l, t, -1.169237774e-02f);
-    l = GPUACT_FMA(l, t, 6.521520019e-02f);
-    l = GPUACT_FMA(l, t, -4.037485719e-01f);
-    l = GPUACT_FMA(l, t, -1.686148047e+00f);
+    const float yc = y > 6.0f ? 6.0f : y;
+    const float t = yc - 2.5f;
+    float l = GPUACT_FMA(-1.671082717e-10f, t, 2.402793742e-09f);
+    l = GPUACT_FMA(l, t, -1.411016015e-08f);
+    l = GPUACT_FMA(l, t, 3.881872956e-08f);
+    l = GPUACT_FMA(l, t, 7.214155318e-08f);
+    l = GPUACT_FMA(l, t, -2.104740815e-06f);
+    l = GPUACT_FMA(l, t, 2.141500590e-05f);
+    l = GPUACT_FMA(l, t, -1.671218633e-04f);
+    l = GPUACT_FMA(l, t, 1.135070226e-03f);
+    l = GPUACT_FMA(l, t, -7.146489341e-03f);
+    l = GPUACT_FMA(l, t, 4.448687658e-02f);
+    l = GPUACT_FMA(l, t, -3.227447867e-01f);
+    l = GPUACT_FMA(l, t, -1.956648231e+00f);
     {
         const float q = gpuact_sm_exp16(GPUACT_FMA(-0.5f * yc, yc, l));
         float r = gpuact_sm_tiny16(x > 0.0f ? GPUACT_FMA(-yc, q, x) : x * q, x);
-        if (y > 3.5f) {
-            if (x > 6.0f || x < -14.5f) {
-                r = x > 0.0f ? x : x * 0.0f;
+        if (x < -6.0f) {
+            if (x < -14.5f) {
+                r = x * 0.0f;
             } else {
                 const float s = y * y;
                 float sg = gpuact_as_f32(0x7ef311c3u - gpuact_as_u32(s));
@@ -594,7 +609,7 @@ GPUACT_FN float gpuact_gelu_erf_16(float x) {
                     p = GPUACT_FMA(p, sg, -9.999122024e-01f);
                     {
                         const float q = gpuact_sm_exp16(GPUACT_FMA(-0.5f, s, GPUACT_FMA(p, sg, -9.189385176e-01f)));
-                        r = x > 0.0f ? x - q : -q;
+                        r = -q;
                     }
                 }
             }
@@ -613,9 +628,7 @@ GPUACT_FN float gpuact_sm_dsig16(float x, float e, float yz) {
 
 GPUACT_FN float gpuact_silu_d_16(float x) {
     const float y = gpuact_sm_abs(x);
-    const float yc = y > 104.0f ? 104.0f : y;
-    const float r = gpuact_sm_dsig16(x, gpuact_sm_exp16(-yc), yc);
-    return gpuact_sm_canon(x > 104.0f ? (x - x) + 1.0f : (x < -104.0f ? x * 0.0f : r));
+    return gpuact_sm_canon(gpuact_sm_dsig16(x, gpuact_sm_exp16z(y), y));
 }
 
 GPUACT_FN float gpuact_gelu_tanh_d_16(float x) {
@@ -623,37 +636,39 @@ GPUACT_FN float gpuact_gelu_tanh_d_16(float x) {
     const float yc = y > 12.0f ? 12.0f : y;
     const float s = yc * yc;
     const float z = yc * GPUACT_FMA(7.135481387e-02f, s, 1.595769167e+00f);
-    const float r = gpuact_sm_dsig16(x, gpuact_sm_exp16(z > 104.0f ? -104.0f : -z),
-                                     yc * GPUACT_FMA(2.140644491e-01f, s, 1.595769167e+00f));
-    return gpuact_sm_canon(x > 12.0f ? (x - x) + 1.0f : (x < -12.0f ? x * 0.0f : r));
+    /* yc + (y - y): NaN at +-inf (as the f32 function gives), yc for every finite y */
+    const float yz = (yc + (y - y)) * GPUACT_FMA(2.140644491e-01f, s, 1.595769167e+00f);
+    return gpuact_sm_canon(gpuact_sm_dsig16(x, gpuact_sm_exp16z(z), yz));
 }
 
-/* x > 0 ? 1 - U : U, U = e^(-y^2/2) (y - y0) P(y) for y <= 3.5 (P: the
-   f32 function's, in plain Horner), -c0 y e^(-y^2/2) (1 - G(1/y^2)/y^2)
-   beyond (G: degree 4). */
+/* x > 0 ? 1 - U : U, U = e^(-y^2/2) (y - y0) P(y) for y <= 6 (P of degree
+   14 in y - 3; straight-line code), -c0 y e^(-y^2/2) (1 - G(1/y^2)/y^2)
+   for x in [-14.6, -6) on a branch (G: degree 4). */
 GPUACT_FN float gpuact_gelu_erf_d_16(float x) {
     const float y = gpuact_sm_abs(x);
-    const float yc = y > 3.5f ? 3.5f : y;
-    const float t = yc - 1.75f;
-    float p = GPUACT_FMA(3.940619386e-09f, t, -1.881921463e-08f);
-    p = GPUACT_FMA(p, t, 4.901410477e-08f);
-    p = GPUACT_FMA(p, t, -2.262724763e-07f);
-    p = GPUACT_FMA(p, t, 1.156749818e-06f);
-    p = GPUACT_FMA(p, t, -4.956636076e-06f);
-    p = GPUACT_FMA(p, t, 2.026084076e-05f);
-    p = GPUACT_FMA(p, t, -8.091671043e-05f);
-    p = GPUACT_FMA(p, t, 3.103424679e-04f);
-    p = GPUACT_FMA(p, t, -1.136581646e-03f);
-    p = GPUACT_FMA(p, t, 3.958301153e-03f);
-    p = GPUACT_FMA(p, t, -1.302672550e-02f);
-    p = GPUACT_FMA(p, t, 4.018071666e-02f);
-    p = GPUACT_FMA(p, t, -5.138378739e-01f);
+    const float yc = y > 6.0f ? 6.0f : y;
+    const float t = yc - 2.5f;
+    float p = GPUACT_FMA(-4.754423591e-11f, t, 6.018871512e-10f);
+    p = GPUACT_FMA(p, t, -2.822843070e-09f);
+    p = GPUACT_FMA(p, t, 7.553679460e-09f);
+    p = GPUACT_FMA(p, t, -3.437607887e-08f);
+    p = GPUACT_FMA(p, t, 2.296875721e-07f);
+    p = GPUACT_FMA(p, t, -1.168692052e-06f);
+    p = GPUACT_FMA(p, t, 5.226655958e-06f);
+    p = GPUACT_FMA(p, t, -2.345306166e-05f);
+    p = GPUACT_FMA(p, t, 1.035052410e-04f);
+    p = GPUACT_FMA(p, t, -4.386954242e-04f);
+    p = GPUACT_FMA(p, t, 1.784325694e-03f);
+    p = GPUACT_FMA(p, t, -6.950273179e-03f);
+    p = GPUACT_FMA(p, t, 2.579886094e-02f);
+    p = GPUACT_FMA(p, t, -4.896580577e-01f);
     {
-        const float u = (gpuact_sm_exp16(-0.5f * yc * yc) * (yc - 7.517915368e-01f)) * p;
+        /* yc + (y - y): NaN at +-inf, as the f32 function gives */
+        const float u = (gpuact_sm_exp16(-0.5f * yc * yc) * ((yc + (y - y)) - 7.517915368e-01f)) * p;
         float r = x > 0.0f ? 1.0f - u : u;
-        if (y > 3.5f) {
-            if (x > 6.5f || x < -14.6f) {
-                r = x > 0.0f ? (x - x) + 1.0f : x * 0.0f;
+        if (x < -6.0f) {
+            if (x < -14.6f) {
+                r = x * 0.0f;
             } else {
                 const float s = y * y;
                 float sg = gpuact_as_f32(0x7ef311c3u - gpuact_as_u32(s));
@@ -668,7 +683,7 @@ GPUACT_FN float gpuact_gelu_erf_d_16(float x) {
                     {
                         const float v = (3.989422917e-01f * y) * GPUACT_FMA(-sg, g, 1.0f);
                         const float w = gpuact_sm_exp16(-0.5f * s) * v;
-                        r = x > 0.0f ? 1.0f + w : -w;
+                        r = -w;
                     }
                 }
             }

@@ -471,7 +471,12 @@ static long check16(const fn_t *fn, const fmt16_t *fm, int verbose) {
             const refv_t v = reference(fn, x);
             want = round16(fm, v.ref);
             if (fabs(v.ref) < 0x1p-100 * 0x1p-40 && v.ref != 0.0) want = round16(fm, (double)v.cr);
-            if (fabs((double)x) < 0x1p-100) {
+            if (fabs((double)x) < 0x1p-22 && !fn->deriv) {
+                /* the documented rule of the _16 forward functions (kernels/smooth.h,
+                   gpuact_sm_tiny16): x/2, the correctly rounded f32 value, rounded to
+                   nearest even in the format, as the f32 path and PyTorch give it */
+                want = round16(fm, 0.5 * (double)x);
+            } else if (fabs((double)x) < 0x1p-100) {
                 /* x/2 + c x^2: a tie of x/2 in the format is broken by the c x^2 term */
                 const double hi = fn->deriv ? 0.5 : 0.5 * (double)x, lo = fn->deriv ? 0.0 : fn->tiny_c * x * x;
                 want = round16(fm, hi);
@@ -493,7 +498,7 @@ static long check16(const fn_t *fn, const fmt16_t *fm, int verbose) {
 }
 
 /* The documented counts (docs/NUMERICS_SMOOTH.md); more is a failure. */
-static const long max16[6][2] = {{2, 0}, {2, 0}, {2, 0}, {4, 1}, {1, 0}, {9, 1}}; /* [fn][f16, bf16] */
+static const long max16[6][2] = {{1, 0}, {3, 0}, {2, 0}, {4, 1}, {1, 0}, {9, 1}}; /* [fn][f16, bf16] */
 
 static int run16(int verbose) {
     int f, failed = 0;

@@ -63,8 +63,12 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4],
             y[j] = (w & pass) | (gpuact_pack2<Y, true>(lo * slope, hi * slope) & ~pass);
             top[j] = pass & 0x80008000u;
         } else if (SELECT && KIND == GPUACT_KIND_hardtanh) { /* per lane: a bound may equal a passing value */
-            y[j] = gpuact_hardtanh_pair(w, inf, l2, c2);
-            top[j] = gpuact_passes_pair(KIND, w, inf, c2, l2) & 0x80008000u;
+            float zl, zh;
+            gpuact_unpack2<X>(w, zl, zh);
+            /* the bounds as the format holds them (the bits rule's; not the f32 parameters, which the
+               epilogue does not round) */
+            y[j] = gpuact_hardtanh_pairf(w, zl, zh, gpuact_tof<X>(l2 & 0xffffu), gpuact_tof<X>(c2 & 0xffffu),
+                                         l2 & 0xffffu, c2 & 0xffffu, &top[j]);
         } else if (SELECT) { /* y is x where it passes, else +0 or the ceiling (never a passing value) */
             y[j] = gpuact_select_pair(KIND, w, inf, c2);
             top[j] = gpuact_select_tops(KIND, y[j], c2);
