@@ -359,9 +359,9 @@ static gpuact_result gpuact__opencl_create(gpuact_context *ctx) {
     if ((r = gpuact__opencl_load(o))) goto fail;
     if (ctx->desc.native_context) {
         if (!ctx->desc.native_device) {
-            r = gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                             "opencl: desc.native_context is set but desc.native_device is NULL; give the "
-                             "cl_device_id that goes with the cl_context");
+            r = gpuact__refuse(GPUACT_RULE_NATIVE_DEVICE_MISSING,
+                               "opencl: desc.native_context is set but desc.native_device is NULL; give the "
+                               "cl_device_id that goes with the cl_context");
             goto fail;
         }
         o->context = (gpuact__cl_context)ctx->desc.native_context;
