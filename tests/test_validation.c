@@ -705,6 +705,16 @@ static void empty_dbias(void)
     }
 }
 
+#ifndef GPUACT_NO_OPENCL
+/* clSetKernelArg that refuses argument 3 (a ulong offset) as the wrong size */
+static gpuact__cl_int GPUACT__CLAPI set_arg_fails_at_3(gpuact__cl_kernel k, gpuact__cl_uint i, size_t size,
+                                                      const void *value)
+{
+    (void)k; (void)size; (void)value;
+    return i == 3 ? -51 /* CL_INVALID_ARG_SIZE */ : 0;
+}
+#endif
+
 /* Pieces that are hard to reach through the API on this machine. */
 static void internals(void)
 {
@@ -728,22 +738,19 @@ static void internals(void)
 #endif
 #ifndef GPUACT_NO_OPENCL
     if (gpuact_context_backend(ctx) == GPUACT_BACKEND_OPENCL) {
-        /* a launch's clSetKernelArg failure names the argument */
+        /* a launch's clSetKernelArg failure names the argument (from the
+           parameter list of kernels/contract.h, each buffer as two arguments) */
         gpuact__opencl *o = GPUACT__CL(ctx);
-        gpuact__cl_kernel k = NULL;
-        gpuact__cl_mem m = (gpuact__cl_mem)bufs[X].handle;
-        gpuact__cl_int e;
-        char bad[2] = {0, 0};
-        int i;
-        for (i = 0; i < GPUACT__VARIANTS && !k; i++)
-            k = o->k[i].kernel;
-        e = o->cl.clSetKernelArg(k, 0, sizeof m, &m);
-        e |= o->cl.clSetKernelArg(k, 3, 1, bad); /* out_off is a ulong: 1 byte is wrong */
-        e |= o->cl.clSetKernelArg(k, 4, sizeof m, &m);
-        gpuact__cl_fail(e, "clSetKernelArg");
-        snprintf(why, sizeof why, "%s", first_line(gpuact_last_error()));
-        expect_true("clSetKernelArg failure names argument 3 (out_off)",
-                    k && strstr(gpuact_last_error(), "argument 3 (out_off") &&
+        gpuact__cl_api saved = o->cl;
+        gpuact__launch L;
+        gpuact_result r;
+        memset(&L, 0, sizeof L);
+        o->cl.clSetKernelArg = set_arg_fails_at_3;
+        r = gpuact__opencl_set_args(o, NULL, &L);
+        o->cl = saved;
+        snprintf(why, sizeof why, "%s: %s", gpuact_result_string(r), first_line(gpuact_last_error()));
+        expect_true("clSetKernelArg failure names argument 3 (out's offset)",
+                    r == GPUACT_ERROR_DEVICE && strstr(gpuact_last_error(), "(argument 3, out's offset)") &&
                     strstr(gpuact_last_error(), "CL_INVALID_ARG_SIZE"), why);
     }
 #endif
