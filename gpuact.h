@@ -250,8 +250,7 @@ GPUACT_DEF const char *gpuact_last_error(void);
     X(BUFFER_REQUIRED, "every buffer the call reads or writes has a handle (absent: {NULL, 0})")            \
     X(OFFSET_MISALIGNED, "each buffer's offset is a multiple of its element size")                          \
     X(BUFFER_TOO_SMALL, "each buffer's allocation holds its offset plus the bytes the call uses there")     \
-    X(BUFFER_FOREIGN, "OpenCL: each cl_mem belongs to the context's cl_context")                           \
-    X(BUFFER_NOT_ALLOCATION, "OpenCL: each buffer handle is a cl_mem")                                      \
+    X(BUFFER_FOREIGN, "OpenCL: each buffer handle is a cl_mem of the context's cl_context")                \
     X(OVERLAP, "an output shares no byte with another argument, except exact in-place aliasing")           \
     X(SOURCE_NOT_EXACTLY_ONE, "a backward gets exactly one source: the forward's x (or y) or its mask")     \
     X(MASK_FOR_SMOOTH_KIND, "a smooth kind (GELU, SiLU, squared ReLU) has no 1-bit mask: none is given")    \
@@ -1430,7 +1429,7 @@ static gpuact_result gpuact__check_extent(gpuact_context *ctx, const char *fn, c
                               "in this context, or create the gpuact context on that one (desc.native_context)",
                               fn, name, kind, gpuact_backend_name(ctx->desc.backend));
     case GPUACT__EXTENT_INVALID:
-        return gpuact__refuse(GPUACT_RULE_BUFFER_NOT_ALLOCATION, "%s: %s.handle = %p is not a %s", fn, name, b.handle,
+        return gpuact__refuse(GPUACT_RULE_BUFFER_FOREIGN, "%s: %s.handle = %p is not a %s", fn, name, b.handle,
                               kind);
     default: return GPUACT_SUCCESS;
     }
@@ -1731,10 +1730,10 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
     if (d->y.handle && !b->elementwise && !gpuact__kind_from_y(d->act.kind))
         return gpuact__refuse(GPUACT_RULE_Y_SOURCE_UNSUPPORTED_KIND,
                               smooth ? "%s: %s's epilogue backward needs the forward's input x (and its bias): the "
-                                     "derivative is taken at x + bias, which y does not determine"
-                                   : "%s: %s's epilogue backward needs the forward's mask or its input x: its "
-                                     "output y cannot tell x + bias >= ceiling from x + bias just below it after "
-                                     "scaling", fn, gpuact__kind_names[d->act.kind]);
+                                       "derivative is taken at x + bias, which y does not determine"
+                                     : "%s: %s's epilogue backward needs the forward's mask: its output y cannot "
+                                       "tell x + bias >= ceiling from x + bias just below it after scaling (and x "
+                                       "is the smooth kinds' source only)", fn, gpuact__kind_names[d->act.kind]);
     if (d->y.handle && !(d->scale > 0.0f) && !(b->elementwise && smooth))
         return gpuact__refuse(GPUACT_RULE_Y_SOURCE_NEEDS_POSITIVE_SCALE,
                               "%s: the backward from y needs scale > 0 (got %g): a negative scale flips the "
