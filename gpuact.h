@@ -182,6 +182,18 @@ ERRORS
     went wrong (library names tried and dlerror(), compiler log, driver error
     name and code) and what to do.
 
+    Each GPUACT_ERROR_INVALID_ARGUMENT is one validation rule of the list
+    GPUACT_RULES (below gpuact_last_error), each with a stable name:
+    gpuact_last_rule() gives it as a gpuact_rule (GPUACT_RULE_BUFFER_TOO_SMALL),
+    gpuact_rule_name() as text, and the message starts with it:
+
+        [gpuact rule BUFFER_TOO_SMALL] gpuact_forward: y is too small: its
+        cl_mem holds 400 bytes, and this needs 4000 bytes from offset 0 ...
+
+    Match the rule, not the words after it (they may be reworded). Any other
+    failure leaves gpuact_last_rule() at GPUACT_RULE_NONE; like the text, the
+    rule changes only when a call of this thread fails.
+
 WHAT IT DOES NOT DO
     No device allocation in steady state (the epilogue backward's bias
     gradient keeps a small pool of workspaces, one per call in flight at
