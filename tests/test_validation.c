@@ -923,7 +923,7 @@ static void more_rules(void)
    can break should not exist), and the names are well formed. Run last. */
 static void every_rule_fired(void)
 {
-    char missing[600] = "", why[300];
+    char missing[600] = "", why[700];
     int r, k, names_ok = 1;
     for (r = 1; r < GPUACT_RULE_COUNT; r++) {
         const char *name = gpuact_rule_name((gpuact_rule)r);
