@@ -182,6 +182,18 @@ ERRORS
     went wrong (library names tried and dlerror(), compiler log, driver error
     name and code) and what to do.
 
+    Each GPUACT_ERROR_INVALID_ARGUMENT is one validation rule of the list
+    GPUACT_RULES (below gpuact_last_error), each with a stable name:
+    gpuact_last_rule() gives it as a gpuact_rule (GPUACT_RULE_BUFFER_TOO_SMALL),
+    gpuact_rule_name() as text, and the message starts with it:
+
+        [gpuact rule BUFFER_TOO_SMALL] gpuact_forward: y is too small: its
+        cl_mem holds 400 bytes, and this needs 4000 bytes from offset 0 ...
+
+    Match the rule, not the words after it (they may be reworded). Any other
+    failure leaves gpuact_last_rule() at GPUACT_RULE_NONE; like the text, the
+    rule changes only when a call of this thread fails.
+
 WHAT IT DOES NOT DO
     No device allocation in steady state (the epilogue backward's bias
     gradient keeps a small pool of workspaces, one per call in flight at
@@ -224,6 +236,61 @@ GPUACT_DEF const char *gpuact_result_string(gpuact_result r);
 /* This thread's most recent failure in detail ("" if none yet). The string
    stays valid until this thread's next failing gpuact call. */
 GPUACT_DEF const char *gpuact_last_error(void);
+
+/* Validation rules: every GPUACT_ERROR_INVALID_ARGUMENT comes from exactly
+   one of these, X(NAME, what it asks of the caller). The enum, the names and
+   the descriptions are generated from this list; a new check is one line
+   here and one gpuact__refuse(GPUACT_RULE_NAME, ...) at the refusal site.
+   Names are stable: tests and callers may match them. */
+#define GPUACT_RULES(X)                                                                                       \
+    X(NULL_CONTEXT, "ctx is a context from gpuact_context_create, not NULL")                                 \
+    X(NULL_ARGUMENT, "a required pointer (a desc, an out parameter, a host buffer, a timer token) is not NULL") \
+    X(BACKEND_UNKNOWN, "desc->backend, and $GPUACT_BACKEND when set, name a backend (auto, cuda, hip, opencl)") \
+    X(DEVICE_NEGATIVE, "desc->device is an ordinal >= 0")                                                   \
+    X(CACHE_DIR_TOO_LONG, "the cache directory's path (desc->cache_dir or $GPUACT_CACHE_DIR) has <= 800 bytes") \
+    X(NATIVE_DEVICE_MISSING, "OpenCL: an adopted cl_context comes with its cl_device_id (desc->native_device)") \
+    X(DTYPE_UNKNOWN, "each dtype field used is a gpuact_dtype (F32, F16, BF16)")                            \
+    X(KIND_UNKNOWN, "act.kind is a gpuact_activation_kind")                                                  \
+    X(SLOPE_INVALID, "a kind that uses act.negative_slope has one >= 0 (not NaN)")                          \
+    X(CEILING_INVALID, "clipped ReLU's act.ceiling is > 0 (not NaN)")                                        \
+    X(BOUNDS_INVALID, "hardtanh's act.lower <= act.ceiling (neither NaN)")                                   \
+    X(SCALE_NOT_FINITE, "scale is finite (0 means 1)")                                                       \
+    X(LD_TOO_SMALL, "each leading dimension is 0 (= cols) or >= cols")                                       \
+    X(MASK_LD_TOO_SMALL, "mask_ld is 0 (cols rounded up to 128) or >= cols")                                  \
+    X(MASK_LD_NOT_MULTIPLE_OF_8, "mask_ld is a multiple of 8 bits: each mask row starts on a byte")        \
+    X(SIZE_OVERFLOW, "every extent in bytes (n, rows x ld, the mask, offset + extent) fits size_t")          \
+    X(BUFFER_REQUIRED, "every buffer the call reads or writes has a handle (absent: {NULL, 0})")            \
+    X(OFFSET_MISALIGNED, "each buffer's offset is a multiple of its element size")                          \
+    X(BUFFER_TOO_SMALL, "each buffer's allocation holds its offset plus the bytes the call uses there")     \
+    X(BUFFER_FOREIGN, "OpenCL: each buffer handle is a cl_mem of the context's cl_context")                \
+    X(OVERLAP, "an output shares no byte with another argument, except exact in-place aliasing")           \
+    X(SOURCE_NOT_EXACTLY_ONE, "a backward gets exactly one source: the forward's x (or y) or its mask")     \
+    X(MASK_FOR_SMOOTH_KIND, "a smooth kind (GELU, SiLU, squared ReLU) has no 1-bit mask: none is given")    \
+    X(X_SOURCE_NEEDS_SMOOTH_KIND, "the epilogue backward from x (and bias) is the smooth kinds' source")     \
+    X(Y_SOURCE_UNSUPPORTED_KIND, "the epilogue backward from y is for relu and leaky ReLU only")             \
+    X(Y_SOURCE_NEEDS_POSITIVE_SCALE, "the backward from y has scale > 0")                                    \
+    X(BIAS_WITHOUT_X, "the backward reads a bias only with x (the forward's input)")                       \
+    X(BOTH_OR_NEITHER, "glu ops: bias_a and bias_b, dbias_a and dbias_b are given in pairs")               \
+    X(KIND_NOT_GATED, "glu ops: act.kind gates (relu, GELU, GELU tanh, SiLU)")
+
+#define GPUACT__RULE_ENUM_(name, text) GPUACT_RULE_##name,
+typedef enum gpuact_rule {
+    GPUACT_RULE_NONE = 0,      /* no refusal: success, or a failure that is not INVALID_ARGUMENT */
+    GPUACT_RULES(GPUACT__RULE_ENUM_)
+    GPUACT_RULE_COUNT          /* the number of values above, NONE included; not a rule */
+} gpuact_rule;
+#undef GPUACT__RULE_ENUM_
+
+/* The rule this thread's most recent failure broke: GPUACT_RULE_NONE when
+   that failure was not GPUACT_ERROR_INVALID_ARGUMENT (or none yet). It
+   changes when gpuact_last_error() does, and only then. A refusal's message
+   starts with "[gpuact rule NAME] ", NAME being gpuact_rule_name's. */
+GPUACT_DEF gpuact_rule gpuact_last_rule(void);
+/* "BUFFER_TOO_SMALL" for GPUACT_RULE_BUFFER_TOO_SMALL, "NONE", "UNKNOWN" for
+   a value not in the list. Never NULL. */
+GPUACT_DEF const char *gpuact_rule_name(gpuact_rule r);
+/* The rule's one line from GPUACT_RULES ("" for NONE and unknown values). */
+GPUACT_DEF const char *gpuact_rule_description(gpuact_rule r);
 
 typedef enum gpuact_backend {
     GPUACT_BACKEND_AUTO = 0,
@@ -494,17 +561,48 @@ static GPUACT__PRINTF(1, 2) void gpuact__append(const char *fmt, ...) {
     gpuact__vappend(fmt, ap);
     va_end(ap);
 }
-/* Replaces this thread's error text and returns r: `return gpuact__fail(...)`. */
+static GPUACT__TLS gpuact_rule gpuact__error_rule;
+
+/* Replaces this thread's error text and returns r: `return gpuact__fail(...)`.
+   For failures that are not the caller's mistake (device, memory, build):
+   the rule becomes NONE. Refusals go through gpuact__refuse. */
 static GPUACT__PRINTF(2, 3) gpuact_result gpuact__fail(gpuact_result r, const char *fmt, ...) {
     va_list ap;
     gpuact__error_text[0] = '\0';
+    gpuact__error_rule = GPUACT_RULE_NONE;
     va_start(ap, fmt);
     gpuact__vappend(fmt, ap);
     va_end(ap);
     return r;
 }
+/* A caller mistake: records the rule, replaces the error text with
+   "[gpuact rule NAME] " and the message, and returns
+   GPUACT_ERROR_INVALID_ARGUMENT: `return gpuact__refuse(GPUACT_RULE_X, ...)`. */
+static GPUACT__PRINTF(2, 3) gpuact_result gpuact__refuse(gpuact_rule rule, const char *fmt, ...) {
+    va_list ap;
+    snprintf(gpuact__error_text, sizeof gpuact__error_text, "[gpuact rule %s] ", gpuact_rule_name(rule));
+    gpuact__error_rule = rule;
+    va_start(ap, fmt);
+    gpuact__vappend(fmt, ap);
+    va_end(ap);
+    return GPUACT_ERROR_INVALID_ARGUMENT;
+}
 
 GPUACT_DEF const char *gpuact_last_error(void) { return gpuact__error_text; }
+GPUACT_DEF gpuact_rule gpuact_last_rule(void) { return gpuact__error_rule; }
+
+#define GPUACT__RULE_NAME_(name, text) #name,
+#define GPUACT__RULE_TEXT_(name, text) text,
+static const char *const gpuact__rule_names[] = {"NONE", GPUACT_RULES(GPUACT__RULE_NAME_) "UNKNOWN"};
+static const char *const gpuact__rule_texts[] = {"", GPUACT_RULES(GPUACT__RULE_TEXT_) ""};
+#undef GPUACT__RULE_NAME_
+#undef GPUACT__RULE_TEXT_
+GPUACT_DEF const char *gpuact_rule_name(gpuact_rule r) {
+    return gpuact__rule_names[(unsigned)r < GPUACT_RULE_COUNT ? (int)r : GPUACT_RULE_COUNT];
+}
+GPUACT_DEF const char *gpuact_rule_description(gpuact_rule r) {
+    return gpuact__rule_texts[(unsigned)r < GPUACT_RULE_COUNT ? (int)r : GPUACT_RULE_COUNT];
+}
 
 GPUACT_DEF const char *gpuact_result_string(gpuact_result r) {
     switch (r) {
@@ -1034,36 +1132,37 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
     char tried[4096];
     size_t used = 0;
     gpuact_result last = GPUACT_ERROR_BACKEND_UNAVAILABLE;
+    gpuact_rule last_rule = GPUACT_RULE_NONE;
     int i;
     if (!out)
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_context_create: out is NULL; pass the "
-                                                           "address of a gpuact_context pointer");
+        return gpuact__refuse(GPUACT_RULE_NULL_ARGUMENT, "gpuact_context_create: out is NULL; pass the "
+                                                         "address of a gpuact_context pointer");
     *out = NULL;
     gpuact__named_library_failed = 0;
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
     if ((int)d.backend < 0 || d.backend > GPUACT_BACKEND_OPENCL)
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "gpuact_context_create: desc->backend is %d, not a gpuact_backend value "
-                            "(AUTO, CUDA, HIP or OPENCL)", (int)d.backend);
+        return gpuact__refuse(GPUACT_RULE_BACKEND_UNKNOWN,
+                              "gpuact_context_create: desc->backend is %d, not a gpuact_backend value "
+                              "(AUTO, CUDA, HIP or OPENCL)", (int)d.backend);
     if (d.device < 0)
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "gpuact_context_create: desc->device is %d; device ordinals start at 0", d.device);
+        return gpuact__refuse(GPUACT_RULE_DEVICE_NEGATIVE,
+                              "gpuact_context_create: desc->device is %d; device ordinals start at 0", d.device);
     {
         const char *cache = d.cache_dir ? d.cache_dir : getenv("GPUACT_CACHE_DIR");
         if (cache && strlen(cache) > GPUACT__CACHE_DIR_MAX)
-            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                                "gpuact_context_create: %s is %zu bytes long; a cache directory's path may "
-                                "have at most %d. Use a shorter path, or \"\" for no disk cache",
-                                d.cache_dir ? "desc->cache_dir" : "$GPUACT_CACHE_DIR", strlen(cache),
-                                GPUACT__CACHE_DIR_MAX);
+            return gpuact__refuse(GPUACT_RULE_CACHE_DIR_TOO_LONG,
+                                  "gpuact_context_create: %s is %zu bytes long; a cache directory's path may "
+                                  "have at most %d. Use a shorter path, or \"\" for no disk cache",
+                                  d.cache_dir ? "desc->cache_dir" : "$GPUACT_CACHE_DIR", strlen(cache),
+                                  GPUACT__CACHE_DIR_MAX);
     }
     if (d.backend == GPUACT_BACKEND_AUTO && env && env[0]) {
         for (i = 1; i <= 3 && strcmp(env, gpuact_backend_name((gpuact_backend)i)) != 0; i++) {}
         if (i > 3)
-            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                                "gpuact_context_create: GPUACT_BACKEND=\"%s\" is not one of cuda, hip, "
-                                "opencl; fix or unset the variable", env);
+            return gpuact__refuse(GPUACT_RULE_BACKEND_UNKNOWN,
+                                  "gpuact_context_create: GPUACT_BACKEND=\"%s\" is not one of cuda, hip, "
+                                  "opencl; fix or unset the variable", env);
         d.backend = (gpuact_backend)i;
     }
     if (d.backend != GPUACT_BACKEND_AUTO) {
@@ -1083,13 +1182,18 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
             return r;
         }
         last = r;
+        last_rule = gpuact__error_rule;
         if (used < sizeof tried)
             used += (size_t)snprintf(tried + used, sizeof tried - used, "- %s\n", gpuact__error_text);
     }
-    return gpuact__fail(last,
-                        "gpuact_context_create(AUTO): no backend could be used; each one said:\n%s"
-                        "Install a GPU driver (CUDA, ROCm/HIP) or an OpenCL runtime (e.g. PoCL), or "
-                        "set GPUACT_BACKEND to pick one.", tried);
+#define GPUACT__AUTO_FAILED                                                              \
+    "gpuact_context_create(AUTO): no backend could be used; each one said:\n%s"          \
+    "Install a GPU driver (CUDA, ROCm/HIP) or an OpenCL runtime (e.g. PoCL), or set " \
+    "GPUACT_BACKEND to pick one."
+    /* the last backend refused the desc (an OpenCL native_context alone): its rule */
+    if (last == GPUACT_ERROR_INVALID_ARGUMENT) return gpuact__refuse(last_rule, GPUACT__AUTO_FAILED, tried);
+    return gpuact__fail(last, GPUACT__AUTO_FAILED, tried);
+#undef GPUACT__AUTO_FAILED
 }
 
 GPUACT_DEF void gpuact_context_destroy(gpuact_context *ctx) {
@@ -1129,12 +1233,12 @@ static gpuact_result gpuact__check_extent(gpuact_context *ctx, const char *fn, c
                                           size_t need);
 
 #define GPUACT__NEED_CTX(fn)                                                                          \
-    if (!ctx) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: ctx is NULL; create one with "     \
-                                                                 "gpuact_context_create", fn)
+    if (!ctx) return gpuact__refuse(GPUACT_RULE_NULL_CONTEXT, "%s: ctx is NULL; create one with "       \
+                                                              "gpuact_context_create", fn)
 
 GPUACT_DEF gpuact_result gpuact_buffer_alloc(gpuact_context *ctx, size_t bytes, gpuact_buffer *out) {
     GPUACT__NEED_CTX("gpuact_buffer_alloc");
-    if (!out) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_buffer_alloc: out is NULL");
+    if (!out) return gpuact__refuse(GPUACT_RULE_NULL_ARGUMENT, "gpuact_buffer_alloc: out is NULL");
     out->handle = NULL;
     out->offset = 0;
     return bytes ? ctx->be->alloc(ctx, bytes, out) : GPUACT_SUCCESS;
@@ -1147,8 +1251,9 @@ GPUACT_DEF gpuact_result gpuact_buffer_write(gpuact_context *ctx, gpuact_buffer 
     GPUACT__NEED_CTX("gpuact_buffer_write");
     if (!bytes) return GPUACT_SUCCESS;
     if (!dst.handle || !src)
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_buffer_write: %s is NULL",
-                            !dst.handle ? "dst.handle" : "src");
+        return gpuact__refuse(!dst.handle ? GPUACT_RULE_BUFFER_REQUIRED : GPUACT_RULE_NULL_ARGUMENT,
+                              "gpuact_buffer_write: %s is NULL",
+                              !dst.handle ? "dst.handle" : "src");
     if ((r = gpuact__check_extent(ctx, "gpuact_buffer_write", "dst", dst, bytes))) return r;
     return ctx->be->write(ctx, dst, src, bytes);
 }
@@ -1157,8 +1262,9 @@ GPUACT_DEF gpuact_result gpuact_buffer_read(gpuact_context *ctx, void *dst, gpua
     GPUACT__NEED_CTX("gpuact_buffer_read");
     if (!bytes) return GPUACT_SUCCESS;
     if (!src.handle || !dst)
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_buffer_read: %s is NULL",
-                            !src.handle ? "src.handle" : "dst");
+        return gpuact__refuse(!src.handle ? GPUACT_RULE_BUFFER_REQUIRED : GPUACT_RULE_NULL_ARGUMENT,
+                              "gpuact_buffer_read: %s is NULL",
+                              !src.handle ? "src.handle" : "dst");
     if ((r = gpuact__check_extent(ctx, "gpuact_buffer_read", "src", src, bytes))) return r;
     return ctx->be->read(ctx, dst, src, bytes);
 }
@@ -1325,18 +1431,18 @@ static gpuact_result gpuact__check_extent(gpuact_context *ctx, const char *fn, c
     switch (ctx->be->buffer_extent(ctx, b, &size)) {
     case GPUACT__EXTENT_KNOWN:
         if (b.offset <= size && need <= size - b.offset) return GPUACT_SUCCESS;
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: %s is too small: its %s holds %zu bytes, and this needs %zu bytes from "
-                            "offset %zu (bytes %zu..%zu)", fn, name, kind, size, need, b.offset, b.offset,
-                            b.offset + need);
+        return gpuact__refuse(GPUACT_RULE_BUFFER_TOO_SMALL,
+                              "%s: %s is too small: its %s holds %zu bytes, and this needs %zu bytes from "
+                              "offset %zu (bytes %zu..%zu)", fn, name, kind, size, need, b.offset, b.offset,
+                              b.offset + need);
     case GPUACT__EXTENT_FOREIGN:
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: %s is a %s of another context; this context (%s) cannot use it. Allocate it "
-                            "in this context, or create the gpuact context on that one (desc.native_context)",
-                            fn, name, kind, gpuact_backend_name(ctx->desc.backend));
+        return gpuact__refuse(GPUACT_RULE_BUFFER_FOREIGN,
+                              "%s: %s is a %s of another context; this context (%s) cannot use it. Allocate it "
+                              "in this context, or create the gpuact context on that one (desc.native_context)",
+                              fn, name, kind, gpuact_backend_name(ctx->desc.backend));
     case GPUACT__EXTENT_INVALID:
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: %s.handle = %p is not a %s", fn, name, b.handle,
-                            kind);
+        return gpuact__refuse(GPUACT_RULE_BUFFER_FOREIGN, "%s: %s.handle = %p is not a %s", fn, name, b.handle,
+                              kind);
     default: return GPUACT_SUCCESS;
     }
 }
@@ -1347,12 +1453,12 @@ static gpuact_result gpuact__check_regions(gpuact_context *ctx, const char *fn, 
     for (i = 0; i < n; i++) {
         if (!r[i].buf.handle) continue; /* the caller decided which ones are required */
         if (r[i].buf.offset % r[i].align)
-            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                                "%s: %s.offset = %zu is not a multiple of its element size (%zu bytes)",
-                                fn, r[i].name, r[i].buf.offset, r[i].align);
+            return gpuact__refuse(GPUACT_RULE_OFFSET_MISALIGNED,
+                                  "%s: %s.offset = %zu is not a multiple of its element size (%zu bytes)",
+                                  fn, r[i].name, r[i].buf.offset, r[i].align);
         if (r[i].bytes > SIZE_MAX - r[i].buf.offset)
-            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: %s.offset + its extent overflows size_t",
-                                fn, r[i].name);
+            return gpuact__refuse(GPUACT_RULE_SIZE_OVERFLOW, "%s: %s.offset + its extent overflows size_t",
+                                  fn, r[i].name);
         if (r[i].bytes && (res = gpuact__check_extent(ctx, fn, r[i].name, r[i].buf, r[i].bytes))) return res;
     }
     for (i = 0; i < n; i++)
@@ -1364,21 +1470,21 @@ static gpuact_result gpuact__check_regions(gpuact_context *ctx, const char *fn, 
             if ((a->alias == j || b->alias == i) && a->buf.offset == b->buf.offset && a->bytes == b->bytes)
                 continue;
             if (a->buf.offset <= b->buf.offset ? gpuact__interleaved(a, b) : gpuact__interleaved(b, a)) continue;
-            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                                "%s: %s (bytes %zu..%zu) and %s (bytes %zu..%zu) overlap in one allocation. "
-                                "In-place use needs exact aliasing (same handle and offset, same dtype and "
-                                "leading dimension) of an output with its input; anything else must not overlap",
-                                fn, a->name, a->buf.offset, a->buf.offset + a->bytes, b->name,
-                                b->buf.offset, b->buf.offset + b->bytes);
+            return gpuact__refuse(GPUACT_RULE_OVERLAP,
+                                  "%s: %s (bytes %zu..%zu) and %s (bytes %zu..%zu) overlap in one allocation. "
+                                  "In-place use needs exact aliasing (same handle and offset, same dtype and "
+                                  "leading dimension) of an output with its input; anything else must not overlap",
+                                  fn, a->name, a->buf.offset, a->buf.offset + a->bytes, b->name,
+                                  b->buf.offset, b->buf.offset + b->bytes);
         }
     return GPUACT_SUCCESS;
 }
 
 static gpuact_result gpuact__check_dtype(const char *fn, const char *field, gpuact_dtype dt) {
     if (gpuact_dtype_size(dt)) return GPUACT_SUCCESS;
-    return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                        "%s: %s = %d is not a gpuact_dtype (GPUACT_F32, GPUACT_F16, GPUACT_BF16)", fn, field,
-                        (int)dt);
+    return gpuact__refuse(GPUACT_RULE_DTYPE_UNKNOWN,
+                          "%s: %s = %d is not a gpuact_dtype (GPUACT_F32, GPUACT_F16, GPUACT_BF16)", fn, field,
+                          (int)dt);
 }
 
 /* The public enum and the contract's table must list the same kinds. */
@@ -1392,27 +1498,27 @@ static gpuact_result gpuact__check_act(const char *fn, gpuact_activation *a) {
     static const unsigned char uses[][3] = {GPUACT_ACTIVATIONS(GPUACT__KIND_USES_) {0, 0, 0}};
     if ((unsigned)a->kind >= GPUACT_KIND_COUNT) {
         int k;
-        gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: act.kind = %d is not a gpuact_activation_kind (0 to %d:", fn,
-                     (int)a->kind, GPUACT_KIND_COUNT - 1);
+        gpuact__refuse(GPUACT_RULE_KIND_UNKNOWN, "%s: act.kind = %d is not a gpuact_activation_kind (0 to %d:", fn,
+                       (int)a->kind, GPUACT_KIND_COUNT - 1);
         for (k = 0; k < GPUACT_KIND_COUNT; k++) gpuact__append(" %d %s", k, gpuact__kind_names[k]);
         gpuact__append(")");
         return GPUACT_ERROR_INVALID_ARGUMENT;
     }
     if (uses[a->kind][0] && !(a->negative_slope >= 0.0f))
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: act.negative_slope = %g; %s needs a slope >= 0 (not NaN)", fn,
-                            (double)a->negative_slope, gpuact__kind_names[a->kind]);
+        return gpuact__refuse(GPUACT_RULE_SLOPE_INVALID,
+                              "%s: act.negative_slope = %g; %s needs a slope >= 0 (not NaN)", fn,
+                              (double)a->negative_slope, gpuact__kind_names[a->kind]);
     if (uses[a->kind][2]) {
         if (!(a->lower <= a->ceiling))
-            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                                "%s: act.lower = %g, act.ceiling = %g; %s needs lower <= ceiling (neither NaN)", fn,
-                                (double)a->lower, (double)a->ceiling, gpuact__kind_names[a->kind]);
+            return gpuact__refuse(GPUACT_RULE_BOUNDS_INVALID,
+                                  "%s: act.lower = %g, act.ceiling = %g; %s needs lower <= ceiling (neither NaN)", fn,
+                                  (double)a->lower, (double)a->ceiling, gpuact__kind_names[a->kind]);
         if (a->lower == 0.0f) a->lower = 0.0f;
         if (a->ceiling == 0.0f) a->ceiling = 0.0f;
     } else if (uses[a->kind][1] && !(a->ceiling > 0.0f)) {
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: act.ceiling = %g; %s needs a ceiling > 0 (not NaN)", fn, (double)a->ceiling,
-                            gpuact__kind_names[a->kind]);
+        return gpuact__refuse(GPUACT_RULE_CEILING_INVALID,
+                              "%s: act.ceiling = %g; %s needs a ceiling > 0 (not NaN)", fn, (double)a->ceiling,
+                              gpuact__kind_names[a->kind]);
     }
     return GPUACT_SUCCESS;
 }
@@ -1421,29 +1527,29 @@ static gpuact_result gpuact__check_act(const char *fn, gpuact_activation *a) {
 static gpuact_result gpuact__resolve_scale(const char *fn, float *scale) {
     if (*scale == 0.0f) *scale = 1.0f;
     if (gpuact__finite(*scale)) return GPUACT_SUCCESS;
-    return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: scale = %g; it must be finite (0 means 1)", fn,
-                        (double)*scale);
+    return gpuact__refuse(GPUACT_RULE_SCALE_NOT_FINITE, "%s: scale = %g; it must be finite (0 means 1)", fn,
+                          (double)*scale);
 }
 
 /* ld 0 means cols; a smaller ld is refused. */
 static gpuact_result gpuact__resolve_ld(const char *fn, const char *field, size_t cols, size_t *ld) {
     if (!*ld) *ld = cols;
     if (*ld >= cols) return GPUACT_SUCCESS;
-    return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: %s = %zu is smaller than cols = %zu", fn, field,
-                        *ld, cols);
+    return gpuact__refuse(GPUACT_RULE_LD_TOO_SMALL, "%s: %s = %zu is smaller than cols = %zu", fn, field,
+                          *ld, cols);
 }
 
 /* mask_ld 0 means cols rounded up to 128 bits; else a multiple of 8, >= cols. */
 static gpuact_result gpuact__resolve_mask_ld(const char *fn, size_t cols, size_t *mask_ld) {
     if (!*mask_ld) {
         if (cols > SIZE_MAX - 127)
-            return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: cols = %zu is too large for a mask", fn, cols);
+            return gpuact__refuse(GPUACT_RULE_SIZE_OVERFLOW, "%s: cols = %zu is too large for a mask", fn, cols);
         *mask_ld = (cols + 127) / 128 * 128;
     }
     if (*mask_ld % 8 == 0 && *mask_ld >= cols) return GPUACT_SUCCESS;
-    return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                        "%s: mask_ld = %zu bits; it must be a multiple of 8 and >= cols = %zu", fn, *mask_ld,
-                        cols);
+    return gpuact__refuse(*mask_ld % 8 ? GPUACT_RULE_MASK_LD_NOT_MULTIPLE_OF_8 : GPUACT_RULE_MASK_LD_TOO_SMALL,
+                          "%s: mask_ld = %zu bits; it must be a multiple of 8 and >= cols = %zu", fn, *mask_ld,
+                          cols);
 }
 
 /* Bytes of a mask: full rows of mask_ld bits, then ceil(cols / 8) bytes. */
@@ -1454,14 +1560,14 @@ static int gpuact__mask_extent(size_t rows, size_t cols, size_t mask_ld, size_t 
 static gpuact_result gpuact__matrix_extent(const char *fn, const char *name, size_t rows, size_t cols,
                                            size_t ld, gpuact_dtype dt, size_t *bytes) {
     if (gpuact__extent(rows, cols, ld, gpuact_dtype_size(dt), bytes)) return GPUACT_SUCCESS;
-    return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                        "%s: %s spans more bytes than size_t holds (rows %zu, cols %zu, ld %zu, %s)", fn, name,
-                        rows, cols, ld, gpuact__dtype_name(dt));
+    return gpuact__refuse(GPUACT_RULE_SIZE_OVERFLOW,
+                          "%s: %s spans more bytes than size_t holds (rows %zu, cols %zu, ld %zu, %s)", fn, name,
+                          rows, cols, ld, gpuact__dtype_name(dt));
 }
 
 static gpuact_result gpuact__require(const char *fn, const char *name, gpuact_buffer b) {
     if (b.handle) return GPUACT_SUCCESS;
-    return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: %s is absent (NULL handle) but required", fn, name);
+    return gpuact__refuse(GPUACT_RULE_BUFFER_REQUIRED, "%s: %s is absent (NULL handle) but required", fn, name);
 }
 
 /* Rounds a bound to dt, as the elementwise ops on f16/bf16 use it (round to
@@ -1539,11 +1645,11 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
         (d->bias.handle && (r = gpuact__matrix_extent(fn, "bias", 1, d->cols, d->cols, d->bias_dtype, &bb))))
         return r;
     if (d->mask.handle && !gpuact__kind_select(d->act.kind))
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: %s has no 1-bit mask (its gradient is not 0 or 1): leave mask absent and keep x "
-                            "for the backward", fn, gpuact__kind_names[d->act.kind]);
+        return gpuact__refuse(GPUACT_RULE_MASK_FOR_SMOOTH_KIND,
+                              "%s: %s has no 1-bit mask (its gradient is not 0 or 1): leave mask absent and keep x "
+                              "for the backward", fn, gpuact__kind_names[d->act.kind]);
     if (d->mask.handle && !gpuact__mask_extent(d->rows, d->cols, d->mask_ld, &mb))
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: the mask spans more bytes than size_t holds", fn);
+        return gpuact__refuse(GPUACT_RULE_SIZE_OVERFLOW, "%s: the mask spans more bytes than size_t holds", fn);
     has_data = d->rows && d->cols;
     if (has_data && ((r = gpuact__require(fn, "x", d->x)) || (r = gpuact__require(fn, "y", d->y)))) return r;
     memset(reg, 0, sizeof reg);
@@ -1598,9 +1704,9 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
     has_data = d->rows && d->cols;
     sources = (d->y.handle != NULL) + (d->mask.handle != NULL) + (d->x.handle != NULL);
     if (sources > 1 || (!sources && has_data))
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: give exactly one of %s and mask; %s", fn,
-                            b->elementwise ? "x (the forward's input or output)" : "y (the forward's output), x",
-                            sources ? "more than one was given" : "none was given");
+        return gpuact__refuse(GPUACT_RULE_SOURCE_NOT_EXACTLY_ONE, "%s: give exactly one of %s and mask; %s", fn,
+                              b->elementwise ? "x (the forward's input or output)" : "y (the forward's output), x",
+                              sources ? "more than one was given" : "none was given");
     if ((r = gpuact__check_act(fn, &d->act)) || (r = gpuact__check_dtype(fn, "dy_dtype", d->dy_dtype)) ||
         (r = gpuact__check_dtype(fn, "dx_dtype", d->dx_dtype)) ||
         (d->y.handle && (r = gpuact__check_dtype(fn, "y_dtype", d->y_dtype))) ||
@@ -1622,30 +1728,30 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
         return r;
     smooth = !gpuact__kind_select(d->act.kind);
     if (d->bias.handle && !d->x.handle)
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: bias is only read with x (the backward from the forward's input); it was given "
-                            "with %s", fn, d->mask.handle ? "mask" : "y");
+        return gpuact__refuse(GPUACT_RULE_BIAS_WITHOUT_X,
+                              "%s: bias is only read with x (the backward from the forward's input); it was given "
+                              "with %s", fn, d->mask.handle ? "mask" : "y");
     if (d->x.handle && !smooth)
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: x is the source of the smooth kinds' backward; %s takes the forward's mask%s", fn,
-                            gpuact__kind_names[d->act.kind], gpuact__kind_from_y(d->act.kind) ? " or y" : "");
+        return gpuact__refuse(GPUACT_RULE_X_SOURCE_NEEDS_SMOOTH_KIND,
+                              "%s: x is the source of the smooth kinds' backward; %s takes the forward's mask%s", fn,
+                              gpuact__kind_names[d->act.kind], gpuact__kind_from_y(d->act.kind) ? " or y" : "");
     if (smooth && d->mask.handle)
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: %s has no 1-bit mask (its gradient is not 0 or 1): give the forward's input x%s",
-                            fn, gpuact__kind_names[d->act.kind], b->elementwise ? "" : " (and its bias)");
+        return gpuact__refuse(GPUACT_RULE_MASK_FOR_SMOOTH_KIND,
+                              "%s: %s has no 1-bit mask (its gradient is not 0 or 1): give the forward's input x%s",
+                              fn, gpuact__kind_names[d->act.kind], b->elementwise ? "" : " (and its bias)");
     if (d->y.handle && !b->elementwise && !gpuact__kind_from_y(d->act.kind))
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            smooth ? "%s: %s's epilogue backward needs the forward's input x (and its bias): the "
-                                     "derivative is taken at x + bias, which y does not determine"
-                                   : "%s: %s's epilogue backward needs the forward's mask or its input x: its "
-                                     "output y cannot tell x + bias >= ceiling from x + bias just below it after "
-                                     "scaling", fn, gpuact__kind_names[d->act.kind]);
+        return gpuact__refuse(GPUACT_RULE_Y_SOURCE_UNSUPPORTED_KIND,
+                              smooth ? "%s: %s's epilogue backward needs the forward's input x (and its bias): the "
+                                       "derivative is taken at x + bias, which y does not determine"
+                                     : "%s: %s's epilogue backward needs the forward's mask: its output y cannot "
+                                       "tell x + bias >= ceiling from x + bias just below it after scaling (and x "
+                                       "is the smooth kinds' source only)", fn, gpuact__kind_names[d->act.kind]);
     if (d->y.handle && !(d->scale > 0.0f) && !(b->elementwise && smooth))
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                            "%s: the backward from y needs scale > 0 (got %g): a negative scale flips the "
-                            "sign y carries; use the mask or x", fn, (double)d->scale);
+        return gpuact__refuse(GPUACT_RULE_Y_SOURCE_NEEDS_POSITIVE_SCALE,
+                              "%s: the backward from y needs scale > 0 (got %g): a negative scale flips the "
+                              "sign y carries; use the mask or x", fn, (double)d->scale);
     if (d->mask.handle && !gpuact__mask_extent(d->rows, d->cols, d->mask_ld, &mb))
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: the mask spans more bytes than size_t holds", fn);
+        return gpuact__refuse(GPUACT_RULE_SIZE_OVERFLOW, "%s: the mask spans more bytes than size_t holds", fn);
     if (has_data && ((r = gpuact__require(fn, "dy", d->dy)) || (r = gpuact__require(fn, "dx", d->dx)))) return r;
     memset(reg, 0, sizeof reg);
     reg[0].name = "dy";  reg[0].buf = d->dy;  reg[0].bytes = dyb; reg[0].align = gpuact_dtype_size(d->dy_dtype);
@@ -1714,11 +1820,11 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
 GPUACT_DEF gpuact_result gpuact_forward(gpuact_context *ctx, const gpuact_forward_desc *d, gpuact_stream s) {
     gpuact__fwd f;
     gpuact_result r;
-    if (!d) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_forward: desc is NULL");
+    if (!d) return gpuact__refuse(GPUACT_RULE_NULL_ARGUMENT, "gpuact_forward: desc is NULL");
     if ((r = gpuact__check_dtype("gpuact_forward", "dtype", d->dtype))) return r;
     if (d->n > SIZE_MAX / gpuact_dtype_size(d->dtype))
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_forward: n = %zu elements of %s overflow size_t",
-                            d->n, gpuact__dtype_name(d->dtype));
+        return gpuact__refuse(GPUACT_RULE_SIZE_OVERFLOW, "gpuact_forward: n = %zu elements of %s overflow size_t",
+                              d->n, gpuact__dtype_name(d->dtype));
     memset(&f, 0, sizeof f);
     f.fn = "gpuact_forward";
     f.elementwise = 1;
@@ -1733,11 +1839,11 @@ GPUACT_DEF gpuact_result gpuact_forward(gpuact_context *ctx, const gpuact_forwar
 GPUACT_DEF gpuact_result gpuact_backward(gpuact_context *ctx, const gpuact_backward_desc *d, gpuact_stream s) {
     gpuact__bwd b;
     gpuact_result r;
-    if (!d) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_backward: desc is NULL");
+    if (!d) return gpuact__refuse(GPUACT_RULE_NULL_ARGUMENT, "gpuact_backward: desc is NULL");
     if ((r = gpuact__check_dtype("gpuact_backward", "dtype", d->dtype))) return r;
     if (d->n > SIZE_MAX / gpuact_dtype_size(d->dtype))
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_backward: n = %zu elements of %s overflow size_t",
-                            d->n, gpuact__dtype_name(d->dtype));
+        return gpuact__refuse(GPUACT_RULE_SIZE_OVERFLOW, "gpuact_backward: n = %zu elements of %s overflow size_t",
+                              d->n, gpuact__dtype_name(d->dtype));
     memset(&b, 0, sizeof b);
     b.fn = "gpuact_backward";
     b.elementwise = 1;
@@ -1769,7 +1875,7 @@ GPUACT_DEF gpuact_result gpuact_relu_backward(gpuact_context *ctx, gpuact_dtype 
 GPUACT_DEF gpuact_result gpuact_epilogue_forward(gpuact_context *ctx, const gpuact_epilogue_desc *d,
                                                  gpuact_stream s) {
     gpuact__fwd f;
-    if (!d) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_epilogue_forward: desc is NULL");
+    if (!d) return gpuact__refuse(GPUACT_RULE_NULL_ARGUMENT, "gpuact_epilogue_forward: desc is NULL");
     f.fn = "gpuact_epilogue_forward";
     f.elementwise = 0;
     f.d = *d;
@@ -1779,7 +1885,7 @@ GPUACT_DEF gpuact_result gpuact_epilogue_forward(gpuact_context *ctx, const gpua
 GPUACT_DEF gpuact_result gpuact_epilogue_backward(gpuact_context *ctx, const gpuact_epilogue_backward_desc *d,
                                                   gpuact_stream s) {
     gpuact__bwd b;
-    if (!d) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_epilogue_backward: desc is NULL");
+    if (!d) return gpuact__refuse(GPUACT_RULE_NULL_ARGUMENT, "gpuact_epilogue_backward: desc is NULL");
     b.fn = "gpuact_epilogue_backward";
     b.elementwise = 0;
     b.src_name = "y";
@@ -1828,10 +1934,10 @@ static gpuact_result gpuact__glu_common(const char *fn, gpuact_activation *act, 
     int k;
     if ((r = gpuact__check_act(fn, act))) return r;
     if ((p.handle == NULL) != (q.handle == NULL))
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: give both of %s or neither", fn, pq);
+        return gpuact__refuse(GPUACT_RULE_BOTH_OR_NEITHER, "%s: give both of %s or neither", fn, pq);
     if (gpuact__kind_glu(act->kind)) return GPUACT_SUCCESS;
-    gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: act.kind = %s does not gate; the glu ops take", fn,
-                 gpuact__kind_names[act->kind]);
+    gpuact__refuse(GPUACT_RULE_KIND_NOT_GATED, "%s: act.kind = %s does not gate; the glu ops take", fn,
+                   gpuact__kind_names[act->kind]);
     for (k = 0; k < GPUACT_KIND_COUNT; k++)
         if (gpuact__kind_glu(k)) gpuact__append(" %s", gpuact__kind_names[k]);
     return GPUACT_ERROR_INVALID_ARGUMENT;
@@ -1843,7 +1949,7 @@ GPUACT_DEF gpuact_result gpuact_glu_forward(gpuact_context *ctx, const gpuact_gl
     gpuact__region reg[5];
     gpuact__launch L;
     gpuact_result r;
-    if (!dp) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: desc is NULL", fn);
+    if (!dp) return gpuact__refuse(GPUACT_RULE_NULL_ARGUMENT, "%s: desc is NULL", fn);
     GPUACT__NEED_CTX(fn);
     d = *dp;
     if ((r = gpuact__glu_common(fn, &d.act, d.bias_a, d.bias_b, "bias_a and bias_b")) ||
@@ -1885,7 +1991,7 @@ GPUACT_DEF gpuact_result gpuact_glu_backward(gpuact_context *ctx, const gpuact_g
     gpuact__region reg[9];
     gpuact__launch L;
     gpuact_result r;
-    if (!dp) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "%s: desc is NULL", fn);
+    if (!dp) return gpuact__refuse(GPUACT_RULE_NULL_ARGUMENT, "%s: desc is NULL", fn);
     GPUACT__NEED_CTX(fn);
     d = *dp;
     if ((r = gpuact__glu_common(fn, &d.act, d.bias_a, d.bias_b, "bias_a and bias_b")) ||
@@ -1970,20 +2076,20 @@ GPUACT_DEF gpuact_result gpuact_testing_copy(gpuact_context *ctx, gpuact_stream 
     GPUACT__NEED_CTX("gpuact_testing_copy");
     if (!bytes) return GPUACT_SUCCESS;
     if (!dst.handle || !src.handle)
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_testing_copy: %s.handle is NULL",
-                            !dst.handle ? "dst" : "src");
+        return gpuact__refuse(GPUACT_RULE_BUFFER_REQUIRED, "gpuact_testing_copy: %s.handle is NULL",
+                              !dst.handle ? "dst" : "src");
     return ctx->be->copy(ctx, s ? s : ctx->desc.stream, dst, src, bytes);
 }
 GPUACT_DEF gpuact_result gpuact_testing_timer_begin(gpuact_context *ctx, gpuact_stream s, void **token) {
     GPUACT__NEED_CTX("gpuact_testing_timer_begin");
-    if (!token) return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_testing_timer_begin: token is NULL");
+    if (!token) return gpuact__refuse(GPUACT_RULE_NULL_ARGUMENT, "gpuact_testing_timer_begin: token is NULL");
     return ctx->be->timer_begin(ctx, s ? s : ctx->desc.stream, token);
 }
 GPUACT_DEF gpuact_result gpuact_testing_timer_end(gpuact_context *ctx, gpuact_stream s, void *token, double *ms) {
     GPUACT__NEED_CTX("gpuact_testing_timer_end");
     if (!token || !ms)
-        return gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact_testing_timer_end: %s is NULL",
-                            !token ? "token" : "ms");
+        return gpuact__refuse(GPUACT_RULE_NULL_ARGUMENT, "gpuact_testing_timer_end: %s is NULL",
+                              !token ? "token" : "ms");
     return ctx->be->timer_end(ctx, s ? s : ctx->desc.stream, token, ms);
 }
 

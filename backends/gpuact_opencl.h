@@ -159,45 +159,9 @@ static const char *gpuact__cl_error_name(gpuact__cl_int e) {
     return "an OpenCL error";
 }
 
-/* clSetKernelArg goes through gpuact__cl_set_arg, which keeps this
-   thread's first failure since the last argument 0 (a launch sets them in
-   order), so the message can say which argument it was. */
-static gpuact__cl_int(GPUACT__CLAPI *gpuact__cl_real_set_arg)(gpuact__cl_kernel, gpuact__cl_uint, size_t,
-                                                             const void *);
-static GPUACT__TLS int gpuact__cl_bad_arg = -1;
-static GPUACT__TLS gpuact__cl_int gpuact__cl_bad_arg_error;
-static GPUACT__TLS size_t gpuact__cl_bad_arg_size;
-static gpuact__cl_int GPUACT__CLAPI gpuact__cl_set_arg(gpuact__cl_kernel k, gpuact__cl_uint index, size_t size,
-                                                      const void *value) {
-    gpuact__cl_int e = gpuact__cl_real_set_arg(k, index, size, value);
-    if (index == 0) gpuact__cl_bad_arg = -1;
-    if (e && gpuact__cl_bad_arg < 0) {
-        gpuact__cl_bad_arg = (int)index;
-        gpuact__cl_bad_arg_error = e;
-        gpuact__cl_bad_arg_size = size;
-    }
-    return e;
-}
-/* The kernels' parameters, in order (GPUACT_PARAMS in kernels/opencl/common.cl). */
-static const char *const gpuact__cl_arg_names[] = {
-    "in (cl_mem)", "in_off", "out (cl_mem)", "out_off", "aux (cl_mem)", "aux_off", "mask (cl_mem)", "mask_off",
-    "part (cl_mem)", "part_off", "rows", "cols", "ld_in", "ld_out", "ld_aux", "mask_ld", "scale", "slope",
-    "ceiling", "kind", "flags"};
-
 /* Maps an OpenCL error of `what` to a gpuact result and message. */
 static gpuact_result gpuact__cl_fail(gpuact__cl_int e, const char *what) {
-    gpuact_result r;
-    if (strcmp(what, "clSetKernelArg") == 0 && gpuact__cl_bad_arg >= 0) {
-        int i = gpuact__cl_bad_arg;
-        e = gpuact__cl_bad_arg_error;
-        gpuact__cl_bad_arg = -1;
-        return gpuact__fail(e == -6 ? GPUACT_ERROR_OUT_OF_MEMORY : GPUACT_ERROR_DEVICE,
-                            "opencl: clSetKernelArg failed for argument %d (%s, %zu bytes) with %s (%d)", i,
-                            i < (int)(sizeof gpuact__cl_arg_names / sizeof gpuact__cl_arg_names[0])
-                                ? gpuact__cl_arg_names[i] : "beyond the known parameters",
-                            gpuact__cl_bad_arg_size, gpuact__cl_error_name(e), (int)e);
-    }
-    r = e == -4 || e == -6 || e == -61 ? GPUACT_ERROR_OUT_OF_MEMORY : GPUACT_ERROR_DEVICE;
+    gpuact_result r = e == -4 || e == -6 || e == -61 ? GPUACT_ERROR_OUT_OF_MEMORY : GPUACT_ERROR_DEVICE;
     return gpuact__fail(r, "opencl: %s failed with %s (%d)", what, gpuact__cl_error_name(e), (int)e);
 }
 
@@ -223,8 +187,6 @@ static gpuact_result gpuact__opencl_load(gpuact__opencl *o) {
             return r;
         }
         gpuact__cl_loaded = tmp.cl;
-        gpuact__cl_real_set_arg = tmp.cl.clSetKernelArg;
-        gpuact__cl_loaded.clSetKernelArg = gpuact__cl_set_arg;
         gpuact__cl_is_loaded = 1;
     }
     o->cl = gpuact__cl_loaded;
@@ -359,9 +321,9 @@ static gpuact_result gpuact__opencl_create(gpuact_context *ctx) {
     if ((r = gpuact__opencl_load(o))) goto fail;
     if (ctx->desc.native_context) {
         if (!ctx->desc.native_device) {
-            r = gpuact__fail(GPUACT_ERROR_INVALID_ARGUMENT,
-                             "opencl: desc.native_context is set but desc.native_device is NULL; give the "
-                             "cl_device_id that goes with the cl_context");
+            r = gpuact__refuse(GPUACT_RULE_NATIVE_DEVICE_MISSING,
+                               "opencl: desc.native_context is set but desc.native_device is NULL; give the "
+                               "cl_device_id that goes with the cl_context");
             goto fail;
         }
         o->context = (gpuact__cl_context)ctx->desc.native_context;
@@ -563,9 +525,11 @@ static gpuact_result gpuact__opencl_set_args(gpuact__opencl *o, gpuact__cl_kerne
     }
     GPUACT_KERNEL_PARAMS(GPUACT__CL_BUF_, GPUACT__CL_U64_, GPUACT__CL_F32_, GPUACT__CL_I32_, )
     if (!failed) return GPUACT_SUCCESS;
-    gpuact__cl_fail(e, "clSetKernelArg");
-    gpuact__append(" (argument %u, %s)", a - 1, failed);
-    return GPUACT_ERROR_DEVICE;
+    {
+        gpuact_result r = gpuact__cl_fail(e, "clSetKernelArg");
+        gpuact__append(" (argument %u, %s)", a - 1, failed);
+        return r;
+    }
 }
 
 static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s, const gpuact__launch *L) {

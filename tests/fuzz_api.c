@@ -23,7 +23,8 @@ with data (NaN, Inf, subnormal and near-ceiling values included) placed at
 their offsets, and read back in full after it. A model of the manual's
 rules predicts whether the call must be refused; then
 
-  - refused: GPUACT_ERROR_INVALID_ARGUMENT, a message, every byte of every
+  - refused: GPUACT_ERROR_INVALID_ARGUMENT, a message that starts with
+    "[gpuact rule NAME] " for gpuact_last_rule()'s rule, every byte of every
     allocation (and the host buffer of a read) as it was;
   - accepted: GPUACT_SUCCESS, and every byte equal to the CPU reference
     (tests/gpuact_ref.h) under the conformance suite's rules: outputs bit
@@ -842,6 +843,10 @@ static void judge(gpuact_result res, gpuact_stream s)
             fault("refused a valid call: %s", msg);
         else if (!msg[0] || (strcmp(msg, stale_error) == 0 && !sync_call))
             fault("refused without a message of its own: gpuact_last_error() is \"%s\"", msg);
+        else if (gpuact_last_rule() == GPUACT_RULE_NONE || strncmp(msg, "[gpuact rule ", 13) != 0 ||
+                 strncmp(msg + 13, gpuact_rule_name(gpuact_last_rule()), strlen(gpuact_rule_name(gpuact_last_rule()))))
+            fault("refused without naming its rule (gpuact_last_rule() %s): \"%s\"",
+                  gpuact_rule_name(gpuact_last_rule()), msg);
         else if (compare_all(0)) {
             if (verdict == V_INVALID)
                 n_refused++;

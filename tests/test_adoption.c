@@ -1382,8 +1382,8 @@ static void part_c(void)
     desc.native_context = mine;
     g = (gpuact_context *)&desc;
     r = gpuact_context_create(&desc, &g);
-    report(r == GPUACT_ERROR_INVALID_ARGUMENT && g == NULL,
-           "(c) native_context without native_device is GPUACT_ERROR_INVALID_ARGUMENT", "%s, *out %p: %s",
+    report(r == GPUACT_ERROR_INVALID_ARGUMENT && gpuact_last_rule() == GPUACT_RULE_NATIVE_DEVICE_MISSING && g == NULL,
+           "(c) native_context without native_device is refused (NATIVE_DEVICE_MISSING)", "%s, *out %p: %s",
            gpuact_result_string(r), (void *)g, first_line(gpuact_last_error()));
     if (r == GPUACT_SUCCESS && g)
         gpuact_context_destroy(g);
@@ -1478,6 +1478,7 @@ static void part_c(void)
         void *foreign = cl.clCreateBuffer(theirs, 1, 4096, NULL, &e);
         unsigned char before[4096], after[4096];
         gpuact_forward_desc d;
+        gpuact_rule rule;
         memset(before, 0x3C, sizeof before);
         if (foreign && b.handle && gpuact_buffer_write(g, b, before, sizeof before) == GPUACT_SUCCESS) {
             memset(&d, 0, sizeof d);
@@ -1486,16 +1487,19 @@ static void part_c(void)
             d.x = b;
             d.y.handle = foreign;
             r = gpuact_forward(g, &d, NULL);
-            report(r == GPUACT_ERROR_INVALID_ARGUMENT, "(c) y is a cl_mem of another cl_context: refused", "%s: %s",
+            report(r == GPUACT_ERROR_INVALID_ARGUMENT && gpuact_last_rule() == GPUACT_RULE_BUFFER_FOREIGN,
+                   "(c) y is a cl_mem of another cl_context: refused (BUFFER_FOREIGN)", "%s: %s",
                    gpuact_result_string(r), first_line(gpuact_last_error()));
             d.x.handle = foreign;
             d.y = b;
             r = gpuact_forward(g, &d, NULL);
+            rule = gpuact_last_rule();
             gpuact_synchronize(g, NULL);
-            report(r == GPUACT_ERROR_INVALID_ARGUMENT && gpuact_buffer_read(g, after, b, sizeof after) == GPUACT_SUCCESS &&
+            report(r == GPUACT_ERROR_INVALID_ARGUMENT && rule == GPUACT_RULE_BUFFER_FOREIGN &&
+                   gpuact_buffer_read(g, after, b, sizeof after) == GPUACT_SUCCESS &&
                    memcmp(before, after, sizeof after) == 0,
-                   "(c) x is a cl_mem of another cl_context: refused, y untouched", "%s: %s", gpuact_result_string(r),
-                   first_line(gpuact_last_error()));
+                   "(c) x is a cl_mem of another cl_context: refused (BUFFER_FOREIGN), y untouched", "%s: %s",
+                   gpuact_result_string(r), first_line(gpuact_last_error()));
         }
         if (foreign)
             cl.clReleaseMemObject(foreign);

@@ -297,12 +297,14 @@ static void long_paths(void) {
     memset(&desc, 0, sizeof desc);
     desc.cache_dir = dir;
     r = gpuact_context_create(&desc, &ctx);
-    check(r == GPUACT_ERROR_INVALID_ARGUMENT && !ctx && strstr(gpuact_last_error(), "desc->cache_dir"),
-          "gpuact_context_create refuses a desc.cache_dir over 800 bytes", gpuact_last_error());
+    check(r == GPUACT_ERROR_INVALID_ARGUMENT && !ctx && gpuact_last_rule() == GPUACT_RULE_CACHE_DIR_TOO_LONG &&
+          strstr(gpuact_last_error(), "desc->cache_dir"),
+          "gpuact_context_create refuses a desc.cache_dir over 800 bytes (CACHE_DIR_TOO_LONG)", gpuact_last_error());
     setenv("GPUACT_CACHE_DIR", dir, 1);
     r = gpuact_context_create(NULL, &ctx);
-    check(r == GPUACT_ERROR_INVALID_ARGUMENT && !ctx && strstr(gpuact_last_error(), "GPUACT_CACHE_DIR"),
-          "gpuact_context_create refuses a $GPUACT_CACHE_DIR over 800 bytes", gpuact_last_error());
+    check(r == GPUACT_ERROR_INVALID_ARGUMENT && !ctx && gpuact_last_rule() == GPUACT_RULE_CACHE_DIR_TOO_LONG &&
+          strstr(gpuact_last_error(), "GPUACT_CACHE_DIR"),
+          "gpuact_context_create refuses a $GPUACT_CACHE_DIR over 800 bytes (CACHE_DIR_TOO_LONG)", gpuact_last_error());
     unsetenv("GPUACT_CACHE_DIR");
     if (ctx) gpuact_context_destroy(ctx);
     free(dir);
