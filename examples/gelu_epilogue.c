@@ -82,8 +82,10 @@ int main(void) {
             const double z = (double)(from_bf16(hx[k]) + from_bf16(hb[c])); /* the f32 addition, exact in double */
             const double wy = gelu(z), wdx = (double)from_bf16(hdy[k]) * gelu_d(z);
             const double ey = fabs(from_bf16(hy[k]) - wy), edx = fabs(from_bf16(hdx[k]) - wdx);
-            /* one bf16 rounding: half an ulp, 2^-9 relative (plus f32's own error, far below) */
-            if (ey > fabs(wy) / 256 + 1e-30 || edx > fabs(wdx) / 256 + 1e-30) {
+            /* one bf16 rounding: half an ulp, 2^-9 relative, plus the lean f32 evaluation that a bf16
+               result takes (docs/NUMERICS.md): a few f32 ulps, far below, and for the derivative an
+               absolute 2^-22 that shows near its zero (z = -0.7518), where dx itself is tiny */
+            if (ey > fabs(wy) / 256 + 1e-30 || edx > fabs(wdx) / 256 + fabs(from_bf16(hdy[k])) * 0x1p-22 + 1e-30) {
                 printf("[%zu][%zu]: y %g (want %g), dx %g (want %g)\n", r, c, (double)from_bf16(hy[k]), wy,
                        (double)from_bf16(hdx[k]), wdx);
                 return 1;
