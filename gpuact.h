@@ -120,7 +120,8 @@ BUFFERS AND STREAMS
     CUDA works on the device's primary context by default (the one the CUDA
     runtime and PyTorch use); desc.native_context adopts a CUcontext instead.
     OpenCL can adopt the caller's cl_context + cl_device_id (+ queue as
-    desc.stream); otherwise desc.device is an ordinal over all GPU-type
+    desc.stream; a queue alone is refused: it works only with its own
+    context); under AUTO a native_device picks OpenCL; otherwise desc.device is an ordinal over all GPU-type
     devices of all platforms, in platform order, then over all other devices.
 
 NUMERICS (bit-exact with PyTorch; see docs/NUMERICS.md)
@@ -249,6 +250,7 @@ GPUACT_DEF const char *gpuact_last_error(void);
     X(DEVICE_NEGATIVE, "desc->device is an ordinal >= 0")                                                   \
     X(CACHE_DIR_TOO_LONG, "the cache directory's path (desc->cache_dir or $GPUACT_CACHE_DIR) has <= 800 bytes") \
     X(NATIVE_DEVICE_MISSING, "OpenCL: an adopted cl_context comes with its cl_device_id (desc->native_device)") \
+    X(NATIVE_CONTEXT_MISSING, "OpenCL: an adopted queue (desc->stream) comes with its cl_context and device")     \
     X(DTYPE_UNKNOWN, "each dtype field used is a gpuact_dtype (F32, F16, BF16)")                            \
     X(KIND_UNKNOWN, "act.kind is a gpuact_activation_kind")                                                  \
     X(SLOPE_INVALID, "a kind that uses act.negative_slope has one >= 0 (not NaN)")                          \
@@ -312,7 +314,8 @@ typedef void *gpuact_stream;
 
 typedef struct gpuact_context gpuact_context;
 typedef struct gpuact_context_desc {
-    gpuact_backend backend;    /* AUTO by default (GPUACT_BACKEND can override AUTO) */
+    gpuact_backend backend;    /* AUTO by default (GPUACT_BACKEND can override AUTO); AUTO with
+                                  native_device set means OpenCL, the only API with a device handle */
     int device;                /* ordinal within the backend */
     void *native_context;      /* optional: adopt CUcontext / hipCtx_t / cl_context */
     void *native_device;       /* OpenCL: the cl_device_id that goes with native_context */
@@ -1171,9 +1174,15 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
             gpuact__append("\n(the backend was chosen by GPUACT_BACKEND=%s)", env);
         return r;
     }
-    /* AUTO: first that works; every fall-through is kept for the message. */
+    /* AUTO: first that works; every fall-through is kept for the message.
+       A native_device says whose the handles are: only an OpenCL adoption
+       has one, so it goes to OpenCL alone (handing its cl_context to the
+       CUDA driver crashed it: tests/test_adoption.c's probe, on the H200
+       machine). Without one, a native_context or stream is a CUcontext /
+       hipCtx_t / stream, and OpenCL, last, refuses a context or queue
+       without its device (NATIVE_DEVICE_MISSING, NATIVE_CONTEXT_MISSING). */
     tried[0] = '\0';
-    for (i = 0; i < 3; i++) {
+    for (i = d.native_device ? 2 : 0; i < 3; i++) {
         gpuact_result r = gpuact__try_backend(order[i], &d, out);
         if (r == GPUACT_SUCCESS) return r;
         if (gpuact__named_library_failed) {

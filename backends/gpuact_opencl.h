@@ -319,6 +319,13 @@ static gpuact_result gpuact__opencl_create(gpuact_context *ctx) {
     memset(o, 0, sizeof *o);
     ctx->impl = o;
     if ((r = gpuact__opencl_load(o))) goto fail;
+    if (ctx->desc.stream && !ctx->desc.native_context) {
+        r = gpuact__refuse(GPUACT_RULE_NATIVE_CONTEXT_MISSING,
+                           "opencl: desc.stream (a cl_command_queue) is set but desc.native_context is NULL; a "
+                           "queue works only with buffers and kernels of its own cl_context: give that context "
+                           "and its cl_device_id too");
+        goto fail;
+    }
     if (ctx->desc.native_context) {
         if (!ctx->desc.native_device) {
             r = gpuact__refuse(GPUACT_RULE_NATIVE_DEVICE_MISSING,

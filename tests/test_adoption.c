@@ -41,9 +41,9 @@ What the manual promises (gpuact.h, BUFFERS AND STREAMS) and this checks:
     adoption without a queue makes one on that cl_context; destroying the
     gpuact context leaves the reference counts of the caller's context and
     queue as they were before it was created. In a child: desc.backend AUTO
-    with a cl_context as native_context (the manual does not say which
-    backend takes it; CUDA and HIP are tried first) must not crash or build
-    a context of another backend on it. Runs on PoCL too.
+    with a cl_context as native_context and its native_device (the manual:
+    that picks OpenCL) must not crash or build a context of another backend
+    on it. Runs on PoCL too.
 
 Every operation's buffers sit at an offset inside a larger allocation whose
 other bytes are canaries; results are compared with tests/gpuact_ref.h as
@@ -1307,11 +1307,11 @@ static void cl_free(void *user, gpuact_buffer b)
     cl.clReleaseMemObject(b.handle);
 }
 
-/* desc.backend AUTO with a cl_context as native_context: the manual does
-   not say which backend takes a native handle under AUTO. AUTO tries CUDA
-   and HIP first, which would take the cl_context for a CUcontext / hipCtx_t.
-   Reported, in a child: a crash, or a context of another backend built on
-   it, fails; OpenCL adopting it or a refusal pass. */
+/* desc.backend AUTO with a cl_context as native_context (and its device):
+   the manual says a native_device picks OpenCL. Before it did, AUTO tried
+   CUDA first, whose driver crashed on the cl_context (seen on the H200
+   machine, 2026-11-23). Reported, in a child: a crash, or a context of
+   another backend built on it, fails; OpenCL adopting it or a refusal pass. */
 static int probe_auto_cl(void)
 {
     char why[600];

@@ -876,6 +876,11 @@ static void more_rules(void)
         desc.native_context = &desc; /* refused before it is used */
         expect_invalid("context_create: OpenCL native_context without native_device",
                        gpuact_context_create(&desc, &other), GPUACT_RULE_NATIVE_DEVICE_MISSING);
+        desc.native_context = NULL;
+        desc.stream = &desc; /* a queue without its context: refused before it is used */
+        expect_invalid("context_create: OpenCL stream without native_context",
+                       gpuact_context_create(&desc, &other), GPUACT_RULE_NATIVE_CONTEXT_MISSING);
+        desc.stream = NULL;
     }
     expect_true("context_create refusals leave *out NULL", other == NULL, "*out was set");
 
@@ -929,7 +934,8 @@ static void every_rule_fired(void)
         const char *name = gpuact_rule_name((gpuact_rule)r);
         size_t used = strlen(missing);
         /* only OpenCL contexts can meet these */
-        int opencl_only = r == GPUACT_RULE_BUFFER_FOREIGN || r == GPUACT_RULE_NATIVE_DEVICE_MISSING;
+        int opencl_only = r == GPUACT_RULE_BUFFER_FOREIGN || r == GPUACT_RULE_NATIVE_DEVICE_MISSING ||
+                          r == GPUACT_RULE_NATIVE_CONTEXT_MISSING;
         if (!rule_fired[r] && !(opencl_only && gpuact_context_backend(ctx) != GPUACT_BACKEND_OPENCL) &&
             used + 1 < sizeof missing)
             snprintf(missing + used, sizeof missing - used, " %s", name);
