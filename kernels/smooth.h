@@ -534,16 +534,15 @@ GPUACT_FN float gpuact_sm_xsig16(float x, float e) {
     return (x * (x < 0.0f ? e : 1.0f)) * gpuact_sm_rcp12q(1.0f + e);
 }
 
-/* For |x| < 2^-22 the forward functions are x/2 + c x^2 (c in [1/4, 0.4])
-   and c x^2 is under two ulps of x/2: the f32 result is x/2 itself, the
-   correctly rounded f32 value (as the f32 functions give it, and as
-   PyTorch's f32 formulas do). Where x/2 of a 16-bit input is a tie in the
-   16-bit format (a subnormal x with its last bit set), rounding it to even
-   is then what the f32 path and PyTorch give, and the exact value's c x^2
-   would break the tie the other way half the time: the accepted, counted
-   difference from the correctly rounded 16-bit value (tests/accuracy.c
-   checks this rule exactly). */
-GPUACT_FN float gpuact_sm_tiny16(float r, float x) { return gpuact_sm_abs(x) < 2.384185791e-07f ? 0.5f * x : r; }
+/* For |x| < 2^-25 the forward functions are x/2 + c x^2 (c in [1/4, 0.4])
+   with c x^2 under half an f32 ulp of x/2: x/2 is the correctly rounded f32
+   value (the f32 functions' result, and PyTorch's). Rounded to f16 or bf16
+   it may be a tie (a subnormal x with its last bit set: every bf16 one, and
+   f16's smallest, 2^-24), which rounding to even decides as the f32 path
+   and PyTorch do, where the exact value's c x^2 breaks it upwards: the one
+   counted difference from the correctly rounded value at +2^-24 in f16
+   (tests/accuracy.c checks this rule exactly). */
+GPUACT_FN float gpuact_sm_tiny16(float r, float x) { return gpuact_sm_abs(x) < 2.980232239e-08f ? 0.5f * x : r; }
 
 /* The lean functions are straight-line code (selections, no branch), so
    that a kernel's unrolled elements interleave: a branch around the rare

@@ -484,7 +484,7 @@ static long check16(const fn_t *fn, const fmt16_t *fm, int verbose) {
             }
             want = round16(fm, v.ref);
             if (fabs(v.ref) < 0x1p-100 * 0x1p-40 && v.ref != 0.0) want = round16(fm, (double)v.cr);
-            if (fabs((double)x) < 0x1p-22 && !fn->deriv) {
+            if (fabs((double)x) < 0x1p-25 && !fn->deriv) {
                 /* the documented rule of the _16 forward functions (kernels/smooth.h,
                    gpuact_sm_tiny16): x/2, the correctly rounded f32 value, rounded to
                    nearest even in the format, as the f32 path and PyTorch give it */
@@ -511,7 +511,7 @@ static long check16(const fn_t *fn, const fmt16_t *fm, int verbose) {
 }
 
 /* The documented counts (docs/NUMERICS_SMOOTH.md); more is a failure. */
-static const long max16[6][2] = {{1, 0}, {3, 0}, {2, 0}, {4, 1}, {1, 0}, {9, 1}}; /* [fn][f16, bf16] */
+static const long max16[6][2] = {{2, 0}, {3, 0}, {3, 0}, {4, 1}, {2, 0}, {9, 1}}; /* [fn][f16, bf16] */
 
 static int run16(int verbose) {
     int f, failed = 0;
