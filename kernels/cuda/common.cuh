@@ -176,6 +176,22 @@ template <class T, bool HW> __device__ __forceinline__ gpuact_u32 gpuact_pack2(f
     return gpuact_fromf<T>(lo) | (gpuact_fromf<T>(hi) << 16);
 }
 
+/* Two results of arithmetic (a NaN among them is the device's canonical
+   one, so no payload is to be kept) rounded into two elements of an element
+   array: for 16-bit T the two-at-once conversion (one instruction where the
+   dialect has it, against about six for an exact bf16 conversion), else one
+   by one. The gated kernels' element loops take pairs of elements. */
+template <class T> __device__ __forceinline__ void gpuact_fromf2(float lo, float hi, gpuact_u32 &a, gpuact_u32 &b) {
+    if (T::size == 2) {
+        const gpuact_u32 w = gpuact_pack2<T, true>(lo, hi);
+        a = w & 0xffffu;
+        b = w >> 16;
+    } else {
+        a = gpuact_fromf<T>(lo);
+        b = gpuact_fromf<T>(hi);
+    }
+}
+
 /* Row starts are 16-byte aligned (a single row needs only its base). */
 __device__ __forceinline__ bool gpuact_rows_aligned(const void *p, gpuact_u64 ld_bytes, gpuact_u64 rows) {
     return ((gpuact_u64)p % 16 == 0) && (rows == 1 || ld_bytes % 16 == 0);

@@ -52,18 +52,26 @@ __device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
             gpuact_load<X, VEC>(ar, c0, cols, vec_ok, a);
             gpuact_load<X, VEC>(br, c0, cols, vec_ok, b);
 #pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                float za = gpuact_tof<X>(a[k]), zb = gpuact_tof<X>(b[k]);
-                const float g = gpuact_tof<DY>(dy[k]);
-                if (has_bias) {
-                    za += ba[u][k];
-                    zb += bb[u][k];
+            for (int k = 0; k < VEC; k += 2) { /* pairs: the two-at-once conversion of 16-bit results */
+                float va[2], vb[2];
+#pragma unroll
+                for (int i = 0; i < 2; i++) {
+                    float za = gpuact_tof<X>(a[k + i]), zb = gpuact_tof<X>(b[k + i]);
+                    const float g = gpuact_tof<DY>(dy[k + i]);
+                    if (has_bias) {
+                        za += ba[u][k + i];
+                        zb += bb[u][k + i];
+                    }
+                    /* ReLU: +0 where za does not pass, by selection (its bits are 0 in every dtype) */
+                    va[i] = gpuact_kind_select(KIND) ? (gpuact_passes(KIND, za, 0.0f, 0.0f) ? g * zb : 0.0f)
+                                                     : (g * zb) * gpuact_grad(KIND, za, gpuact_lean(X::size));
+                    vb[i] = g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(X::size));
                 }
-                if (gpuact_kind_select(KIND))
-                    da[k] = gpuact_passes(KIND, za, 0.0f, 0.0f) ? gpuact_fromf<X>(g * zb) : 0u;
-                else
-                    da[k] = gpuact_fromf<X>((g * zb) * gpuact_grad(KIND, za, gpuact_lean(X::size)));
-                db[k] = gpuact_fromf<X>(g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(X::size)));
+                gpuact_fromf2<X>(va[0], va[1], da[k], da[k + 1]);
+                gpuact_fromf2<X>(vb[0], vb[1], db[k], db[k + 1]);
+            }
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
                 if (DBIAS) {
                     acc_a[u][k] += gpuact_tof<X>(da[k]);
                     acc_b[u][k] += gpuact_tof<X>(db[k]);

@@ -50,13 +50,18 @@ __device__ __forceinline__ void glu_forward(GPUACT_PARAMS) {
             gpuact_u32 y[VEC];
             if (c0 >= cols) continue;
 #pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                float za = gpuact_tof<X>(a[u][k]), zb = gpuact_tof<X>(b[u][k]);
-                if (has_bias) {
-                    za += ba[u][k];
-                    zb += bb[u][k];
+            for (int k = 0; k < VEC; k += 2) { /* pairs: the two-at-once conversion of 16-bit results */
+                float v[2];
+#pragma unroll
+                for (int i = 0; i < 2; i++) {
+                    float za = gpuact_tof<X>(a[u][k + i]), zb = gpuact_tof<X>(b[u][k + i]);
+                    if (has_bias) {
+                        za += ba[u][k + i];
+                        zb += bb[u][k + i];
+                    }
+                    v[i] = gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(Y::size)) * zb;
                 }
-                y[k] = gpuact_fromf<Y>(gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(Y::size)) * zb);
+                gpuact_fromf2<Y>(v[0], v[1], y[k], y[k + 1]);
             }
             gpuact_store<Y, VEC>(yr, c0, cols, aligned && c0 + VEC <= cols, y);
         }
