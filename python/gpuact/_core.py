@@ -94,11 +94,16 @@ class GpuactError(RuntimeError):
     """A gpuact call failed. str(e) holds the call, the result's name and
     gpuact_last_error()'s whole text (what was asked, what failed, what to
     do); e.result is the gpuact_result value (None for an argument the
-    Python layer refused), e.result_name its name, e.detail the C text."""
+    Python layer refused), e.result_name its name, e.detail the C text, and
+    e.rule the name of the C library's validation rule that refused the
+    call (gpuact_rule_name: "BUFFER_TOO_SMALL", "OVERLAP", ...; None when no
+    rule did: a Python-side refusal or a device failure)."""
 
     result = None
     result_name = None
     detail = None
+    rule = None
+    _RULE_PREFIX = "[gpuact rule "
 
     def __init__(self, what, result=None, detail=None):
         if result is None:
@@ -107,6 +112,9 @@ class GpuactError(RuntimeError):
             name = _C.RESULTS[result] if 0 <= result < len(_C.RESULTS) else f"gpuact_result {result}"
             super().__init__(f"{what} failed: {name}\n{detail}" if detail else f"{what} failed: {name}")
             self.result, self.result_name, self.detail = result, name, detail
+            # the C text starts "[gpuact rule NAME] " when a validation rule refused (gpuact.h, ERRORS)
+            if detail and detail.startswith(self._RULE_PREFIX) and "]" in detail:
+                self.rule = detail[len(self._RULE_PREFIX):detail.index("]")]
 
 
 GpuactError.__module__ = "gpuact"

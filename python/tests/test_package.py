@@ -95,6 +95,10 @@ def test_error_classes():
     e = gpuact.InvalidArgument("gpuact_forward", 1, "the whole story")
     assert e.result == 1 and e.result_name == "GPUACT_ERROR_INVALID_ARGUMENT" and e.detail == "the whole story"
     assert str(e) == "gpuact_forward failed: GPUACT_ERROR_INVALID_ARGUMENT\nthe whole story"
+    assert e.rule is None  # no rule named in the text
+    e = gpuact.InvalidArgument("gpuact_forward", 1, "[gpuact rule OVERLAP] gpuact_forward: y overlaps x")
+    assert e.rule == "OVERLAP"
+    assert gpuact.GpuactError("a Python-side refusal").rule is None
 
 
 def test_activation_tuples():

@@ -468,13 +468,15 @@ def test_errors_carry_the_c_text(backend):
         with pytest.raises(gpuact.InvalidArgument) as e:
             gpuact.forward("relu", "f32", 1000, x, y, **kw)  # 4000 bytes of a 64-byte allocation
         assert e.value.result == 1 and isinstance(e.value, ValueError)
+        assert e.value.rule == "BUFFER_TOO_SMALL", (e.value.rule, str(e.value))
         assert "gpuact_forward failed: GPUACT_ERROR_INVALID_ARGUMENT" in str(e.value)
         assert "too small" in str(e.value) and "x" in str(e.value), str(e.value)
         if backend == "opencl":
             assert "holds 64 bytes" in str(e.value), str(e.value)
         assert e.value.detail == _C.last_error()
-        with pytest.raises(gpuact.InvalidArgument, match="exactly one"):
+        with pytest.raises(gpuact.InvalidArgument, match="exactly one") as e:
             gpuact.backward("relu", "f32", 16, x, y, x=x, mask=y, **kw)
+        assert e.value.rule == "SOURCE_NOT_EXACTLY_ONE", (e.value.rule, str(e.value))
         with pytest.raises(gpuact.InvalidArgument, match="ceiling"):
             gpuact.forward(gpuact.activation("clipped", ceiling=-1.0), "f32", 16, x, y, **kw)
         with pytest.raises(gpuact.InvalidArgument, match="act.kind"):
