@@ -1148,16 +1148,24 @@ static void named_libraries(void)
         c = NULL;
         unsetenv(vars[k]);
     }
-    /* AUTO with a CUDA library named that does not load stops there */
-    setenv("GPUACT_CUDA_LIBRARY", path, 1);
-    memset(&desc, 0, sizeof desc);
-    r = gpuact_context_create(&desc, &c);
-    named_ok[2] = r != GPUACT_SUCCESS && !c && strstr(gpuact_last_error(), path) != NULL;
-    snprintf(named_results[2], sizeof named_results[2], "%s: %s", gpuact_result_string(r),
-             first_line(gpuact_last_error()));
-    if (c) gpuact_context_destroy(c);
-    c = NULL;
-    unsetenv("GPUACT_CUDA_LIBRARY");
+    /* AUTO with a CUDA library named that does not load stops there (AUTO itself: a GPUACT_BACKEND
+       of the run, which would pick the backend instead, is set aside for the call) */
+    {
+        const char *env = getenv("GPUACT_BACKEND");
+        char saved[32];
+        snprintf(saved, sizeof saved, "%s", env ? env : "");
+        unsetenv("GPUACT_BACKEND");
+        setenv("GPUACT_CUDA_LIBRARY", path, 1);
+        memset(&desc, 0, sizeof desc);
+        r = gpuact_context_create(&desc, &c);
+        named_ok[2] = r != GPUACT_SUCCESS && !c && strstr(gpuact_last_error(), path) != NULL;
+        snprintf(named_results[2], sizeof named_results[2], "%s: %s", gpuact_result_string(r),
+                 first_line(gpuact_last_error()));
+        if (c) gpuact_context_destroy(c);
+        c = NULL;
+        unsetenv("GPUACT_CUDA_LIBRARY");
+        if (env) setenv("GPUACT_BACKEND", saved, 1);
+    }
 #ifndef GPUACT_NO_CUDA
     { /* the CUDA toolkit's stub libcuda: cuInit says CUDA_ERROR_STUB_LIBRARY, and the message says what that is */
         const char *home = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
