@@ -262,15 +262,20 @@ GPUACT_FN float gpuact_sm_gelu_near(float x, float y) {
     }
 }
 
+/* 1/s to about 2^-24 for s = y^2 in the erf forms' far ranges (y above 3.5):
+   a bit-trick guess and three Newton steps. */
+GPUACT_FN float gpuact_sm_rcp_far(float s) {
+    float r = gpuact_as_f32(0x7ef311c3u - gpuact_as_u32(s));
+    r = GPUACT_FMA(r, GPUACT_FMA(-s, r, 1.0f), r);
+    r = GPUACT_FMA(r, GPUACT_FMA(-s, r, 1.0f), r);
+    return GPUACT_FMA(r, GPUACT_FMA(-s, r, 1.0f), r);
+}
+
 /* y in [3.5, 14.5]: -y Q(y) = -exp(-y^2/2 + ln c0 + ln g(y)). */
 GPUACT_FN float gpuact_sm_gelu_far(float x, float y) {
     const float sh = y * y;
     const float sl = GPUACT_FMA(y, y, -sh);
-    /* sigma = 1/y^2 as sg + sgl: a bit-trick guess and three Newton steps */
-    float sg = gpuact_as_f32(0x7ef311c3u - gpuact_as_u32(sh));
-    sg = GPUACT_FMA(sg, GPUACT_FMA(-sh, sg, 1.0f), sg);
-    sg = GPUACT_FMA(sg, GPUACT_FMA(-sh, sg, 1.0f), sg);
-    sg = GPUACT_FMA(sg, GPUACT_FMA(-sh, sg, 1.0f), sg);
+    const float sg = gpuact_sm_rcp_far(sh); /* sigma = 1/y^2 as sg + sgl */
     {
         const float sgl = sg * GPUACT_FMA(-sl, sg, GPUACT_FMA(-sh, sg, 1.0f));
         float p = GPUACT_FMA(4.401480469e+04f, sg, -2.010390430e+04f);
@@ -458,10 +463,7 @@ GPUACT_FN float gpuact_sm_gelud_near(float x, float y) {
 GPUACT_FN float gpuact_sm_gelud_far(float x, float y) {
     const float sh = y * y;
     const float sl = GPUACT_FMA(y, y, -sh);
-    float sg = gpuact_as_f32(0x7ef311c3u - gpuact_as_u32(sh));
-    sg = GPUACT_FMA(sg, GPUACT_FMA(-sh, sg, 1.0f), sg);
-    sg = GPUACT_FMA(sg, GPUACT_FMA(-sh, sg, 1.0f), sg);
-    sg = GPUACT_FMA(sg, GPUACT_FMA(-sh, sg, 1.0f), sg);
+    const float sg = gpuact_sm_rcp_far(sh);
     {
         const float sgl = sg * GPUACT_FMA(-sl, sg, GPUACT_FMA(-sh, sg, 1.0f));
         float g = GPUACT_FMA(-4.800349121e+03f, sg, 2.284028564e+03f);
@@ -568,15 +570,6 @@ GPUACT_FN float gpuact_gelu_tanh_16(float x) {
     return gpuact_sm_canon(gpuact_sm_tiny16(gpuact_sm_xsig16(x, gpuact_sm_exp16z(z)), x));
 }
 
-/* 1/s to about 2^-24 for s = y^2 in the erf forms' far range (a bit-trick
-   guess and three Newton steps). */
-GPUACT_FN float gpuact_sm_rcp16(float s) {
-    float r = gpuact_as_f32(0x7ef311c3u - gpuact_as_u32(s));
-    r = GPUACT_FMA(r, GPUACT_FMA(-s, r, 1.0f), r);
-    r = GPUACT_FMA(r, GPUACT_FMA(-s, r, 1.0f), r);
-    return GPUACT_FMA(r, GPUACT_FMA(-s, r, 1.0f), r);
-}
-
 /* x Phi(x) = max(x, 0) - |x| Q(|x|): Q(y) = e^(-y^2/2 + L(y)) for y <= 6
    (L of degree 12 in y - 3, straight-line code: above 6 the result is x,
    and below -6 it is below 2^-24 |x|), and for x in [-14.5, -6) (only bf16
@@ -605,7 +598,7 @@ GPUACT_FN float gpuact_gelu_erf_16(float x) {
             if (x < -14.5f) {
                 r = x * 0.0f;
             } else {
-                const float s = y * y, sg = gpuact_sm_rcp16(s);
+                const float s = y * y, sg = gpuact_sm_rcp_far(s);
                 {
                     float p = GPUACT_FMA(-1.369524994e+02f, sg, 5.191630173e+01f);
                     p = GPUACT_FMA(p, sg, -1.120117474e+01f);
@@ -674,7 +667,7 @@ GPUACT_FN float gpuact_gelu_erf_d_16(float x) {
             if (x < -14.6f) {
                 r = x * 0.0f;
             } else {
-                const float s = y * y, sg = gpuact_sm_rcp16(s);
+                const float s = y * y, sg = gpuact_sm_rcp_far(s);
                 {
                     float g = GPUACT_FMA(2.404077339e+01f, sg, -1.028977203e+01f);
                     g = GPUACT_FMA(g, sg, 2.846394539e+00f);
