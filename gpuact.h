@@ -492,6 +492,13 @@ GPUACT_DEF gpuact_result gpuact_testing_copy(gpuact_context *ctx, gpuact_stream 
                                              gpuact_buffer src, size_t bytes);
 GPUACT_DEF gpuact_result gpuact_testing_timer_begin(gpuact_context *ctx, gpuact_stream s, void **token);
 GPUACT_DEF gpuact_result gpuact_testing_timer_end(gpuact_context *ctx, gpuact_stream s, void *token, double *ms);
+/* TESTING: the query every buffer argument of an operation gets before a
+   launch: *bytes = the bytes of b's allocation from b.handle on, as the
+   driver tells them (SUCCESS); NOT_SUPPORTED where the driver does not know
+   the memory (accepted unchecked by the operations); INVALID_ARGUMENT
+   (rule BUFFER_FOREIGN) for another context's allocation or no allocation
+   at all. For benchmarks of the host cost of a call (bench/host_overhead.c). */
+GPUACT_DEF gpuact_result gpuact_testing_buffer_extent(gpuact_context *ctx, gpuact_buffer b, size_t *bytes);
 
 #ifdef __cplusplus
 }
@@ -2100,6 +2107,22 @@ GPUACT_DEF gpuact_result gpuact_testing_timer_end(gpuact_context *ctx, gpuact_st
         return gpuact__refuse(GPUACT_RULE_NULL_ARGUMENT, "gpuact_testing_timer_end: %s is NULL",
                               !token ? "token" : "ms");
     return ctx->be->timer_end(ctx, s ? s : ctx->desc.stream, token, ms);
+}
+GPUACT_DEF gpuact_result gpuact_testing_buffer_extent(gpuact_context *ctx, gpuact_buffer b, size_t *bytes) {
+    GPUACT__NEED_CTX("gpuact_testing_buffer_extent");
+    if (!bytes) return gpuact__refuse(GPUACT_RULE_NULL_ARGUMENT, "gpuact_testing_buffer_extent: bytes is NULL");
+    if (!b.handle)
+        return gpuact__refuse(GPUACT_RULE_BUFFER_REQUIRED, "gpuact_testing_buffer_extent: b.handle is NULL");
+    *bytes = 0;
+    switch (ctx->be->buffer_extent(ctx, b, bytes)) {
+    case GPUACT__EXTENT_KNOWN: return GPUACT_SUCCESS;
+    case GPUACT__EXTENT_UNKNOWN:
+        return gpuact__fail(GPUACT_ERROR_NOT_SUPPORTED, "gpuact_testing_buffer_extent: the driver does not know "
+                                                         "this memory");
+    default:
+        return gpuact__refuse(GPUACT_RULE_BUFFER_FOREIGN,
+                              "gpuact_testing_buffer_extent: b is not an allocation of this context");
+    }
 }
 
 #endif /* GPUACT__IMPLEMENTATION_DONE */

@@ -1,13 +1,26 @@
-/* host_overhead: what the reliability checks cost on the host, per call.
-   Times (wall clock, host side, on whatever backend AUTO picks):
-     - one buffer extent query (the check each buffer argument gets),
-     - one workspace take + give back (event record and device-side wait),
-     - gpuact_forward on 256 f32 elements, enqueue only, per call,
-     - gpuact_epilogue_backward 64 x 64 with and without dbias, per call.
-   docs/RELIABILITY.md quotes its output. usage: host_overhead [calls] */
+/* host_overhead: what a call costs on the host, and what its checks add.
+   Public API and the documented TESTING entry points only. Times (host wall
+   clock, per call) on whatever backend AUTO picks (GPUACT_BACKEND=cuda|hip|
+   opencl to choose):
+     - one buffer extent query (the check each buffer argument of an
+       operation gets; gpuact_testing_buffer_extent),
+     - a bare driver enqueue for scale: a 4 KiB device-to-device copy
+       (gpuact_testing_copy),
+     - gpuact_forward of n = 1024 f32 (two buffers), enqueue only,
+     - gpuact_epilogue_backward 64 x 64 from y, without and with dbias, the
+       difference being the bias-gradient workspace and its second kernel.
+   Enqueue times are taken in batches of BATCH calls with a synchronization
+   in between (not timed), so the driver's launch queue never fills: a full
+   queue makes a back-to-back loop measure the device's rate of small
+   kernels instead of the host's cost. The median of the batches is shown.
+   docs/PERFORMANCE.md and docs/RELIABILITY.md quote its output.
+   usage: host_overhead [batches] */
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
 #include <time.h>
+
+#define BATCH 256
+#define MAX_BATCHES 400
 
 static double now(void) {
     struct timespec t;
@@ -15,74 +28,93 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef gpuact_result (*op_fn)(gpuact_context *ctx, void *arg);
+
+/* Median over `batches` batches of BATCH calls of the host time per call (us). */
+static double per_call(gpuact_context *ctx, op_fn op, void *arg, int batches) {
+    static double t[MAX_BATCHES];
+    int b, i;
+    for (b = -2; b < batches; b++) { /* two warm-up batches */
+        double t0 = now();
+        for (i = 0; i < BATCH; i++) {
+            gpuact_result r = op(ctx, arg);
+            if (r != GPUACT_SUCCESS) {
+                printf("failed: %s\n", gpuact_last_error());
+                exit(1);
+            }
+        }
+        if (b >= 0) t[b] = (now() - t0) / BATCH * 1e6;
+        if (gpuact_synchronize(ctx, NULL) != GPUACT_SUCCESS) {
+            printf("synchronize: %s\n", gpuact_last_error());
+            exit(1);
+        }
+    }
+    qsort(t, (size_t)batches, sizeof t[0], cmp_double);
+    return t[batches / 2];
+}
+
+static gpuact_buffer g_x, g_y, g_dbias;
+
+static gpuact_result op_extent(gpuact_context *ctx, void *arg) {
+    size_t bytes;
+    gpuact_result r = gpuact_testing_buffer_extent(ctx, g_x, &bytes);
+    (void)arg;
+    return r == GPUACT_ERROR_NOT_SUPPORTED ? GPUACT_SUCCESS : r;
+}
+static gpuact_result op_copy(gpuact_context *ctx, void *arg) {
+    (void)arg;
+    return gpuact_testing_copy(ctx, NULL, g_y, g_x, 4096);
+}
+static gpuact_result op_forward(gpuact_context *ctx, void *arg) {
+    return gpuact_forward(ctx, (const gpuact_forward_desc *)arg, NULL);
+}
+static gpuact_result op_epi_backward(gpuact_context *ctx, void *arg) {
+    return gpuact_epilogue_backward(ctx, (const gpuact_epilogue_backward_desc *)arg, NULL);
+}
+
 int main(int argc, char **argv) {
     gpuact_context *ctx;
-    gpuact_buffer x, y, db, part;
     gpuact_forward_desc f;
     gpuact_epilogue_backward_desc b;
-    long calls = argc > 1 ? atol(argv[1]) : 20000, i;
-    double t0, t;
+    int batches = argc > 1 ? atoi(argv[1]) : 100;
     size_t bytes;
-    int slot;
+    void *zeros;
+    if (batches < 1) batches = 1;
+    if (batches > MAX_BATCHES) batches = MAX_BATCHES;
     if (gpuact_context_create(NULL, &ctx)) {
         printf("SKIP: %s\n", gpuact_last_error());
         return 0;
     }
-    printf("backend %s: %s, %ld calls each\n", gpuact_backend_name(gpuact_context_backend(ctx)),
-           gpuact_context_device_name(ctx), calls);
-    if (gpuact_buffer_alloc(ctx, 64 * 64 * 4, &x) || gpuact_buffer_alloc(ctx, 64 * 64 * 4, &y) ||
-        gpuact_buffer_alloc(ctx, 64 * 4, &db)) {
-        printf("alloc: %s\n", gpuact_last_error());
+    printf("backend %s: %s; median of %d batches of %d calls\n", gpuact_backend_name(gpuact_context_backend(ctx)),
+           gpuact_context_device_name(ctx), batches, BATCH);
+    zeros = calloc(64 * 64, 4);
+    if (!zeros || gpuact_buffer_alloc(ctx, 64 * 64 * 4, &g_x) || gpuact_buffer_alloc(ctx, 64 * 64 * 4, &g_y) ||
+        gpuact_buffer_alloc(ctx, 64 * 4, &g_dbias) || gpuact_buffer_write(ctx, g_x, zeros, 64 * 64 * 4) ||
+        gpuact_buffer_write(ctx, g_y, zeros, 64 * 64 * 4)) {
+        printf("setup: %s\n", gpuact_last_error());
         return 1;
     }
-    gpuact_buffer_write(ctx, x, calloc(64 * 64, 4), 64 * 64 * 4);
-
-    t0 = now();
-    for (i = 0; i < calls * 10; i++) ctx->be->buffer_extent(ctx, x, &bytes);
-    t = now() - t0;
-    printf("buffer extent query:            %8.3f us\n", 1e6 * t / (double)(calls * 10));
-
-    gpuact_synchronize(ctx, NULL);
-    t0 = now();
-    for (i = 0; i < calls; i++) {
-        if (gpuact__workspace(ctx, ctx->desc.stream, 4096, &part, &slot)) return 1;
-        gpuact__workspace_release(ctx, ctx->desc.stream, slot, GPUACT_SUCCESS);
-    }
-    gpuact_synchronize(ctx, NULL);
-    t = now() - t0;
-    printf("workspace take + give back:     %8.3f us (%d slot(s))\n", 1e6 * t / (double)calls, ctx->ws_count);
-
+    printf("buffer extent query (%s):  %8.3f us\n",
+           gpuact_testing_buffer_extent(ctx, g_x, &bytes) == GPUACT_SUCCESS ? "known" : "driver cannot tell",
+           per_call(ctx, op_extent, NULL, batches));
+    printf("device copy of 4 KiB (enqueue):     %8.3f us\n", per_call(ctx, op_copy, NULL, batches));
     memset(&f, 0, sizeof f);
-    f.n = 256; f.x = x; f.y = y;
-    gpuact_forward(ctx, &f, NULL);
-    gpuact_synchronize(ctx, NULL);
-    t0 = now();
-    for (i = 0; i < calls; i++) gpuact_forward(ctx, &f, NULL);
-    t = now() - t0;
-    gpuact_synchronize(ctx, NULL);
-    printf("forward, 256 f32 (enqueue):     %8.3f us\n", 1e6 * t / (double)calls);
-
+    f.n = 1024; f.x = g_x; f.y = g_y;
+    printf("forward, 1024 f32 (enqueue):        %8.3f us\n", per_call(ctx, op_forward, &f, batches));
     memset(&b, 0, sizeof b);
-    b.rows = 64; b.cols = 64; b.dy = x; b.dx = x; b.y = y;
-    gpuact_epilogue_backward(ctx, &b, NULL);
-    gpuact_synchronize(ctx, NULL);
-    t0 = now();
-    for (i = 0; i < calls; i++) gpuact_epilogue_backward(ctx, &b, NULL);
-    gpuact_synchronize(ctx, NULL);
-    t = now() - t0;
-    printf("epilogue backward 64x64:        %8.3f us (to completion)\n", 1e6 * t / (double)calls);
-    b.dbias = db;
-    gpuact_epilogue_backward(ctx, &b, NULL);
-    gpuact_synchronize(ctx, NULL);
-    t0 = now();
-    for (i = 0; i < calls; i++) gpuact_epilogue_backward(ctx, &b, NULL);
-    gpuact_synchronize(ctx, NULL);
-    t = now() - t0;
-    printf("  ... with dbias:               %8.3f us (to completion, %d workspace slot(s))\n",
-           1e6 * t / (double)calls, ctx->ws_count);
-    gpuact_buffer_free(ctx, x);
-    gpuact_buffer_free(ctx, y);
-    gpuact_buffer_free(ctx, db);
+    b.rows = 64; b.cols = 64; b.dy = g_x; b.dx = g_x; b.y = g_y;
+    printf("epilogue backward 64x64 (enqueue):  %8.3f us\n", per_call(ctx, op_epi_backward, &b, batches));
+    b.dbias = g_dbias;
+    printf("  ... with dbias:                   %8.3f us\n", per_call(ctx, op_epi_backward, &b, batches));
+    gpuact_buffer_free(ctx, g_x);
+    gpuact_buffer_free(ctx, g_y);
+    gpuact_buffer_free(ctx, g_dbias);
     gpuact_context_destroy(ctx);
+    free(zeros);
     return 0;
 }

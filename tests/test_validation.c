@@ -1004,6 +1004,17 @@ static void extents_and_owners(void)
     expect_invalid("buffer_write: 200 bytes from offset 4000 of 4096", gpuact_buffer_write(ctx, buf(X, 4000), host, 200), GPUACT_RULE_BUFFER_TOO_SMALL);
     expect_invalid("buffer_write: 401 bytes into 400", gpuact_buffer_write(ctx, small, host, 401), GPUACT_RULE_BUFFER_TOO_SMALL);
     expect_accepted("buffer_read: the last 96 bytes exactly", gpuact_buffer_read(ctx, host, buf(X, 4000), 96));
+    {   /* the query the checks above use, as benchmarks see it: the allocation's bytes from its handle */
+        size_t bytes = 0;
+        gpuact_result r = gpuact_testing_buffer_extent(ctx, small, &bytes);
+        snprintf(why, sizeof why, "result %d, %zu bytes: %s", (int)r, bytes, first_line(gpuact_last_error()));
+        expect_true("testing_buffer_extent: a 400-byte buffer holds 400 bytes (or the driver cannot tell)",
+                    (r == GPUACT_SUCCESS && bytes == 400) || r == GPUACT_ERROR_NOT_SUPPORTED, why);
+        expect_invalid("testing_buffer_extent: bytes NULL", gpuact_testing_buffer_extent(ctx, small, NULL),
+                       GPUACT_RULE_NULL_ARGUMENT);
+        expect_invalid("testing_buffer_extent: b absent", gpuact_testing_buffer_extent(ctx, ABSENT, &bytes),
+                       GPUACT_RULE_BUFFER_REQUIRED);
+    }
 
     /* an allocation of another context of the same backend and device */
     memset(&desc, 0, sizeof desc);
@@ -1020,6 +1031,11 @@ static void extents_and_owners(void)
             eb = epib(); eb.dbias = foreign;
             expect_invalid("epilogue_backward: dbias is a cl_mem of another context", EB(eb), GPUACT_RULE_BUFFER_FOREIGN);
             expect_invalid("buffer_write: a cl_mem of another context", gpuact_buffer_write(ctx, foreign, host, 16), GPUACT_RULE_BUFFER_FOREIGN);
+            {
+                size_t bytes = 0;
+                expect_invalid("testing_buffer_extent: a cl_mem of another context",
+                               gpuact_testing_buffer_extent(ctx, foreign, &bytes), GPUACT_RULE_BUFFER_FOREIGN);
+            }
         }
         gpuact_buffer_free(other, foreign);
         gpuact_context_destroy(other);
