@@ -150,3 +150,57 @@ if [ "$what" = final-measure ]; then
     tail -40 "$OUT/python_bench.txt"
   fi
 fi
+
+# A/B of a kernel change: conformance of the changed tree on CUDA (and the
+# HIP mapping), then gpuact-bench --matrix and bench/matrix.py, each for the
+# build of .device/base (the sources before the change: git archive <rev>
+# gpuact.h backends kernels tools | tar -x -C .device/base) and the tree,
+# alternating, in one call.
+if [ "$what" = ab ]; then
+  cc -std=c99 -O2 -fPIC -shared -I.device/base .device/base/tools/gpuact_shared.c -o build/libgpuact_base.so \
+    -ldl -lpthread -lm || exit 1
+  cc -std=c99 -O2 -I.device/base -I. bench/gpuact_bench.c -o build/gpuact-bench-base -ldl -lpthread -lm || exit 1
+  make -s build/prewarm >/dev/null
+  log "prewarm (16 threads) and conformance, CUDA and the HIP mapping side by side"
+  ( GPUACT_BACKEND=cuda build/prewarm 16 >/dev/null 2>&1
+    GPUACT_BACKEND=cuda timeout 300 build/conformance >"$OUT/conformance_cuda.txt" 2>&1 ) &
+  [ -z "${AB_NO_HIP:-}" ] && ( export GPUACT_HIP_LIBRARY=$PWD/build/libhip_on_cuda.so
+    GPUACT_BACKEND=hip build/prewarm 16 >/dev/null 2>&1
+    GPUACT_BACKEND=hip timeout 300 build/conformance >"$OUT/conformance_hip.txt" 2>&1 ) &
+  wait
+  for f in "$OUT"/conformance_*.txt; do echo "$f: $(tail -2 "$f" | tr '\n' ' ')"; done
+  for round in 1 2; do
+    for b in base now; do
+      bin=build/gpuact-bench; [ $b = base ] && bin=build/gpuact-bench-base
+      log "gpuact-bench --matrix ${AB_ONLY:+--only $AB_ONLY }($b, round $round)"
+      $bin --backend cuda --matrix ${AB_ONLY:+--only $AB_ONLY} --csv 2>"$OUT/matrix_${b}_$round.err" >"$OUT/matrix_${b}_$round.csv"
+      echo "exit $?"
+    done
+  done
+  python3 - "$OUT" <<'PY'
+import csv, sys, statistics
+out = sys.argv[1]
+def load(tag):
+    rows = {}
+    for r in (1, 2):
+        with open(f"{out}/matrix_{tag}_{r}.csv") as f:
+            for row in csv.DictReader(f):
+                rows.setdefault(row["name"], []).append(float(row["median_ms"]))
+    return rows
+base, now = load("base"), load("now")
+ratios = []
+print(f"{'cell':32s} {'base ms':>9s} {'now ms':>9s} {'now/base speed':>14s}")
+for name in now:
+    if name not in base: continue
+    b, n = min(base[name]), min(now[name])
+    ratios.append(b / n)
+    print(f"{name:32s} {b:9.4f} {n:9.4f} {b / n:13.3f}x")
+print(f"median speed ratio {statistics.median(ratios):.3f}, min {min(ratios):.3f}, max {max(ratios):.3f} over {len(ratios)} cells")
+PY
+  if [ -z "${AB_NO_TORCH:-}" ]; then
+    log "matrix.py A/B (torch beside)"
+    PYTHONUNBUFFERED=1 timeout ${AB_TIMEOUT:-240} python3 bench/matrix.py --reps ${AB_REPS:-20} --warmup 3 \
+      --lib before=build/libgpuact_base.so --lib now=build/libgpuact.so --out "$OUT/matrix_ab.md" >"$OUT/matrix_ab.txt" 2>&1
+    echo "matrix exit $?"; grep -E "epi|fwd\+mask" "$OUT/matrix_ab.md" | head -40
+  fi
+fi

@@ -12,11 +12,13 @@
 
 /* The element path (f32 and mixed dtypes): y[k] and the mask bits of one
    vector from x's bits and the bias. */
-template <class X, class Y, class B, int KIND, int SELECT, int VEC>
+template <class X, class Y, class B, int KIND, int SELECT, int FL, int VEC>
 __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC], const float (&b)[VEC],
-                                                       gpuact_u32 (&y)[VEC], bool has_bias, int flags, float scale,
+                                                       gpuact_u32 (&y)[VEC], bool has_bias_, int flags_, float scale,
                                                        float slope, float ceiling, float lower, gpuact_u32 cbits,
                                                        gpuact_u32 lbits) {
+    const int flags = FL >= 0 ? FL : flags_; /* FL >= 0: the flags as a constant (see gpuact_fwd_rows) */
+    const bool has_bias = FL >= 0 ? (FL & GPUACT_F_BIAS) != 0 : has_bias_;
     gpuact_u32 bits = 0;
 #pragma unroll
     for (int k = 0; k < VEC; k++) {
@@ -45,13 +47,15 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC
 }
 
 /* The word path (every array 16-bit): y's words and the mask bits of one
-   vector of 8 elements from x's words and the bias. */
-template <class X, class Y, int KIND, int SELECT>
-__device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4], const float (&b)[8],
-                                                       gpuact_u32 (&y)[4], bool has_bias, int flags, float scale,
+   vector of 8 elements from x's words and the bias's words. */
+template <class X, class Y, class B, int KIND, int SELECT, int FL>
+__device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4], const gpuact_u32 (&bw)[4],
+                                                       gpuact_u32 (&y)[4], bool has_bias_, int flags_, float scale,
                                                        float slope, float ceiling, float lower, gpuact_u32 c2,
                                                        gpuact_u32 l2) {
     const gpuact_u32 inf = gpuact_inf<X>::value;
+    const int flags = FL >= 0 ? FL : flags_; /* FL >= 0: the flags as a constant (see gpuact_fwd_rows) */
+    const bool has_bias = FL >= 0 ? (FL & GPUACT_F_BIAS) != 0 : has_bias_;
     gpuact_u32 top[4]; /* bits 15 and 31: where each lane's gradient passes */
 #pragma unroll
     for (int j = 0; j < 4; j++) {
@@ -75,9 +79,11 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4],
         } else {
             float zl, zh, vl, vh;
             gpuact_unpack2<X>(w, zl, zh);
-            if (has_bias) {
-                zl += b[2 * j];
-                zh += b[2 * j + 1];
+            if (has_bias) { /* the bias stays packed until here: half the registers */
+                float bl, bh;
+                gpuact_unpack2<B>(bw[j], bl, bh);
+                zl += bl;
+                zh += bh;
             }
             vl = gpuact_act(KIND, zl, slope, ceiling, lower, gpuact_lean(Y::size));
             vh = gpuact_act(KIND, zh, slope, ceiling, lower, gpuact_lean(Y::size));
@@ -102,6 +108,87 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4],
         }
     }
     return gpuact_tops_bits(top[0], top[1], top[2], top[3]);
+}
+
+/* The rows of one thread's columns (the main loop of forward). FL >= 0: the
+   run-time flags as a constant, so the 16-bit general path (bias, scale, the
+   NaN rule: per-word choices) has no branch inside the loop; forward picks
+   the instance. */
+template <class X, class Y, class B, int KIND, int MASK, int SELECT, int FL, int VEC>
+__device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigned char *out, unsigned char *mask,
+                                                gpuact_u64 rows, gpuact_u64 cols, gpuact_u64 ld_in,
+                                                gpuact_u64 ld_out, gpuact_u64 mask_ld, int flags, float scale,
+                                                float slope, float ceiling, float lower, gpuact_u32 cbits,
+                                                gpuact_u32 lbits, const unsigned char *bias, bool has_bias_,
+                                                gpuact_u64 v0, gpuact_u64 shift, bool aligned) {
+    enum { U = GPUACT_UNROLL, PAIRS = VEC == 8, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0) };
+    const bool has_bias = FL >= 0 ? (FL & GPUACT_F_BIAS) != 0 : has_bias_;
+    float b[U][VEC];      /* the bias: floats (element path) */
+    gpuact_u32 bw[U][4];  /* or words of two 16-bit values (word path) */
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const gpuact_u64 c0 = shift + (v0 + u * BLK) * VEC;
+        const bool load = has_bias && c0 < cols, vec_ok = aligned && c0 + VEC <= cols;
+        gpuact_u32 bb[VEC];
+        if (PAIRS) {
+            if (load) gpuact_load_words<B>(bias, c0, cols, vec_ok, bw[u]);
+#pragma unroll
+            for (int j = 0; j < 4; j++) bw[u][j] = load ? bw[u][j] : 0u;
+        } else {
+            if (load) gpuact_load<B, VEC>(bias, c0, cols, vec_ok, bb);
+#pragma unroll
+            for (int k = 0; k < VEC; k++) b[u][k] = load ? gpuact_tof<B>(bb[k]) : 0.0f;
+        }
+    }
+    for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
+        const unsigned char *xr = in + r * ld_in * X::size;
+        unsigned char *yr = out + r * ld_out * Y::size;
+        gpuact_u32 x[U][VEC], y[U][VEC], bits[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) { /* every load first: two vectors in flight */
+            const gpuact_u64 c0 = shift + (v0 + u * BLK) * VEC;
+            const bool vec_ok = aligned && c0 + VEC <= cols;
+            if (c0 >= cols) continue;
+            if (PAIRS) gpuact_load_words<X>(xr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(x[u]));
+            else gpuact_load<X, VEC>(xr, c0, cols, vec_ok, x[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const gpuact_u64 cv = v0 + u * BLK, c0 = shift + cv * VEC;
+            const bool vec_ok = aligned && c0 + VEC <= cols;
+            bits[u] = 0;
+            if (c0 < cols) {
+                if (PAIRS) {
+                    bits[u] = gpuact_fwd_words<X, Y, B, KIND, SELECT, FL>(
+                        reinterpret_cast<const gpuact_u32(&)[4]>(x[u]), bw[u],
+                        reinterpret_cast<gpuact_u32(&)[4]>(y[u]), has_bias, flags, scale, slope, ceiling, lower,
+                        cbits * 0x00010001u, lbits * 0x00010001u);
+                    gpuact_store_words<Y>(yr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(y[u]));
+                } else {
+                    bits[u] = gpuact_fwd_elems<X, Y, B, KIND, SELECT, FL, VEC>(x[u], b[u], y[u], has_bias, flags, scale,
+                                                                         slope, ceiling, lower, cbits, lbits);
+                    gpuact_store<Y, VEC>(yr, c0, cols, vec_ok, y[u]);
+                }
+                if (c0 + VEC > cols) bits[u] &= (1u << (cols - c0)) - 1u; /* padding bits are 0 */
+            }
+            if (MASK) gpuact_mask_write<VEC>(mask + r * (mask_ld / 8), cv, c0 < cols, bits[u]);
+        }
+    }
+}
+
+/* The same, not inlined: each instance of the flags gets its own register
+   allocation (inlined side by side, nvcc allocated for all of them at once
+   and spilled). One call per thread, not per row. */
+template <class X, class Y, class B, int KIND, int MASK, int SELECT, int FL, int VEC>
+__device__ __noinline__ void gpuact_fwd_rows_call(const unsigned char *in, unsigned char *out, unsigned char *mask,
+                                                  gpuact_u64 rows, gpuact_u64 cols, gpuact_u64 ld_in,
+                                                  gpuact_u64 ld_out, gpuact_u64 mask_ld, int flags, float scale,
+                                                  float slope, float ceiling, float lower, gpuact_u32 cbits,
+                                                  gpuact_u32 lbits, const unsigned char *bias, bool has_bias,
+                                                  gpuact_u64 v0, gpuact_u64 shift, bool aligned) {
+    gpuact_fwd_rows<X, Y, B, KIND, MASK, SELECT, FL, VEC>(in, out, mask, rows, cols, ld_in, ld_out, mask_ld, flags,
+                                                          scale, slope, ceiling, lower, cbits, lbits, bias, has_bias,
+                                                          v0, shift, aligned);
 }
 
 template <class X, class Y, class B, int KIND, int MASK, int DBIAS_, int SELECT_, int FROMX_>
@@ -132,68 +219,46 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
             const unsigned char *xr = in + r * ld_in * X::size;
             unsigned char *yr = out + r * ld_out * Y::size;
             const gpuact_u64 hn = shift < cols ? shift : cols;
-            gpuact_u32 hx[VEC], hy[VEC], hb[VEC];
+            gpuact_u32 hx[VEC], hy[VEC], hb[VEC] = {0};
             float hf[VEC];
-            if (has_bias) gpuact_load<B, VEC>(bias, 0, hn, false, hb);
-#pragma unroll
-            for (int k = 0; k < VEC; k++) hf[k] = has_bias ? gpuact_tof<B>(hb[k]) : 0.0f;
             if (PAIRS) {
+                if (has_bias) gpuact_load_words<B>(bias, 0, hn, false, reinterpret_cast<gpuact_u32(&)[4]>(hb));
                 gpuact_load_words<X>(xr, 0, hn, false, reinterpret_cast<gpuact_u32(&)[4]>(hx));
-                gpuact_fwd_words<X, Y, KIND, SELECT>(reinterpret_cast<const gpuact_u32(&)[4]>(hx),
-                                                     reinterpret_cast<const float(&)[8]>(hf),
-                                                     reinterpret_cast<gpuact_u32(&)[4]>(hy), has_bias, flags, scale,
-                                                     slope, ceiling, lower, cbits * 0x00010001u, lbits * 0x00010001u);
+                gpuact_fwd_words<X, Y, B, KIND, SELECT, -1>(reinterpret_cast<const gpuact_u32(&)[4]>(hx),
+                                                        reinterpret_cast<const gpuact_u32(&)[4]>(hb),
+                                                        reinterpret_cast<gpuact_u32(&)[4]>(hy), has_bias, flags, scale,
+                                                        slope, ceiling, lower, cbits * 0x00010001u,
+                                                        lbits * 0x00010001u);
                 gpuact_store_words<Y>(yr, 0, hn, false, reinterpret_cast<const gpuact_u32(&)[4]>(hy));
             } else {
+                if (has_bias) gpuact_load<B, VEC>(bias, 0, hn, false, hb);
+#pragma unroll
+                for (int k = 0; k < VEC; k++) hf[k] = has_bias ? gpuact_tof<B>(hb[k]) : 0.0f;
                 gpuact_load<X, VEC>(xr, 0, hn, false, hx);
-                gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC>(hx, hf, hy, has_bias, flags, scale, slope, ceiling, lower,
+                gpuact_fwd_elems<X, Y, B, KIND, SELECT, -1, VEC>(hx, hf, hy, has_bias, flags, scale, slope, ceiling, lower,
                                                              cbits, lbits);
                 gpuact_store<Y, VEC>(yr, 0, hn, false, hy);
             }
         }
-    float b[U][VEC];
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-        const gpuact_u64 c0 = shift + (v0 + u * BLK) * VEC;
-        gpuact_u32 bb[VEC];
-        if (has_bias && c0 < cols) gpuact_load<B, VEC>(bias, c0, cols, aligned && c0 + VEC <= cols, bb);
-#pragma unroll
-        for (int k = 0; k < VEC; k++) b[u][k] = has_bias && c0 < cols ? gpuact_tof<B>(bb[k]) : 0.0f;
+#define GPUACT_FWD_ROWS_(fl)                                                                                    \
+    gpuact_fwd_rows<X, Y, B, KIND, MASK, SELECT, fl, VEC>(in, out, mask, rows, cols, ld_in, ld_out, mask_ld, flags, \
+                                                          scale, slope, ceiling, lower, cbits, lbits, bias, has_bias, \
+                                                          v0, shift, aligned)
+    /* The 16-bit epilogue of a ReLU-family kind without scale (bias, act,
+       nothing else) gets its own loop with the flags as a constant: no branch
+       on them per word, and the activation folds into the conversion
+       (H200: 16-bit epilogue forwards 3-14% faster). An instance per
+       combination of flags made nvcc allocate for all of them at once and
+       spill; two fit. For a smooth kind the second loop took the kernel from
+       55 to 64 registers and its elementwise forward (one kernel with the
+       epilogue) 5% slower, although its epilogue got 8-10% faster: not
+       for them. */
+    if (PAIRS && !SELECT && gpuact_kind_select(KIND) && flags == GPUACT_F_BIAS) {
+        GPUACT_FWD_ROWS_(GPUACT_F_BIAS);
+        return;
     }
-    for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
-        const unsigned char *xr = in + r * ld_in * X::size;
-        unsigned char *yr = out + r * ld_out * Y::size;
-        gpuact_u32 x[U][VEC], y[U][VEC], bits[U];
-#pragma unroll
-        for (int u = 0; u < U; u++) { /* every load first: two vectors in flight */
-            const gpuact_u64 c0 = shift + (v0 + u * BLK) * VEC;
-            const bool vec_ok = aligned && c0 + VEC <= cols;
-            if (c0 >= cols) continue;
-            if (PAIRS) gpuact_load_words<X>(xr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(x[u]));
-            else gpuact_load<X, VEC>(xr, c0, cols, vec_ok, x[u]);
-        }
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            const gpuact_u64 cv = v0 + u * BLK, c0 = shift + cv * VEC;
-            const bool vec_ok = aligned && c0 + VEC <= cols;
-            bits[u] = 0;
-            if (c0 < cols) {
-                if (PAIRS) {
-                    bits[u] = gpuact_fwd_words<X, Y, KIND, SELECT>(
-                        reinterpret_cast<const gpuact_u32(&)[4]>(x[u]), reinterpret_cast<const float(&)[8]>(b[u]),
-                        reinterpret_cast<gpuact_u32(&)[4]>(y[u]), has_bias, flags, scale, slope, ceiling, lower,
-                        cbits * 0x00010001u, lbits * 0x00010001u);
-                    gpuact_store_words<Y>(yr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(y[u]));
-                } else {
-                    bits[u] = gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC>(x[u], b[u], y[u], has_bias, flags, scale,
-                                                                         slope, ceiling, lower, cbits, lbits);
-                    gpuact_store<Y, VEC>(yr, c0, cols, vec_ok, y[u]);
-                }
-                if (c0 + VEC > cols) bits[u] &= (1u << (cols - c0)) - 1u; /* padding bits are 0 */
-            }
-            if (MASK) gpuact_mask_write<VEC>(mask + r * (mask_ld / 8), cv, c0 < cols, bits[u]);
-        }
-    }
+    GPUACT_FWD_ROWS_(-1);
+#undef GPUACT_FWD_ROWS_
 }
 
 GPUACT_INSTANTIATE(forward)
