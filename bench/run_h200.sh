@@ -160,6 +160,12 @@ if [ "$what" = ab ]; then
   cc -std=c99 -O2 -fPIC -shared -I.device/base .device/base/tools/gpuact_shared.c -o build/libgpuact_base.so \
     -ldl -lpthread -lm || exit 1
   cc -std=c99 -O2 -I.device/base -I. bench/gpuact_bench.c -o build/gpuact-bench-base -ldl -lpthread -lm || exit 1
+  builds="base now"
+  if [ -d .device/exp ]; then # an experiment beside them: the tree with the change under test
+    cc -std=c99 -O2 -I.device/exp -I. bench/gpuact_bench.c -o build/gpuact-bench-exp -ldl -lpthread -lm || exit 1
+    builds="base now exp"
+  fi
+  [ -n "${AB_NO_CONF:-}" ] || {
   make -s build/prewarm >/dev/null
   log "prewarm (16 threads) and conformance, CUDA and the HIP mapping side by side"
   ( GPUACT_BACKEND=cuda build/prewarm 16 >/dev/null 2>&1
@@ -169,9 +175,10 @@ if [ "$what" = ab ]; then
     GPUACT_BACKEND=hip timeout 300 build/conformance >"$OUT/conformance_hip.txt" 2>&1 ) &
   wait
   for f in "$OUT"/conformance_*.txt; do echo "$f: $(tail -2 "$f" | tr '\n' ' ')"; done
+  }
   for round in 1 2; do
-    for b in base now; do
-      bin=build/gpuact-bench; [ $b = base ] && bin=build/gpuact-bench-base
+    for b in $builds; do
+      bin=build/gpuact-bench; [ $b != now ] && bin=build/gpuact-bench-$b
       log "gpuact-bench --matrix ${AB_ONLY:+--only $AB_ONLY }($b, round $round)"
       $bin --backend cuda --matrix ${AB_ONLY:+--only $AB_ONLY} --csv 2>"$OUT/matrix_${b}_$round.err" >"$OUT/matrix_${b}_$round.csv"
       echo "exit $?"
@@ -185,17 +192,26 @@ def load(tag):
     for r in (1, 2):
         with open(f"{out}/matrix_{tag}_{r}.csv") as f:
             for row in csv.DictReader(f):
-                rows.setdefault(row["name"], []).append(float(row["median_ms"]))
+                try:
+                    rows.setdefault(row["name"], []).append(float(row["median_ms"]))
+                except ValueError:
+                    pass
     return rows
-base, now = load("base"), load("now")
-ratios = []
-print(f"{'cell':32s} {'base ms':>9s} {'now ms':>9s} {'now/base speed':>14s}")
-for name in now:
+import os
+tags = [t for t in ("base", "now", "exp") if os.path.exists(f"{out}/matrix_{t}_2.csv")]
+data = {t: load(t) for t in tags}
+base = data["base"]
+print(f"{'cell':32s} " + " ".join(f"{t + ' ms':>10s}" for t in tags) + "  speed vs base (min of 2 rounds each)")
+ratios = {t: [] for t in tags[1:]}
+for name in data["now"]:
     if name not in base: continue
-    b, n = min(base[name]), min(now[name])
-    ratios.append(b / n)
-    print(f"{name:32s} {b:9.4f} {n:9.4f} {b / n:13.3f}x")
-print(f"median speed ratio {statistics.median(ratios):.3f}, min {min(ratios):.3f}, max {max(ratios):.3f} over {len(ratios)} cells")
+    ms = [min(data[t][name]) for t in tags]
+    for t, m in zip(tags[1:], ms[1:]):
+        ratios[t].append(ms[0] / m)
+    print(f"{name:32s} " + " ".join(f"{m:10.4f}" for m in ms) + "  " +
+          " ".join(f"{t} {ms[0] / m:.3f}x" for t, m in zip(tags[1:], ms[1:])))
+for t, r in ratios.items():
+    print(f"{t}: median speed ratio {statistics.median(r):.3f}, min {min(r):.3f}, max {max(r):.3f} over {len(r)} cells")
 PY
   if [ -z "${AB_NO_TORCH:-}" ]; then
     log "matrix.py A/B (torch beside)"
