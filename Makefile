@@ -251,11 +251,11 @@ $(BUILD)/gpuact-bench: bench/gpuact_bench.c $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
 $(BUILD)/first_call: bench/first_call.c $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
-$(BUILD)/host_overhead: bench/host_overhead.c $(HEADERS) | $(BUILD)
+$(BUILD)/host_overhead: bench/host_overhead.c bench/host_clock.h $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
 # The CUDA driver's own cost per call, the floor under gpuact's (links the
 # driver directly; built on request, on a machine with the CUDA toolkit).
-$(BUILD)/launch_floor: bench/launch_floor.c | $(BUILD)
+$(BUILD)/launch_floor: bench/launch_floor.c bench/host_clock.h | $(BUILD)
 	$(CC) -std=c11 $(CFLAGS) -Wall -Wextra -Werror -I$(CUDA_HOME)/include $< -o $@ -L$(CUDA_HOME)/lib64/stubs -lcuda
 bench: $(BUILD)/gpuact-bench $(BUILD)/first_call $(BUILD)/host_overhead
 

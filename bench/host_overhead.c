@@ -17,64 +17,41 @@
    usage: host_overhead [batches] */
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
-#include <time.h>
+#include "host_clock.h"
 
-#define BATCH 256
-#define MAX_BATCHES 400
+static gpuact_context *g_ctx;
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+static int check(gpuact_result r, const char *what) {
+    if (r == GPUACT_SUCCESS) return 0;
+    printf("%s failed: %s\n", what, gpuact_last_error());
+    return 1;
 }
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-typedef gpuact_result (*op_fn)(gpuact_context *ctx, void *arg);
-
-/* Median over `batches` batches of BATCH calls of the host time per call (us). */
-static double per_call(gpuact_context *ctx, op_fn op, void *arg, int batches) {
-    static double t[MAX_BATCHES];
-    int b, i;
-    for (b = -2; b < batches; b++) { /* two warm-up batches */
-        double t0 = now();
-        for (i = 0; i < BATCH; i++) {
-            gpuact_result r = op(ctx, arg);
-            if (r != GPUACT_SUCCESS) {
-                printf("failed: %s\n", gpuact_last_error());
-                exit(1);
-            }
-        }
-        if (b >= 0) t[b] = (now() - t0) / BATCH * 1e6;
-        if (gpuact_synchronize(ctx, NULL) != GPUACT_SUCCESS) {
-            printf("synchronize: %s\n", gpuact_last_error());
-            exit(1);
-        }
-    }
-    qsort(t, (size_t)batches, sizeof t[0], cmp_double);
-    return t[batches / 2];
+static int sync_ctx(void *arg) {
+    (void)arg;
+    return check(gpuact_synchronize(g_ctx, NULL), "gpuact_synchronize");
 }
 
 static gpuact_buffer g_x, g_y, g_dbias;
 
-static gpuact_result op_extent(gpuact_context *ctx, void *arg) {
+static int op_extent(void *arg) {
     size_t bytes;
-    gpuact_result r = gpuact_testing_buffer_extent(ctx, g_x, &bytes);
+    gpuact_result r = gpuact_testing_buffer_extent(g_ctx, g_x, &bytes);
     (void)arg;
-    return r == GPUACT_ERROR_NOT_SUPPORTED ? GPUACT_SUCCESS : r;
+    return check(r == GPUACT_ERROR_NOT_SUPPORTED ? GPUACT_SUCCESS : r, "gpuact_testing_buffer_extent");
 }
-static gpuact_result op_copy(gpuact_context *ctx, void *arg) {
+static int op_copy(void *arg) {
     (void)arg;
-    return gpuact_testing_copy(ctx, NULL, g_y, g_x, 4096);
+    return check(gpuact_testing_copy(g_ctx, NULL, g_y, g_x, 4096), "gpuact_testing_copy");
 }
-static gpuact_result op_forward(gpuact_context *ctx, void *arg) {
-    return gpuact_forward(ctx, (const gpuact_forward_desc *)arg, NULL);
+static int op_forward(void *arg) {
+    return check(gpuact_forward(g_ctx, (const gpuact_forward_desc *)arg, NULL), "gpuact_forward");
 }
-static gpuact_result op_epi_backward(gpuact_context *ctx, void *arg) {
-    return gpuact_epilogue_backward(ctx, (const gpuact_epilogue_backward_desc *)arg, NULL);
+static int op_epi_backward(void *arg) {
+    return check(gpuact_epilogue_backward(g_ctx, (const gpuact_epilogue_backward_desc *)arg, NULL),
+                 "gpuact_epilogue_backward");
+}
+static double per_call(int (*op)(void *), void *arg, int batches) {
+    return host_per_call(op, arg, sync_ctx, NULL, batches);
 }
 
 int main(int argc, char **argv) {
@@ -85,13 +62,14 @@ int main(int argc, char **argv) {
     size_t bytes;
     void *zeros;
     if (batches < 1) batches = 1;
-    if (batches > MAX_BATCHES) batches = MAX_BATCHES;
+    if (batches > HOST_MAX_BATCHES) batches = HOST_MAX_BATCHES;
     if (gpuact_context_create(NULL, &ctx)) {
         printf("SKIP: %s\n", gpuact_last_error());
         return 0;
     }
+    g_ctx = ctx;
     printf("backend %s: %s; median of %d batches of %d calls\n", gpuact_backend_name(gpuact_context_backend(ctx)),
-           gpuact_context_device_name(ctx), batches, BATCH);
+           gpuact_context_device_name(ctx), batches, HOST_BATCH);
     zeros = calloc(64 * 64, 4);
     if (!zeros || gpuact_buffer_alloc(ctx, 64 * 64 * 4, &g_x) || gpuact_buffer_alloc(ctx, 64 * 64 * 4, &g_y) ||
         gpuact_buffer_alloc(ctx, 64 * 4, &g_dbias) || gpuact_buffer_write(ctx, g_x, zeros, 64 * 64 * 4) ||
@@ -101,16 +79,16 @@ int main(int argc, char **argv) {
     }
     printf("buffer extent query (%s):  %8.3f us\n",
            gpuact_testing_buffer_extent(ctx, g_x, &bytes) == GPUACT_SUCCESS ? "known" : "driver cannot tell",
-           per_call(ctx, op_extent, NULL, batches));
-    printf("device copy of 4 KiB (enqueue):     %8.3f us\n", per_call(ctx, op_copy, NULL, batches));
+           per_call(op_extent, NULL, batches));
+    printf("device copy of 4 KiB (enqueue):     %8.3f us\n", per_call(op_copy, NULL, batches));
     memset(&f, 0, sizeof f);
     f.n = 1024; f.x = g_x; f.y = g_y;
-    printf("forward, 1024 f32 (enqueue):        %8.3f us\n", per_call(ctx, op_forward, &f, batches));
+    printf("forward, 1024 f32 (enqueue):        %8.3f us\n", per_call(op_forward, &f, batches));
     memset(&b, 0, sizeof b);
     b.rows = 64; b.cols = 64; b.dy = g_x; b.dx = g_x; b.y = g_y;
-    printf("epilogue backward 64x64 (enqueue):  %8.3f us\n", per_call(ctx, op_epi_backward, &b, batches));
+    printf("epilogue backward 64x64 (enqueue):  %8.3f us\n", per_call(op_epi_backward, &b, batches));
     b.dbias = g_dbias;
-    printf("  ... with dbias:                   %8.3f us\n", per_call(ctx, op_epi_backward, &b, batches));
+    printf("  ... with dbias:                   %8.3f us\n", per_call(op_epi_backward, &b, batches));
     gpuact_buffer_free(ctx, g_x);
     gpuact_buffer_free(ctx, g_y);
     gpuact_buffer_free(ctx, g_dbias);

@@ -7,8 +7,7 @@
      - cuMemcpyDtoDAsync of 4 KiB,
      - cuMemGetAddressRange (the extent query of every buffer argument),
      - cuCtxGetCurrent.
-   Host wall clock, median of batches of 256 calls with a synchronization in
-   between (not timed), as host_overhead does.
+   Timed as host_overhead does (host_clock.h).
    build: `make build/launch_floor` (needs the CUDA toolkit: cuda.h and the
    driver stub to link against; the driver is loaded at run time)
    usage: launch_floor [batches] */
@@ -19,8 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#define BATCH 256
-#define MAX_BATCHES 400
+#include "host_clock.h"
+
 #define NPARAMS 22
 
 static const char *ptx =
@@ -32,15 +31,6 @@ static const char *ptx =
     ".param .u64 p15, .param .u64 p16, .param .f32 p17, .param .f32 p18, .param .f32 p19, \n"
     ".param .f32 p20, .param .u32 p21) { ret; }\n";
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 #define CK(call)                                                                 \
     do {                                                                         \
         CUresult e_ = (call);                                                    \
@@ -57,31 +47,40 @@ static CUdeviceptr d_a, d_b;
 static void *params[NPARAMS];
 static unsigned long long scalars[NPARAMS];
 
-static void op_launch_many(void) { CK(cuLaunchKernel(f_many, 1, 1, 1, 128, 1, 1, 0, 0, params, NULL)); }
-static void op_launch_one(void) { CK(cuLaunchKernel(f_one, 1, 1, 1, 128, 1, 1, 0, 0, params, NULL)); }
-static void op_copy(void) { CK(cuMemcpyDtoDAsync(d_b, d_a, 4096, 0)); }
-static void op_range(void) {
+static int op_launch_many(void *a) {
+    (void)a;
+    CK(cuLaunchKernel(f_many, 1, 1, 1, 128, 1, 1, 0, 0, params, NULL));
+    return 0;
+}
+static int op_launch_one(void *a) {
+    (void)a;
+    CK(cuLaunchKernel(f_one, 1, 1, 1, 128, 1, 1, 0, 0, params, NULL));
+    return 0;
+}
+static int op_copy(void *a) {
+    (void)a;
+    CK(cuMemcpyDtoDAsync(d_b, d_a, 4096, 0));
+    return 0;
+}
+static int op_range(void *a) {
     CUdeviceptr base;
     size_t size;
+    (void)a;
     CK(cuMemGetAddressRange(&base, &size, d_a));
+    return 0;
 }
-static void op_current(void) {
+static int op_current(void *a) {
     CUcontext c;
+    (void)a;
     CK(cuCtxGetCurrent(&c));
+    return 0;
 }
-
-static double per_call(void (*op)(void), int batches) {
-    static double t[MAX_BATCHES];
-    int b, i;
-    for (b = -2; b < batches; b++) {
-        double t0 = now();
-        for (i = 0; i < BATCH; i++) op();
-        if (b >= 0) t[b] = (now() - t0) / BATCH * 1e6;
-        CK(cuCtxSynchronize());
-    }
-    qsort(t, (size_t)batches, sizeof t[0], cmp_double);
-    return t[batches / 2];
+static int sync_ctx(void *a) {
+    (void)a;
+    CK(cuCtxSynchronize());
+    return 0;
 }
+static double per_call(int (*op)(void *), int batches) { return host_per_call(op, NULL, sync_ctx, NULL, batches); }
 
 int main(int argc, char **argv) {
     int batches = argc > 1 ? atoi(argv[1]) : 100, i;
@@ -89,8 +88,6 @@ int main(int argc, char **argv) {
     CUcontext ctx;
     CUmodule mod;
     char name[256];
-    if (batches < 1) batches = 1;
-    if (batches > MAX_BATCHES) batches = MAX_BATCHES;
     CK(cuInit(0));
     CK(cuDeviceGet(&dev, 0));
     CK(cuDevicePrimaryCtxRetain(&ctx, dev));
@@ -105,7 +102,7 @@ int main(int argc, char **argv) {
         scalars[i] = i < 9 ? (unsigned long long)d_a : (unsigned long long)i;
         params[i] = &scalars[i];
     }
-    printf("CUDA driver on %s; median of %d batches of %d calls, host us per call\n", name, batches, BATCH);
+    printf("CUDA driver on %s; median of %d batches of %d calls, host us per call\n", name, batches, HOST_BATCH);
     printf("cuLaunchKernel, 22 parameters:  %8.3f us\n", per_call(op_launch_many, batches));
     printf("cuLaunchKernel, 1 parameter:    %8.3f us\n", per_call(op_launch_one, batches));
     printf("cuMemcpyDtoDAsync 4 KiB:        %8.3f us\n", per_call(op_copy, batches));

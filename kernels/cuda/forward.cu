@@ -113,7 +113,7 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4],
 /* The rows of one thread's columns (the main loop of forward). FL >= 0: the
    run-time flags as a constant, so the 16-bit general path (bias, scale, the
    NaN rule: per-word choices) has no branch inside the loop; forward picks
-   the instance. */
+   the instance (FL = -1: the flags read at run time). */
 template <class X, class Y, class B, int KIND, int MASK, int SELECT, int FL, int VEC>
 __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigned char *out, unsigned char *mask,
                                                 gpuact_u64 rows, gpuact_u64 cols, gpuact_u64 ld_in,
@@ -174,21 +174,6 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
             if (MASK) gpuact_mask_write<VEC>(mask + r * (mask_ld / 8), cv, c0 < cols, bits[u]);
         }
     }
-}
-
-/* The same, not inlined: each instance of the flags gets its own register
-   allocation (inlined side by side, nvcc allocated for all of them at once
-   and spilled). One call per thread, not per row. */
-template <class X, class Y, class B, int KIND, int MASK, int SELECT, int FL, int VEC>
-__device__ __noinline__ void gpuact_fwd_rows_call(const unsigned char *in, unsigned char *out, unsigned char *mask,
-                                                  gpuact_u64 rows, gpuact_u64 cols, gpuact_u64 ld_in,
-                                                  gpuact_u64 ld_out, gpuact_u64 mask_ld, int flags, float scale,
-                                                  float slope, float ceiling, float lower, gpuact_u32 cbits,
-                                                  gpuact_u32 lbits, const unsigned char *bias, bool has_bias,
-                                                  gpuact_u64 v0, gpuact_u64 shift, bool aligned) {
-    gpuact_fwd_rows<X, Y, B, KIND, MASK, SELECT, FL, VEC>(in, out, mask, rows, cols, ld_in, ld_out, mask_ld, flags,
-                                                          scale, slope, ceiling, lower, cbits, lbits, bias, has_bias,
-                                                          v0, shift, aligned);
 }
 
 template <class X, class Y, class B, int KIND, int MASK, int DBIAS_, int SELECT_, int FROMX_>
