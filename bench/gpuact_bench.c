@@ -642,7 +642,8 @@ static void print_results(const char *device, const char *backend, double copy_b
         for (i = 0; i < g_nrows; i++) {
             const row *r = &g_rows[i];
             double gbps = r->bytes / (r->med_ms * 1e6);
-            printf("%s,%s,%s,%s,%.0f,%.6f,%.6f,%.2f,", r->name, r->op, r->dtype, r->shape, r->bytes, r->med_ms,
+            /* the op is quoted: some names hold a comma */
+            printf("%s,\"%s\",%s,%s,%.0f,%.6f,%.6f,%.2f,", r->name, r->op, r->dtype, r->shape, r->bytes, r->med_ms,
                    r->min_ms, r->med_ms * 1e3);
             if (r->has_bw) printf("%.1f,%.1f,", gbps, 100.0 * gbps / g_copy_gbps);
             else printf(",,");

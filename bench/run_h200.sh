@@ -163,6 +163,8 @@ if [ "$what" = ab ]; then
   builds="base now"
   if [ -d .device/exp ]; then # an experiment beside them: the tree with the change under test
     cc -std=c99 -O2 -I.device/exp -I. bench/gpuact_bench.c -o build/gpuact-bench-exp -ldl -lpthread -lm || exit 1
+    cc -std=c99 -O2 -fPIC -shared -I.device/exp .device/exp/tools/gpuact_shared.c -o build/libgpuact_exp.so \
+      -ldl -lpthread -lm || exit 1
     builds="base now exp"
   fi
   [ -n "${AB_NO_CONF:-}" ] || {
@@ -216,7 +218,8 @@ PY
   if [ -z "${AB_NO_TORCH:-}" ]; then
     log "matrix.py A/B (torch beside)"
     PYTHONUNBUFFERED=1 timeout ${AB_TIMEOUT:-240} python3 bench/matrix.py --reps ${AB_REPS:-20} --warmup 3 \
-      --lib before=build/libgpuact_base.so --lib now=build/libgpuact.so --out "$OUT/matrix_ab.md" >"$OUT/matrix_ab.txt" 2>&1
-    echo "matrix exit $?"; grep -E "epi|fwd\+mask" "$OUT/matrix_ab.md" | head -40
+      --lib before=build/libgpuact_base.so ${AB_EXP_LIB:+--lib exp=build/libgpuact_exp.so} \
+      --lib now=build/libgpuact.so --out "$OUT/matrix_ab.md" >"$OUT/matrix_ab.txt" 2>&1
+    echo "matrix exit $?"; grep -E "${AB_MATRIX_GREP:-epi|fwd\+mask}" "$OUT/matrix_ab.md" | head -40
   fi
 fi
