@@ -229,17 +229,21 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     gpuact_fwd_rows<X, Y, B, KIND, MASK, SELECT, fl, VEC>(in, out, mask, rows, cols, ld_in, ld_out, mask_ld, flags, \
                                                           scale, slope, ceiling, lower, cbits, lbits, bias, has_bias, \
                                                           v0, shift, aligned)
-    /* The 16-bit epilogue of a ReLU-family kind without scale (bias, act,
-       nothing else) gets its own loop with the flags as a constant: no branch
-       on them per word, and the activation folds into the conversion
-       (H200: 16-bit epilogue forwards 3-14% faster). An instance per
-       combination of flags made nvcc allocate for all of them at once and
-       spill; two fit. For a smooth kind the second loop took the kernel from
-       55 to 64 registers and its elementwise forward (one kernel with the
-       epilogue) 5% slower, although its epilogue got 8-10% faster: not
-       for them. */
-    if (PAIRS && !SELECT && gpuact_kind_select(KIND) && flags == GPUACT_F_BIAS) {
+    /* The 16-bit general path gets a second loop with the flags as constants
+       (no branch on them per word; ReLU folds into the conversion) where
+       that was measured faster on the H200: the epilogue without scale of
+       the ReLU family (3-14%), and erf-GELU's epilogue and elementwise
+       forward (7-10%). An instance per combination of flags made nvcc
+       allocate for all of them at once and spill. For tanh-GELU, SiLU and
+       squared ReLU the second loop took the kernel from 55 to 64 registers
+       and their elementwise forwards (one kernel with the epilogue) 2-6%
+       slower: not for them. */
+    if (PAIRS && !SELECT && (gpuact_kind_select(KIND) || KIND == GPUACT_KIND_gelu) && flags == GPUACT_F_BIAS) {
         GPUACT_FWD_ROWS_(GPUACT_F_BIAS);
+        return;
+    }
+    if (PAIRS && !SELECT && KIND == GPUACT_KIND_gelu && flags == GPUACT_F_RAW) {
+        GPUACT_FWD_ROWS_(GPUACT_F_RAW);
         return;
     }
     GPUACT_FWD_ROWS_(-1);
