@@ -764,9 +764,19 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
    and 5 resident blocks per unit (the 16-bit and f32 kernels on an H200); at
    8 the f32 kernel ran 1.6 waves and its last was 60% full: the f32
    epilogue backward from the mask with dbias went 1.177 -> 1.110 ms (65536 x
-   8192) with 20. */
+   8192) with 20. When a group would get fewer than
+   GPUACT__DBIAS_MIN_GROUP_ROWS rows (of slices) that way, its blocks are
+   short and their partial sums weigh more than a last wave: the earlier
+   count (_SHORT) then. At 1024 x 8192 the two counts measured within the
+   cells' run-to-run spread (about 5% at 30 us), so the old one stays. */
 #ifndef GPUACT__DBIAS_GROUPS_PER_UNIT
 #define GPUACT__DBIAS_GROUPS_PER_UNIT 20
+#endif
+#ifndef GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT
+#define GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT 8
+#endif
+#ifndef GPUACT__DBIAS_MIN_GROUP_ROWS
+#define GPUACT__DBIAS_MIN_GROUP_ROWS 32
 #endif
 
 #define GPUACT__FIELD_ONE_(name, NAME, count) +1
@@ -1379,11 +1389,12 @@ static gpuact_result gpuact__workspace_release(gpuact_context *ctx, gpuact_strea
 }
 
 /* Row groups of the bias gradient: about GPUACT__DBIAS_GROUPS_PER_UNIT per
-   compute unit, at most rows and GPUACT__MAX_GRID_Y, and few enough that
+   compute unit (_SHORT for few rows), at most rows and GPUACT__MAX_GRID_Y, and few enough that
    the workspace's parts * cols * 4 bytes fit size_t (cols * 4 does: the
    dbias extent was checked). */
 static size_t gpuact__dbias_parts(size_t units, size_t gx, size_t rows, size_t cols) {
     size_t want = gpuact__div_up(units * GPUACT__DBIAS_GROUPS_PER_UNIT, gx), parts;
+    if (rows / want < GPUACT__DBIAS_MIN_GROUP_ROWS) want = gpuact__div_up(units * GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT, gx);
     parts = want < rows ? want : rows;
     if (parts > GPUACT__MAX_GRID_Y) parts = GPUACT__MAX_GRID_Y;
     if (cols && parts > SIZE_MAX / 4 / cols) parts = SIZE_MAX / 4 / cols;
