@@ -63,6 +63,14 @@ __device__ __forceinline__ gpuact_u32 gpuact_cvt_f16x2(float lo, float hi) {
 }
 #define GPUACT_PACK2_BF16 gpuact_cvt_bf16x2
 #define GPUACT_PACK2_F16 gpuact_cvt_f16x2
+/* The smaller of a and b, NaN if either is (the canonical NaN), in one
+   instruction (sm_80 and later). */
+__device__ __forceinline__ float gpuact_min_nan(float a, float b) {
+    float r;
+    asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+}
+#define GPUACT_MIN_NAN gpuact_min_nan
 #endif
 /* Value of the neighbour lane (lane + 1) in a warp of 32. */
 #define GPUACT_FROM_NEXT_LANE(v) __shfl_down_sync(0xffffffffu, (v), 1)
