@@ -12,13 +12,11 @@
 
 /* The element path (f32 and mixed dtypes): y[k] and the mask bits of one
    vector from x's bits and the bias. */
-template <class X, class Y, class B, int KIND, int SELECT, int FL, int VEC>
+template <class X, class Y, class B, int KIND, int SELECT, int VEC>
 __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC], const float (&b)[VEC],
-                                                       gpuact_u32 (&y)[VEC], bool has_bias_, int flags_, float scale,
+                                                       gpuact_u32 (&y)[VEC], bool has_bias, int flags, float scale,
                                                        float slope, float ceiling, float lower, gpuact_u32 cbits,
                                                        gpuact_u32 lbits) {
-    const int flags = FL >= 0 ? FL : flags_; /* FL >= 0: the flags as a constant (see gpuact_fwd_rows) */
-    const bool has_bias = FL >= 0 ? (FL & GPUACT_F_BIAS) != 0 : has_bias_;
     gpuact_u32 bits = 0;
 #pragma unroll
     for (int k = 0; k < VEC; k++) {
@@ -47,15 +45,15 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC
 }
 
 /* The word path (every array 16-bit): y's words and the mask bits of one
-   vector of 8 elements from x's words and the bias's words. */
+   vector of 8 elements from x's words and the bias's words. FL >= 0: flags
+   is that constant (gpuact_fwd_rows), so choices on it can be made at
+   compile time. */
 template <class X, class Y, class B, int KIND, int SELECT, int FL>
 __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4], const gpuact_u32 (&bw)[4],
-                                                       gpuact_u32 (&y)[4], bool has_bias_, int flags_, float scale,
+                                                       gpuact_u32 (&y)[4], bool has_bias, int flags, float scale,
                                                        float slope, float ceiling, float lower, gpuact_u32 c2,
                                                        gpuact_u32 l2) {
     const gpuact_u32 inf = gpuact_inf<X>::value;
-    const int flags = FL >= 0 ? FL : flags_; /* FL >= 0: the flags as a constant (see gpuact_fwd_rows) */
-    const bool has_bias = FL >= 0 ? (FL & GPUACT_F_BIAS) != 0 : has_bias_;
     gpuact_u32 top[4]; /* bits 15 and 31: where each lane's gradient passes */
 #pragma unroll
     for (int j = 0; j < 4; j++) {
@@ -130,11 +128,12 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4],
 template <class X, class Y, class B, int KIND, int MASK, int SELECT, int FL, int VEC>
 __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigned char *out, unsigned char *mask,
                                                 gpuact_u64 rows, gpuact_u64 cols, gpuact_u64 ld_in,
-                                                gpuact_u64 ld_out, gpuact_u64 mask_ld, int flags, float scale,
+                                                gpuact_u64 ld_out, gpuact_u64 mask_ld, int flags_, float scale,
                                                 float slope, float ceiling, float lower, gpuact_u32 cbits,
                                                 gpuact_u32 lbits, const unsigned char *bias, bool has_bias_,
                                                 gpuact_u64 v0, gpuact_u64 shift, bool aligned) {
     enum { U = GPUACT_UNROLL, PAIRS = VEC == 8, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0) };
+    const int flags = FL >= 0 ? FL : flags_;
     const bool has_bias = FL >= 0 ? (FL & GPUACT_F_BIAS) != 0 : has_bias_;
     float b[U][VEC];      /* the bias: floats (element path) */
     gpuact_u32 bw[U][4];  /* or words of two 16-bit values (word path) */
@@ -178,7 +177,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                         cbits * 0x00010001u, lbits * 0x00010001u);
                     gpuact_store_words<Y>(yr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(y[u]));
                 } else {
-                    bits[u] = gpuact_fwd_elems<X, Y, B, KIND, SELECT, FL, VEC>(x[u], b[u], y[u], has_bias, flags, scale,
+                    bits[u] = gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC>(x[u], b[u], y[u], has_bias, flags, scale,
                                                                          slope, ceiling, lower, cbits, lbits);
                     gpuact_store<Y, VEC>(yr, c0, cols, vec_ok, y[u]);
                 }
@@ -233,7 +232,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
 #pragma unroll
                 for (int k = 0; k < VEC; k++) hf[k] = has_bias ? gpuact_tof<B>(hb[k]) : 0.0f;
                 gpuact_load<X, VEC>(xr, 0, hn, false, hx);
-                gpuact_fwd_elems<X, Y, B, KIND, SELECT, -1, VEC>(hx, hf, hy, has_bias, flags, scale, slope, ceiling, lower,
+                gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC>(hx, hf, hy, has_bias, flags, scale, slope, ceiling, lower,
                                                              cbits, lbits);
                 gpuact_store<Y, VEC>(yr, 0, hn, false, hy);
             }
