@@ -155,19 +155,31 @@ fi
 # HIP mapping), then gpuact-bench --matrix and bench/matrix.py, each for the
 # build of .device/base (the sources before the change: git archive <rev>
 # gpuact.h backends kernels tools | tar -x -C .device/base) and the tree,
-# alternating, in one call.
+# alternating, in one call. AB_BASE: another folder for the base sources;
+# AB_BACKEND=opencl: the matrix on NVIDIA's OpenCL driver (and its
+# conformance instead of CUDA's and the HIP mapping's).
 if [ "$what" = ab ]; then
-  cc -std=c99 -O2 -fPIC -shared -I.device/base .device/base/tools/gpuact_shared.c -o build/libgpuact_base.so \
+  base=${AB_BASE:-.device/base} backend=${AB_BACKEND:-cuda}
+  [ "$backend" = opencl ] && . .device/opencl-env.sh
+  cc -std=c99 -O2 -fPIC -shared -I$base $base/tools/gpuact_shared.c -o build/libgpuact_base.so \
     -ldl -lpthread -lm || exit 1
-  cc -std=c99 -O2 -I.device/base -I. bench/gpuact_bench.c -o build/gpuact-bench-base -ldl -lpthread -lm || exit 1
+  cc -std=c99 -O2 -I$base -I. bench/gpuact_bench.c -o build/gpuact-bench-base -ldl -lpthread -lm || exit 1
   builds="base now"
-  if [ -d .device/exp ]; then # an experiment beside them: the tree with the change under test
+  if [ -n "${AB_EXP_CFLAGS:-}" ]; then # an experiment beside them: the tree built with these options
+    cc -std=c99 -O2 $AB_EXP_CFLAGS -I. bench/gpuact_bench.c -o build/gpuact-bench-exp -ldl -lpthread -lm || exit 1
+    builds="base now exp"
+  elif [ -d .device/exp ]; then # an experiment beside them: the tree with the change under test
     cc -std=c99 -O2 -I.device/exp -I. bench/gpuact_bench.c -o build/gpuact-bench-exp -ldl -lpthread -lm || exit 1
     cc -std=c99 -O2 -fPIC -shared -I.device/exp .device/exp/tools/gpuact_shared.c -o build/libgpuact_exp.so \
       -ldl -lpthread -lm || exit 1
     builds="base now exp"
   fi
-  [ -n "${AB_NO_CONF:-}" ] || {
+  [ -n "${AB_NO_CONF:-}" ] || [ "$backend" != opencl ] || {
+    log "conformance, OpenCL on NVIDIA's driver"
+    GPUACT_BACKEND=opencl timeout ${CONF_TIMEOUT:-400} build/conformance >"$OUT/conformance_opencl.txt" 2>&1
+    echo "exit $?" >>"$OUT/conformance_opencl.txt"; grep -E "^FAIL|variants:|passed,|^exit" "$OUT/conformance_opencl.txt" | cut -c1-300 | tail -6
+  }
+  [ -n "${AB_NO_CONF:-}" ] || [ "$backend" = opencl ] || {
   make -s build/prewarm >/dev/null
   log "prewarm (16 threads) and conformance, CUDA and the HIP mapping side by side"
   ( GPUACT_BACKEND=cuda build/prewarm 16 >/dev/null 2>&1
@@ -178,20 +190,22 @@ if [ "$what" = ab ]; then
   wait
   for f in "$OUT"/conformance_*.txt; do echo "$f: $(tail -2 "$f" | tr '\n' ' ')"; done
   }
-  for round in 1 2; do
+  for round in $(seq ${AB_ROUNDS:-2}); do
     for b in $builds; do
       bin=build/gpuact-bench; [ $b != now ] && bin=build/gpuact-bench-$b
       log "gpuact-bench --matrix ${AB_ONLY:+--only $AB_ONLY }($b, round $round)"
-      $bin --backend cuda --matrix ${AB_ONLY:+--only $AB_ONLY} --csv 2>"$OUT/matrix_${b}_$round.err" >"$OUT/matrix_${b}_$round.csv"
+      $bin --backend $backend --matrix ${AB_ONLY:+--only $AB_ONLY} --csv 2>"$OUT/matrix_${b}_$round.err" >"$OUT/matrix_${b}_$round.csv"
       echo "exit $?"
     done
   done
   python3 - "$OUT" <<'PY'
-import csv, sys, statistics
+import csv, os, sys, statistics
 out = sys.argv[1]
 def load(tag):
     rows = {}
-    for r in (1, 2):
+    for r in (1, 2, 3, 4):
+        if not os.path.exists(f"{out}/matrix_{tag}_{r}.csv"):
+            continue
         with open(f"{out}/matrix_{tag}_{r}.csv") as f:
             for row in csv.DictReader(f):
                 try:
@@ -199,11 +213,10 @@ def load(tag):
                 except ValueError:
                     pass
     return rows
-import os
-tags = [t for t in ("base", "now", "exp") if os.path.exists(f"{out}/matrix_{t}_2.csv")]
+tags = [t for t in ("base", "now", "exp") if os.path.exists(f"{out}/matrix_{t}_1.csv")]
 data = {t: load(t) for t in tags}
 base = data["base"]
-print(f"{'cell':32s} " + " ".join(f"{t + ' ms':>10s}" for t in tags) + "  speed vs base (min of 2 rounds each)")
+print(f"{'cell':32s} " + " ".join(f"{t + ' ms':>10s}" for t in tags) + "  speed vs base (min over the rounds)")
 ratios = {t: [] for t in tags[1:]}
 for name in data["now"]:
     if name not in base: continue
@@ -215,7 +228,7 @@ for name in data["now"]:
 for t, r in ratios.items():
     print(f"{t}: median speed ratio {statistics.median(r):.3f}, min {min(r):.3f}, max {max(r):.3f} over {len(r)} cells")
 PY
-  if [ -z "${AB_NO_TORCH:-}" ]; then
+  if [ -z "${AB_NO_TORCH:-}" ] && [ "$backend" = cuda ]; then
     log "matrix.py A/B (torch beside)"
     PYTHONUNBUFFERED=1 timeout ${AB_TIMEOUT:-240} python3 bench/matrix.py --reps ${AB_REPS:-20} --warmup 3 \
       --lib before=build/libgpuact_base.so ${AB_EXP_LIB:+--lib exp=build/libgpuact_exp.so} \

@@ -99,9 +99,20 @@ enum {
 #define GPUACT_UNROLL 2
 #endif
 /* CUDA/HIP: elements in a thread's 16-byte vector: 8 when every array of the
-   kernel is 16-bit, else 4. OpenCL: a work-item takes 8 elements always. */
+   kernel is 16-bit, else 4. OpenCL: a work-item takes GPUACT_CL_GROUPS groups
+   of GPUACT_CL_VEC consecutive elements, a block apart: GPUACT_CL_GROUPS16
+   when every array is 16-bit, else GPUACT_CL_GROUPS32 (build-time tuning
+   knobs; the host passes both as -D options). With one group a 16-bit
+   work-item moved half the bytes of an f32 one for the same set-up. */
 #define GPUACT_VEC(all_16bit) ((all_16bit) ? 8 : 4)
 #define GPUACT_CL_VEC 8
+#ifndef GPUACT_CL_GROUPS16
+#define GPUACT_CL_GROUPS16 2
+#endif
+#ifndef GPUACT_CL_GROUPS32
+#define GPUACT_CL_GROUPS32 1
+#endif
+#define GPUACT_CL_GROUPS(all_16bit) ((all_16bit) ? GPUACT_CL_GROUPS16 : GPUACT_CL_GROUPS32)
 
 /* The bias gradient. CUDA/HIP backward kernels with dbias split a block
    into GPUACT_DBIAS_SLICES row slices of GPUACT_BLOCK / GPUACT_DBIAS_SLICES

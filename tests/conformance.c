@@ -811,8 +811,10 @@ done:
 
 static void elementwise_suite(void)
 {
-    static const size_t ALL_SIZES[] = {0, 1, 7, 8, 31, 33, 127, 4097, ((size_t)1 << 20) + 3};
-    static const size_t SOME_SIZES[] = {0, 1, 7, 33, 4097, ((size_t)1 << 20) + 3};
+    /* 7001: a work-item's first group or vector whole and its last one cut
+       by the end (OpenCL 16-bit: 4096 elements a block, 7001 % 4096 > 2048) */
+    static const size_t ALL_SIZES[] = {0, 1, 7, 8, 31, 33, 127, 4097, 7001, ((size_t)1 << 20) + 3};
+    static const size_t SOME_SIZES[] = {0, 1, 7, 33, 4097, 7001, ((size_t)1 << 20) + 3};
     /* aligned, both off by one element, each alone off (the vector path
        needs every pointer aligned), in place aligned and off; the mask at
        0, 4, 1 and 3 bytes */
@@ -1179,7 +1181,8 @@ static void epi_run(epi_case *c)
 
 static void epilogue_suite(void)
 {
-    static const size_t SHAPES[][2] = {{1, 1}, {3, 5}, {7, 33}, {257, 129}, {5, 4099}, {1024, 512}, {2048, 1031}};
+    /* {3, 3001}: rows whose last work-items' second group is cut by the row's end (see elementwise_suite) */
+    static const size_t SHAPES[][2] = {{1, 1}, {3, 5}, {7, 33}, {257, 129}, {5, 4099}, {3, 3001}, {1024, 512}, {2048, 1031}};
     static const float SCALES[] = {1.0f, 0.5f, 1.0f / 3.0f};
     unsigned long k = 0;
     size_t s, a, v;
@@ -1436,7 +1439,7 @@ static void glu_suite(void)
     static const gpuact_activation KINDS[] = {
         {GPUACT_RELU, 0.0f, 0.0f, 0.0f}, {GPUACT_GELU, 0.0f, 0.0f, 0.0f},
         {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f}, {GPUACT_SILU, 0.0f, 0.0f, 0.0f}};
-    static const size_t SHAPES[][2] = {{1, 1}, {3, 37}, {65, 129}, {7, 1031}};
+    static const size_t SHAPES[][2] = {{1, 1}, {3, 37}, {65, 129}, {7, 1031}, {3, 3001}}; /* 3001: see epilogue_suite */
     unsigned long k = 700000;
     size_t a, combo, s;
     for (a = 0; a < sizeof KINDS / sizeof KINDS[0]; a++)

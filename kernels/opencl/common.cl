@@ -7,8 +7,9 @@
 
    Data is handled as raw bits (uint) so that pass-through NaNs keep their
    payload; f16 uses vload_half/vstore_half_rte, which need no cl_khr_fp16.
-   A work-item owns GPUACT_CL_VEC = 8 consecutive elements of a row: two
-   16-byte loads for f32, one for 16-bit types, and exactly one mask byte. */
+   A work-item owns GPUACT_CL_G groups of GPUACT_CL_VEC = 8 consecutive
+   elements of a row, a block apart (gpuact_cl_c0): a group is two 16-byte
+   loads for f32, one for 16-bit types, and exactly one mask byte. */
 #include "dialect.cl"
 #include "../contract.h"
 #include "../act.h"
@@ -111,6 +112,19 @@ int isnan_bf16(uint b) { return (b & 0x7fffu) > 0x7f80u; }
                 if ((c0) + k_ < (cols)) ST1(t)(row, (c0) + k_, src[k_]);              \
         }                                                                             \
     } while (0)
+
+/* The groups of a work-item (../contract.h, GPUACT_CL_GROUPS; the host sizes
+   the grid by the same rule): group u starts at column gpuact_cl_c0(u), a
+   block of groups after group u - 1, so neighbouring work-items stay
+   neighbours in every group. */
+#define GPUACT_CL_G GPUACT_CL_GROUPS(SZ(GPUACT_T0) == 2 && SZ(GPUACT_T1) == 2 && SZ(GPUACT_T2) == 2)
+ulong gpuact_cl_c0(int u) {
+    return ((get_group_id(0) * GPUACT_CL_G + u) * get_local_size(0) + get_local_id(0)) * GPUACT_CL_VEC;
+}
+/* The mask bits of group c0 that lie inside the row (c0 < cols). */
+uint gpuact_cl_tail(ulong c0, ulong cols) {
+    return c0 + GPUACT_CL_VEC <= cols ? 0xffu : (1u << (uint)(cols - c0)) - 1u;
+}
 
 /* Vector accesses need 16-byte aligned row starts (cl_mem bases are aligned
    far more than that, so the offsets decide). */
