@@ -754,7 +754,8 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
 
    A work-item handles gpuact__items elements of a row (CUDA/HIP:
    GPUACT_UNROLL vectors of GPUACT_VEC elements a block apart; OpenCL:
-   GPUACT_CL_VEC consecutive elements), a block has GPUACT_BLOCK work-items,
+   GPUACT_CL_GROUPS groups of GPUACT_CL_VEC consecutive elements a block
+   apart, see kernels/contract.h), a block has GPUACT_BLOCK work-items,
    and grid_y blocks walk the rows with stride grid_y. Each mask byte is
    written by exactly one work-item (CUDA/HIP pair neighbouring lanes'
    nibbles with a shuffle), so no atomics are needed. */
@@ -940,8 +941,9 @@ static void gpuact__variant_defines(const gpuact__variant *V, char (*defs)[GPUAC
                  NULL should mean a stream of its own.
      launch      run L on stream s (NULL already replaced by the context's);
                  builds and caches the kernel on first use (thread-safe).
-     create also sets ctx->per_item32 / per_item16: elements a work-item
-                 handles when some array is 4-byte / when all are 2-byte.
+     create also sets ctx->per_item32 / per_item16 / per_item_pair:
+                 elements a work-item handles when some array is 4-byte /
+                 when all are 2-byte / on GPUACT_PAIR_PATH (kernels/contract.h).
      copy        device-to-device copy on s (benchmarks measure the limit).
      timer_*     device-side timing on s for benchmarks: begin returns a token,
                  end waits for it and returns milliseconds.
@@ -1008,6 +1010,7 @@ struct gpuact_context {
     char cache_dir[GPUACT__CACHE_DIR_MAX + 1]; /* "" = no disk cache */
     unsigned units;                /* multiprocessors / compute units */
     unsigned per_item32, per_item16; /* elements per work-item: some array 4-byte / all 2-byte */
+    unsigned per_item_pair;        /* on GPUACT_PAIR_PATH (the 16-bit forward's word selection) */
     unsigned dbias_slices;         /* row slices of a backward block with dbias (GPUACT_DBIAS_SLICES or 1) */
     int variant_blocks;            /* CUDA/HIP: threads per block by GPUACT_VARIANT_BLOCK; OpenCL: GPUACT_BLOCK */
     pthread_mutex_t lock;          /* kernel builds (OpenCL: also argument setting and enqueue) */
@@ -1020,13 +1023,14 @@ struct gpuact_context {
 };
 
 /* Elements a work-item handles. The kernels apply the same rule to their
-   template types (gpuact_vec x GPUACT_UNROLL in CUDA/HIP, 8 in OpenCL). */
+   types (gpuact_vec x GPUACT_UNROLL in CUDA/HIP; GPUACT_CL_VEC x
+   GPUACT_CL_GROUPS in OpenCL). */
 static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L) {
     int i;
     if (L->v.op == GPUACT_OP_dbias) return 1;
     for (i = 0; i < 3; i++)
         if (gpuact_dtype_size(L->v.t[i]) == 4) return ctx->per_item32;
-    return ctx->per_item16;
+    return GPUACT_PAIR_PATH(L->v.op, L->v.kind, L->v.select, 1) ? ctx->per_item_pair : ctx->per_item16;
 }
 
 /* Threads (work-items) per block of L's kernel. */

@@ -359,8 +359,8 @@ static gpuact_result gpuact__opencl_create(gpuact_context *ctx) {
     o->cl.clGetDeviceInfo(o->device, GPUACT__CL_DEVICE_NAME, sizeof ctx->device_name - 1, ctx->device_name, NULL);
     o->cl.clGetDeviceInfo(o->device, GPUACT__CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
     ctx->units = units ? units : 1;
-    ctx->per_item32 = GPUACT_CL_VEC * GPUACT_CL_GROUPS(0);
-    ctx->per_item16 = GPUACT_CL_VEC * GPUACT_CL_GROUPS(1);
+    ctx->per_item32 = ctx->per_item16 = GPUACT_CL_VEC;
+    ctx->per_item_pair = GPUACT_CL_VEC * GPUACT_CL_GROUPS_PAIR;
     return GPUACT_SUCCESS;
 fail:
     gpuact__opencl_destroy(ctx);
@@ -473,8 +473,8 @@ static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__lau
     {
         gpuact__cl_ulong fp = 0; /* cl_device_fp_config: CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT is 1 << 7 */
         o->cl.clGetDeviceInfo(o->device, 0x101B /* CL_DEVICE_SINGLE_FP_CONFIG */, sizeof fp, &fp, NULL);
-        used = (size_t)snprintf(options, sizeof options, "-cl-std=CL1.2 -DGPUACT_BLOCK=%d -DGPUACT_CL_GROUPS16=%d -DGPUACT_CL_GROUPS32=%d%s",
-                                GPUACT_BLOCK, GPUACT_CL_GROUPS16, GPUACT_CL_GROUPS32,
+        used = (size_t)snprintf(options, sizeof options, "-cl-std=CL1.2 -DGPUACT_BLOCK=%d -DGPUACT_CL_GROUPS_PAIR=%d%s",
+                                GPUACT_BLOCK, GPUACT_CL_GROUPS_PAIR,
                                 (fp & (1u << 7)) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
     }
     for (i = 0; i < GPUACT__DEFINES; i++)

@@ -99,20 +99,29 @@ enum {
 #define GPUACT_UNROLL 2
 #endif
 /* CUDA/HIP: elements in a thread's 16-byte vector: 8 when every array of the
-   kernel is 16-bit, else 4. OpenCL: a work-item takes GPUACT_CL_GROUPS groups
-   of GPUACT_CL_VEC consecutive elements, a block apart: GPUACT_CL_GROUPS16
-   when every array is 16-bit, else GPUACT_CL_GROUPS32 (build-time tuning
-   knobs; the host passes both as -D options). With one group a 16-bit
-   work-item moved half the bytes of an f32 one for the same set-up. */
+   kernel is 16-bit, else 4. */
 #define GPUACT_VEC(all_16bit) ((all_16bit) ? 8 : 4)
+/* OpenCL: a work-item takes GPUACT_CL_GROUPS groups of GPUACT_CL_VEC
+   consecutive elements, a block apart: GPUACT_CL_GROUPS_PAIR groups on the
+   16-bit forward's word selection (GPUACT_PAIR_PATH: forward, the selection
+   path, a kind without slope or lower bound, every array 16-bit), one
+   elsewhere.
+   Measured on the H200 with NVIDIA's driver (docs/PERFORMANCE.md): two
+   groups made that path 1.00-1.13x faster, and every other 16-bit path
+   0.77-1.09x (median 0.94x), so only there. GPUACT_CL_GROUPS_PAIR is a
+   build-time tuning knob; the host passes it as a -D option. */
 #define GPUACT_CL_VEC 8
-#ifndef GPUACT_CL_GROUPS16
-#define GPUACT_CL_GROUPS16 2
+#ifndef GPUACT_CL_GROUPS_PAIR
+#define GPUACT_CL_GROUPS_PAIR 2
 #endif
-#ifndef GPUACT_CL_GROUPS32
-#define GPUACT_CL_GROUPS32 1
-#endif
-#define GPUACT_CL_GROUPS(all_16bit) ((all_16bit) ? GPUACT_CL_GROUPS16 : GPUACT_CL_GROUPS32)
+#define GPUACT_PAIR_KIND_BIT_(name, slope, ceiling, lower, from_y, select, glu) \
+    | ((unsigned)((select) && !(slope) && !(lower)) << GPUACT_KIND_##name)
+/* the kinds whose 16-bit selection decides two lanes of a word at once (a constant expression) */
+#define GPUACT_PAIR_KINDS (0u GPUACT_ACTIVATIONS(GPUACT_PAIR_KIND_BIT_))
+#define GPUACT_PAIR_PATH(op, kind, select, all_16bit) \
+    ((op) == GPUACT_OP_forward && (select) && (all_16bit) && ((GPUACT_PAIR_KINDS >> (kind)) & 1u))
+#define GPUACT_CL_GROUPS(op, kind, select, all_16bit) \
+    (GPUACT_PAIR_PATH(op, kind, select, all_16bit) ? GPUACT_CL_GROUPS_PAIR : 1)
 
 /* The bias gradient. CUDA/HIP backward kernels with dbias split a block
    into GPUACT_DBIAS_SLICES row slices of GPUACT_BLOCK / GPUACT_DBIAS_SLICES

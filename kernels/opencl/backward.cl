@@ -10,6 +10,7 @@
 #include "common.cl"
 
 __kernel void GPUACT_NAME(GPUACT_PARAMS) {
+    const ulong c0 = get_global_id(0) * GPUACT_CL_VEC;
     int from_mask = GPUACT_MASK, select = GPUACT_SELECT, dbias = GPUACT_DBIAS, fromx = GPUACT_FROMX;
     /* ^ not const: clang warns on `constant && x` */
     const int has_bias = fromx && (flags & GPUACT_F_BIAS);
@@ -17,97 +18,79 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
                         gpuact_rows_aligned(out_off, ld_out, SZ(GPUACT_T1), rows) &&
                         (from_mask || gpuact_rows_aligned(aux_off, ld_aux, SZ(GPUACT_T2), rows)) &&
                         (!has_bias || bias_off % 16 == 0);
+    const int vec_ok = aligned && c0 + GPUACT_CL_VEC <= cols;
     const int do_scale = !select && (flags & GPUACT_F_SCALE);
     /* the bounds as T2: exact where used (see GPUACT_PASSES_BITS) */
     const uint cbits = FROMF(GPUACT_T2)(ceiling), lbits = FROMF(GPUACT_T2)(lower);
-    ulong c0[GPUACT_CL_G];
-    int vec_ok[GPUACT_CL_G];
-    uint dy[GPUACT_CL_G][GPUACT_CL_VEC], s[GPUACT_CL_G][GPUACT_CL_VEC], dx[GPUACT_CL_VEC], b[GPUACT_CL_G][GPUACT_CL_VEC];
-    uint bits[GPUACT_CL_G];
-    float acc[GPUACT_CL_G][GPUACT_CL_VEC];
-    for (int u = 0; u < GPUACT_CL_G; u++) {
-        c0[u] = gpuact_cl_c0(u);
-        vec_ok[u] = aligned && c0[u] + GPUACT_CL_VEC <= cols;
-        for (int k = 0; k < GPUACT_CL_VEC; k++) acc[u][k] = 0.0f;
-    }
-    if (c0[0] >= cols) return;
-    if (has_bias)
-        for (int u = 0; u < GPUACT_CL_G; u++) GPUACT_LOAD8(GPUACT_T2, bias + bias_off, c0[u], cols, vec_ok[u], b[u]);
+    uint dy[GPUACT_CL_VEC], s[GPUACT_CL_VEC], dx[GPUACT_CL_VEC], b[GPUACT_CL_VEC];
+    float acc[GPUACT_CL_VEC];
+    if (c0 >= cols) return;
+    for (int k = 0; k < GPUACT_CL_VEC; k++) acc[k] = 0.0f;
+    if (has_bias) GPUACT_LOAD8(GPUACT_T2, bias + bias_off, c0, cols, vec_ok, b);
     /* 16-bit selection (scale 1, dy's dtype out) with a 16-bit or mask region: words of two (../act.h) */
     int w16 = SZ(GPUACT_T0) + SZ(GPUACT_T1) == 4, s16 = SZ(GPUACT_T2) == 2; /* not const: see above */
-    int words = select && !fromx && w16 && (from_mask || s16) && vec_ok[GPUACT_CL_G - 1];
-    /* Each row: every group's loads, then the results and stores (see forward.cl). */
+    int words = select && !fromx && w16 && (from_mask || s16) && vec_ok;
     for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
         const __global uchar *dyr = in + in_off + r * ld_in * SZ(GPUACT_T0);
         __global uchar *dxr = out + out_off + r * ld_out * SZ(GPUACT_T1);
+        uint bits = 0;
         if (words) {
+            const uint4 qd = *(const __global uint4 *)(dyr + c0 * 2);
             const uint c2 = cbits * 0x00010001u, l2 = lbits * 0x00010001u;
-            uint4 qd[GPUACT_CL_G], qs[GPUACT_CL_G];
-            for (int u = 0; u < GPUACT_CL_G; u++) {
-                qd[u] = *(const __global uint4 *)(dyr + c0[u] * 2);
-                qs[u] = (uint4)(0u, 0u, 0u, 0u);
-                if (from_mask) bits[u] = mask[mask_off + r * (mask_ld / 8) + c0[u] / 8];
-                else qs[u] = *(const __global uint4 *)(aux + aux_off + (r * ld_aux + c0[u]) * 2);
-            }
-            for (int u = 0; u < GPUACT_CL_G; u++) {
-                uint wd[4], ws[4], wx[4];
-                wd[0] = qd[u].x; wd[1] = qd[u].y; wd[2] = qd[u].z; wd[3] = qd[u].w;
-                ws[0] = qs[u].x; ws[1] = qs[u].y; ws[2] = qs[u].z; ws[3] = qs[u].w;
-                for (int j = 0; j < 4; j++) {
-                    const uint pass = from_mask ? gpuact_bits_lanes(bits[u] >> (2 * j))
-                                                : gpuact_passes_pair(GPUACT_KIND, ws[j], GPUACT_CAT(INF16_, GPUACT_T2), c2, l2);
-                    if (gpuact_kind_slope(GPUACT_KIND)) {
-                        const uint conv = FROMF(GPUACT_T1)(TOF(GPUACT_T0)(wd[j] & 0xffffu) * slope) |
-                                          (FROMF(GPUACT_T1)(TOF(GPUACT_T0)(wd[j] >> 16) * slope) << 16);
-                        wx[j] = (wd[j] & pass) | (conv & ~pass);
-                    } else {
-                        wx[j] = wd[j] & pass;
-                    }
-                    if (dbias) {
-                        acc[u][2 * j] += TOF(GPUACT_T1)(wx[j] & 0xffffu);
-                        acc[u][2 * j + 1] += TOF(GPUACT_T1)(wx[j] >> 16);
-                    }
+            uint4 qs = (uint4)(0u, 0u, 0u, 0u);
+            uint wd[4], ws[4], wx[4];
+            if (from_mask) bits = mask[mask_off + r * (mask_ld / 8) + c0 / 8];
+            else qs = *(const __global uint4 *)(aux + aux_off + (r * ld_aux + c0) * 2);
+            wd[0] = qd.x; wd[1] = qd.y; wd[2] = qd.z; wd[3] = qd.w;
+            ws[0] = qs.x; ws[1] = qs.y; ws[2] = qs.z; ws[3] = qs.w;
+            for (int j = 0; j < 4; j++) {
+                const uint pass = from_mask ? gpuact_bits_lanes(bits >> (2 * j))
+                                            : gpuact_passes_pair(GPUACT_KIND, ws[j], GPUACT_CAT(INF16_, GPUACT_T2), c2, l2);
+                if (gpuact_kind_slope(GPUACT_KIND)) {
+                    const uint conv = FROMF(GPUACT_T1)(TOF(GPUACT_T0)(wd[j] & 0xffffu) * slope) |
+                                      (FROMF(GPUACT_T1)(TOF(GPUACT_T0)(wd[j] >> 16) * slope) << 16);
+                    wx[j] = (wd[j] & pass) | (conv & ~pass);
+                } else {
+                    wx[j] = wd[j] & pass;
                 }
-                *(__global uint4 *)(dxr + c0[u] * 2) = (uint4)(wx[0], wx[1], wx[2], wx[3]);
+                if (dbias) {
+                    acc[2 * j] += TOF(GPUACT_T1)(wx[j] & 0xffffu);
+                    acc[2 * j + 1] += TOF(GPUACT_T1)(wx[j] >> 16);
+                }
             }
+            *(__global uint4 *)(dxr + c0 * 2) = (uint4)(wx[0], wx[1], wx[2], wx[3]);
             continue;
         }
-        for (int u = 0; u < GPUACT_CL_G; u++) {
-            GPUACT_LOAD8(GPUACT_T0, dyr, c0[u], cols, vec_ok[u], dy[u]);
-            if (from_mask)
-                bits[u] = c0[u] < cols ? mask[mask_off + r * (mask_ld / 8) + c0[u] / 8] : 0u;
-            else
-                GPUACT_LOAD8(GPUACT_T2, aux + aux_off + r * ld_aux * SZ(GPUACT_T2), c0[u], cols, vec_ok[u], s[u]);
-        }
-        for (int u = 0; u < GPUACT_CL_G; u++) {
-            if (c0[u] >= cols) break; /* the row's last work-items: groups past its end */
-            for (int k = 0; k < GPUACT_CL_VEC; k++) {
-                const float g = TOF(GPUACT_T0)(dy[u][k]), gs = do_scale ? g * scale : g;
-                float z = 0.0f;
-                int pass;
-                if (fromx) {
-                    z = TOF(GPUACT_T2)(s[u][k]);
-                    if (has_bias) z += TOF(GPUACT_T2)(b[u][k]);
-                }
-                if (!gpuact_kind_select(GPUACT_KIND)) { /* smooth */
-                    dx[k] = gpuact_grad_zero(GPUACT_KIND, z) ? 0u : FROMF(GPUACT_T1)(gs * gpuact_grad(GPUACT_KIND, z, gpuact_lean(SZ(GPUACT_T1))));
-                    if (dbias && c0[u] + k < cols) acc[u][k] += TOF(GPUACT_T1)(dx[k]);
-                    continue;
-                }
-                pass = from_mask ? (int)((bits[u] >> k) & 1u)
-                       : fromx   ? gpuact_passes(GPUACT_KIND, z, ceiling, lower)
-                                 : GPUACT_PASSES_BITS(GPUACT_T2, s[u][k], cbits, lbits);
-                if (pass) dx[k] = select ? dy[u][k] : FROMF(GPUACT_T1)(gs);
-                else dx[k] = gpuact_kind_slope(GPUACT_KIND) ? FROMF(GPUACT_T1)(gpuact_blocked_grad(GPUACT_KIND, gs, slope)) : 0u;
-                if (dbias && c0[u] + k < cols) acc[u][k] += TOF(GPUACT_T1)(dx[k]);
+        GPUACT_LOAD8(GPUACT_T0, dyr, c0, cols, vec_ok, dy);
+        if (from_mask)
+            bits = mask[mask_off + r * (mask_ld / 8) + c0 / 8];
+        else
+            GPUACT_LOAD8(GPUACT_T2, aux + aux_off + r * ld_aux * SZ(GPUACT_T2), c0, cols, vec_ok, s);
+        for (int k = 0; k < GPUACT_CL_VEC; k++) {
+            const float g = TOF(GPUACT_T0)(dy[k]), gs = do_scale ? g * scale : g;
+            float z = 0.0f;
+            int pass;
+            if (fromx) {
+                z = TOF(GPUACT_T2)(s[k]);
+                if (has_bias) z += TOF(GPUACT_T2)(b[k]);
             }
-            GPUACT_STORE8(GPUACT_T1, dxr, c0[u], cols, vec_ok[u], dx);
+            if (!gpuact_kind_select(GPUACT_KIND)) { /* smooth */
+                dx[k] = gpuact_grad_zero(GPUACT_KIND, z) ? 0u : FROMF(GPUACT_T1)(gs * gpuact_grad(GPUACT_KIND, z, gpuact_lean(SZ(GPUACT_T1))));
+                if (dbias && c0 + k < cols) acc[k] += TOF(GPUACT_T1)(dx[k]);
+                continue;
+            }
+            pass = from_mask ? (int)((bits >> k) & 1u)
+                   : fromx   ? gpuact_passes(GPUACT_KIND, z, ceiling, lower)
+                             : GPUACT_PASSES_BITS(GPUACT_T2, s[k], cbits, lbits);
+            if (pass) dx[k] = select ? dy[k] : FROMF(GPUACT_T1)(gs);
+            else dx[k] = gpuact_kind_slope(GPUACT_KIND) ? FROMF(GPUACT_T1)(gpuact_blocked_grad(GPUACT_KIND, gs, slope)) : 0u;
+            if (dbias && c0 + k < cols) acc[k] += TOF(GPUACT_T1)(dx[k]);
         }
+        GPUACT_STORE8(GPUACT_T1, dxr, c0, cols, vec_ok, dx);
     }
     if (dbias) {
         __global float *p = (__global float *)(part + part_off) + get_group_id(1) * cols;
-        for (int u = 0; u < GPUACT_CL_G; u++)
-            for (int k = 0; k < GPUACT_CL_VEC; k++)
-                if (c0[u] + k < cols) p[c0[u] + k] = acc[u][k];
+        for (int k = 0; k < GPUACT_CL_VEC; k++)
+            if (c0 + k < cols) p[c0 + k] = acc[k];
     }
 }

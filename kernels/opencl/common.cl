@@ -7,9 +7,9 @@
 
    Data is handled as raw bits (uint) so that pass-through NaNs keep their
    payload; f16 uses vload_half/vstore_half_rte, which need no cl_khr_fp16.
-   A work-item owns GPUACT_CL_G groups of GPUACT_CL_VEC = 8 consecutive
-   elements of a row, a block apart (gpuact_cl_c0): a group is two 16-byte
-   loads for f32, one for 16-bit types, and exactly one mask byte. */
+   A work-item owns GPUACT_CL_VEC = 8 consecutive elements of a row (the
+   forward: GPUACT_CL_GROUPS such groups, see forward.cl): two 16-byte loads
+   for f32, one for 16-bit types, and exactly one mask byte. */
 #include "dialect.cl"
 #include "../contract.h"
 #include "../act.h"
@@ -42,14 +42,23 @@ uint8 ld8_f32(const __global uchar *p, ulong i) {
     const __global uint4 *q = (const __global uint4 *)(p + i * 4);
     return (uint8)(q[0], q[1]);
 }
-uint8 ld8_f16(const __global uchar *p, ulong i) { return convert_uint8(*(const __global ushort8 *)(p + i * 2)); }
+/* 16-bit: one 16-byte access of four words, split or joined in registers
+   (NVIDIA's compiler made two 8-byte accesses of a ushort8) */
+uint8 ld8_f16(const __global uchar *p, ulong i) {
+    const uint4 q = *(const __global uint4 *)(p + i * 2);
+    return (uint8)(q.x & 0xffffu, q.x >> 16, q.y & 0xffffu, q.y >> 16, q.z & 0xffffu, q.z >> 16, q.w & 0xffffu,
+                   q.w >> 16);
+}
 uint8 ld8_bf16(const __global uchar *p, ulong i) { return ld8_f16(p, i); }
 void st8_f32(__global uchar *p, ulong i, uint8 v) {
     __global uint4 *q = (__global uint4 *)(p + i * 4);
     q[0] = v.lo;
     q[1] = v.hi;
 }
-void st8_f16(__global uchar *p, ulong i, uint8 v) { *(__global ushort8 *)(p + i * 2) = convert_ushort8(v); }
+void st8_f16(__global uchar *p, ulong i, uint8 v) {
+    const uint8 lo = v & 0xffffu, hi = v << 16;
+    *(__global uint4 *)(p + i * 2) = (uint4)(lo.s0 | hi.s1, lo.s2 | hi.s3, lo.s4 | hi.s5, lo.s6 | hi.s7);
+}
 void st8_bf16(__global uchar *p, ulong i, uint8 v) { st8_f16(p, i, v); }
 
 float tof_f32(uint b) { return as_float(b); }
@@ -112,19 +121,6 @@ int isnan_bf16(uint b) { return (b & 0x7fffu) > 0x7f80u; }
                 if ((c0) + k_ < (cols)) ST1(t)(row, (c0) + k_, src[k_]);              \
         }                                                                             \
     } while (0)
-
-/* The groups of a work-item (../contract.h, GPUACT_CL_GROUPS; the host sizes
-   the grid by the same rule): group u starts at column gpuact_cl_c0(u), a
-   block of groups after group u - 1, so neighbouring work-items stay
-   neighbours in every group. */
-#define GPUACT_CL_G GPUACT_CL_GROUPS(SZ(GPUACT_T0) == 2 && SZ(GPUACT_T1) == 2 && SZ(GPUACT_T2) == 2)
-ulong gpuact_cl_c0(int u) {
-    return ((get_group_id(0) * GPUACT_CL_G + u) * get_local_size(0) + get_local_id(0)) * GPUACT_CL_VEC;
-}
-/* The mask bits of group c0 that lie inside the row (c0 < cols). */
-uint gpuact_cl_tail(ulong c0, ulong cols) {
-    return c0 + GPUACT_CL_VEC <= cols ? 0xffu : (1u << (uint)(cols - c0)) - 1u;
-}
 
 /* Vector accesses need 16-byte aligned row starts (cl_mem bases are aligned
    far more than that, so the offsets decide). */

@@ -4,6 +4,21 @@
    x's own bits, nothing is converted back. */
 #include "common.cl"
 
+/* The groups of a work-item (../contract.h, GPUACT_CL_GROUPS; the host sizes
+   the grid by the same rule): group u starts at column gpuact_cl_c0(u), a
+   block of groups after group u - 1, so neighbouring work-items stay
+   neighbours in every group. */
+#define GPUACT_CL_G                                                \
+    GPUACT_CL_GROUPS(GPUACT_OP_forward, GPUACT_KIND, GPUACT_SELECT, \
+                     SZ(GPUACT_T0) == 2 && SZ(GPUACT_T1) == 2 && SZ(GPUACT_T2) == 2)
+ulong gpuact_cl_c0(int u) {
+    return ((get_group_id(0) * GPUACT_CL_G + u) * get_local_size(0) + get_local_id(0)) * GPUACT_CL_VEC;
+}
+/* The mask bits of group c0 that lie inside the row (c0 < cols). */
+uint gpuact_cl_tail(ulong c0, ulong cols) {
+    return c0 + GPUACT_CL_VEC <= cols ? 0xffu : (1u << (uint)(cols - c0)) - 1u;
+}
+
 __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     int select = GPUACT_SELECT, has_mask = GPUACT_MASK, kind = GPUACT_KIND, is16 = SZ(GPUACT_T0) == 2;
     /* ^ not const: clang warns on `constant && x` */
@@ -15,6 +30,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     ulong c0[GPUACT_CL_G];
     int vec_ok[GPUACT_CL_G];
     uint b[GPUACT_CL_G][GPUACT_CL_VEC], x[GPUACT_CL_G][GPUACT_CL_VEC], y[GPUACT_CL_G][GPUACT_CL_VEC];
+#pragma unroll
     for (int u = 0; u < GPUACT_CL_G; u++) {
         c0[u] = gpuact_cl_c0(u);
         vec_ok[u] = aligned && c0[u] + GPUACT_CL_VEC <= cols;
@@ -29,7 +45,9 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
         const uint c2 = cbits * 0x00010001u, inf = GPUACT_CAT(INF16_, GPUACT_T0);
         for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
             uint4 q[GPUACT_CL_G];
+#pragma unroll
             for (int u = 0; u < GPUACT_CL_G; u++) q[u] = *(const __global uint4 *)(in + in_off + (r * ld_in + c0[u]) * 2);
+#pragma unroll
             for (int u = 0; u < GPUACT_CL_G; u++) {
                 uint w[4], yw[4], top[4];
                 w[0] = q[u].x; w[1] = q[u].y; w[2] = q[u].z; w[3] = q[u].w;
@@ -45,14 +63,17 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
         return;
     }
     if (has_bias)
+#pragma unroll
         for (int u = 0; u < GPUACT_CL_G; u++) GPUACT_LOAD8(GPUACT_T2, bias + bias_off, c0[u], cols, vec_ok[u], b[u]);
     for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
         const __global uchar *xr = in + in_off + r * ld_in * SZ(GPUACT_T0);
         __global uchar *yr = out + out_off + r * ld_out * SZ(GPUACT_T1);
+#pragma unroll
         for (int u = 0; u < GPUACT_CL_G; u++) GPUACT_LOAD8(GPUACT_T0, xr, c0[u], cols, vec_ok[u], x[u]);
+#pragma unroll
         for (int u = 0; u < GPUACT_CL_G; u++) {
             uint bits = 0;
-            if (c0[u] >= cols) break; /* the row's last work-items: groups past its end */
+            if (c0[u] >= cols) continue; /* the row's last work-items: groups past its end */
             for (int k = 0; k < GPUACT_CL_VEC; k++) {
 #if GPUACT_SELECT /* y is x's bits, +0, a bound, or (leaky) x * slope */
                 const uint xk = x[u][k];
