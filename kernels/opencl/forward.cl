@@ -38,9 +38,9 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     if (c0[0] >= cols) return;
     /* Each row: every group's loads, then the results and stores, so the loads of all groups are in flight
        together (a store may alias a later load: the compiler keeps their order). */
-    if (select && is16 && vec_ok[GPUACT_CL_G - 1] && !gpuact_kind_slope(kind) && kind != GPUACT_KIND_hardtanh) {
-        /* 16-bit selection without slope: two values per word (../act.h), one 16-byte vector per group, the
-           mask byte from the lanes. (With slope, measured on NVIDIA's driver, the word path was 4-8% slower
+    if (select && is16 && vec_ok[GPUACT_CL_G - 1] && ((GPUACT_PAIR_KINDS >> kind) & 1u)) {
+        /* 16-bit selection of a kind in GPUACT_PAIR_KINDS (no slope, no lower bound): two values per word
+           (../act.h), one 16-byte vector per group, the mask byte from the lanes. (With slope, measured on NVIDIA's driver, the word path was 4-8% slower
            than the element loop below: leaky keeps that.) */
         const uint c2 = cbits * 0x00010001u, inf = GPUACT_CAT(INF16_, GPUACT_T0);
         for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
