@@ -125,6 +125,7 @@ typedef struct gpuact__opencl {
     gpuact__cl_context context;
     gpuact__cl_device device;
     gpuact__cl_queue queue;
+    int nv_sm; /* NVIDIA's driver: the compute capability (e.g. 90), passed as GPUACT_CL_NV_SM; else 0 */
     gpuact__cl_kernel_slot k[GPUACT__VARIANTS];
 } gpuact__opencl;
 
@@ -359,6 +360,15 @@ static gpuact_result gpuact__opencl_create(gpuact_context *ctx) {
     o->cl.clGetDeviceInfo(o->device, GPUACT__CL_DEVICE_NAME, sizeof ctx->device_name - 1, ctx->device_name, NULL);
     o->cl.clGetDeviceInfo(o->device, GPUACT__CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
     ctx->units = units ? units : 1;
+    { /* cl_nv_device_attribute_query: CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV / MINOR_NV */
+        char ext[8192] = {0};
+        gpuact__cl_uint major = 0, minor = 0;
+        if (o->cl.clGetDeviceInfo(o->device, 0x1030 /* CL_DEVICE_EXTENSIONS */, sizeof ext - 1, ext, NULL) == 0 &&
+            strstr(ext, "cl_nv_device_attribute_query") &&
+            o->cl.clGetDeviceInfo(o->device, 0x4000, sizeof major, &major, NULL) == 0 &&
+            o->cl.clGetDeviceInfo(o->device, 0x4001, sizeof minor, &minor, NULL) == 0 && major < 100 && minor < 10)
+            o->nv_sm = (int)(major * 10 + minor);
+    }
     ctx->per_item32 = ctx->per_item16 = GPUACT_CL_VEC;
     ctx->per_item_pair = GPUACT_CL_VEC * GPUACT_CL_GROUPS_PAIR;
     return GPUACT_SUCCESS;
@@ -461,7 +471,7 @@ static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__lau
 #define GPUACT__CL_PROGRAM_(name, short_name) gpuact__opencl_##name,
     static const char *const *const *const programs[GPUACT_OP_COUNT] = {GPUACT_OPS(GPUACT__CL_PROGRAM_)};
     gpuact__opencl *o = GPUACT__CL(ctx);
-    char options[128 + GPUACT__DEFINES * GPUACT__DEFINE_MAX], name[GPUACT__NAME_MAX], defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX];
+    char options[192 + GPUACT__DEFINES * GPUACT__DEFINE_MAX], name[GPUACT__NAME_MAX], defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX];
     char *src;
     size_t used;
     gpuact__cl_int e = 0;
@@ -476,6 +486,7 @@ static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__lau
         used = (size_t)snprintf(options, sizeof options, "-cl-std=CL1.2 -DGPUACT_BLOCK=%d -DGPUACT_CL_GROUPS_PAIR=%d%s",
                                 GPUACT_BLOCK, GPUACT_CL_GROUPS_PAIR,
                                 (fp & (1u << 7)) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
+        if (o->nv_sm) used += (size_t)snprintf(options + used, sizeof options - used, " -DGPUACT_CL_NV_SM=%d", o->nv_sm);
     }
     for (i = 0; i < GPUACT__DEFINES; i++)
         used += (size_t)snprintf(options + used, sizeof options - used, " %s", defs[i]);

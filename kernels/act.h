@@ -180,4 +180,113 @@ GPUACT_FN gpuact_u32 gpuact_select_tops(int kind, gpuact_u32 y, gpuact_u32 c2) {
     return kind == GPUACT_KIND_clipped ? t & gpuact_nonzero_tops(y ^ c2) : t;
 }
 
+/* ---- 16-bit element formats (dt: GPUACT_DT_f16 or GPUACT_DT_bf16, known at
+   compile time). The dialect provides gpuact_h2f (f16 bits -> f32, exact)
+   and gpuact_f2h (f32 -> f16 bits, round to nearest even, subnormals
+   kept), and may provide GPUACT_PACK2_BF16 / GPUACT_PACK2_F16(lo, hi): two
+   floats rounded into a word (lo in the low half) in one instruction, and
+   GPUACT_MIN_NAN(a, b): the smaller, NaN if either is. */
+
+/* f32 -> bf16 bits, round to nearest even; a NaN stays a quiet NaN with its
+   payload's top bits (the carry must not make it Inf). */
+GPUACT_FN gpuact_u32 gpuact_f2bf(float v) {
+    const gpuact_u32 u = gpuact_as_u32(v);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (u >> 16) | 0x40u;
+    return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+}
+/* A word's low / high lane as f32 (exact). */
+GPUACT_FN float gpuact_lo2f(int dt, gpuact_u32 w) {
+    return dt == GPUACT_DT_bf16 ? gpuact_as_f32(w << 16) : gpuact_h2f(w & 0xffffu);
+}
+GPUACT_FN float gpuact_hi2f(int dt, gpuact_u32 w) {
+    return dt == GPUACT_DT_bf16 ? gpuact_as_f32(w & 0xffff0000u) : gpuact_h2f(w >> 16);
+}
+/* Two floats rounded to nearest even into a word. hw: the dialect's
+   two-at-once conversion where it has one (a NaN result can then only come
+   from arithmetic: its payload is the device's canonical one either way);
+   otherwise one exact conversion per value, which keeps a NaN's payload. */
+GPUACT_FN gpuact_u32 gpuact_pack2_dt(int dt, int hw, float lo, float hi) {
+#if defined(GPUACT_PACK2_BF16) && defined(GPUACT_PACK2_F16)
+    if (hw) return dt == GPUACT_DT_bf16 ? GPUACT_PACK2_BF16(lo, hi) : GPUACT_PACK2_F16(lo, hi);
+#endif
+    return dt == GPUACT_DT_bf16 ? gpuact_f2bf(lo) | (gpuact_f2bf(hi) << 16) : gpuact_f2h(lo) | (gpuact_f2h(hi) << 16);
+}
+
+#ifdef GPUACT_MIN_NAN
+/* Clipped ReLU (ceiling c > 0) as ReLU of a NaN-propagating min with c: the
+   value gpuact_act gives for every z, a NaN canonical (as the two-at-once
+   conversion makes it), and the ReLU folds into that conversion (nvcc: 4
+   instructions per element -> 1). For results of the flags' arithmetic
+   paths only (a NaN x's payload is not kept). */
+GPUACT_FN float gpuact_clipped_min_nan(float z, float c) {
+    const float v = GPUACT_MIN_NAN(z, c);
+    return v <= 0.0f ? 0.0f : v;
+}
+#endif
+/* A word of y and, in top, bits 15 / 31 where a lane's gradient passes. */
+typedef struct {
+    gpuact_u32 y, top;
+} gpuact_word_fwd;
+/* The forward of one word of two lanes, every array 16-bit. xd,
+   yd, bd: the dtypes of x, y and the bias; sel: the selection path (no
+   bias, scale 1, xd == yd); fl >= 0: flags is that constant, so choices on
+   it are made at compile time. w: x's word, bw: the bias's (has_bias), c2 /
+   l2: the bounds as y's bits in both lanes. */
+GPUACT_FN gpuact_word_fwd gpuact_fwd_word(int kind, int xd, int yd, int bd, int sel, int fl, gpuact_u32 w, gpuact_u32 bw,
+                                     int has_bias, int flags, float scale, float slope, float ceiling, float lower,
+                                     gpuact_u32 c2, gpuact_u32 l2) {
+    const gpuact_u32 inf = xd == GPUACT_DT_bf16 ? 0x7f80u : 0x7c00u;
+    float zl, zh, vl, vh;
+    gpuact_word_fwd r;
+    if (sel && gpuact_kind_slope(kind)) { /* x * slope is arithmetic: the two-at-once conversion */
+        const gpuact_u32 pass = gpuact_passes_pair(kind, w, inf, c2, l2);
+        r.y = (w & pass) | (gpuact_pack2_dt(yd, 1, gpuact_lo2f(xd, w) * slope, gpuact_hi2f(xd, w) * slope) & ~pass);
+        r.top = pass & 0x80008000u;
+    } else if (sel && kind == GPUACT_KIND_hardtanh) { /* per lane: a bound may equal a passing value; the bounds as
+                                                         the format holds them (not the f32 parameters, which the
+                                                         epilogue does not round) */
+        r.y = gpuact_hardtanh_pairf(w, gpuact_lo2f(xd, w), gpuact_hi2f(xd, w), gpuact_lo2f(xd, l2),
+                                    gpuact_lo2f(xd, c2), l2 & 0xffffu, c2 & 0xffffu, &r.top);
+    } else if (sel) { /* y is x where it passes, else +0 or the ceiling (never a passing value) */
+        r.y = gpuact_select_pair(kind, w, inf, c2);
+        r.top = gpuact_select_tops(kind, r.y, c2);
+    } else {
+        zl = gpuact_lo2f(xd, w);
+        zh = gpuact_hi2f(xd, w);
+        if (has_bias) { /* the bias stays packed until here: half the registers */
+            zl += gpuact_lo2f(bd, bw);
+            zh += gpuact_hi2f(bd, bw);
+        }
+#ifdef GPUACT_MIN_NAN
+        if (fl >= 0 && (fl & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) && kind == GPUACT_KIND_clipped) {
+            vl = gpuact_clipped_min_nan(zl, ceiling);
+            vh = gpuact_clipped_min_nan(zh, ceiling);
+        } else
+#endif
+        {
+            vl = gpuact_act(kind, zl, slope, ceiling, lower, gpuact_lean(2));
+            vh = gpuact_act(kind, zh, slope, ceiling, lower, gpuact_lean(2));
+        }
+        if (flags & GPUACT_F_SCALE) {
+            vl *= scale;
+            vh *= scale;
+        }
+        if (flags & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) {
+            /* a NaN here came from arithmetic, or (RAW) is replaced by x's own below: the two-at-once
+               conversion rounds every other value as the exact one does */
+            r.y = gpuact_pack2_dt(yd, 1, vl, vh);
+            if (flags & GPUACT_F_RAW) {
+                const gpuact_u32 nan = gpuact_nan_lanes(w, inf);
+                r.y = (r.y & ~nan) | (w & nan);
+            }
+        } else { /* a NaN may be x's own: keep its payload as the element path does */
+            r.y = gpuact_pack2_dt(yd, 0, vl, vh);
+        }
+        r.top = !gpuact_kind_select(kind) ? 0u
+               : (gpuact_passes(kind, zl, ceiling, lower) ? 0x8000u : 0u) |
+                     (gpuact_passes(kind, zh, ceiling, lower) ? 0x80000000u : 0u);
+    }
+    return r;
+}
+
 #endif

@@ -21,7 +21,7 @@
 #include "../act.h"
 
 /* dtype tags, named as in the kernel names */
-#define GPUACT_DTYPE_TAG_(name, bytes) struct name { enum { size = bytes }; };
+#define GPUACT_DTYPE_TAG_(name, bytes) struct name { enum { size = bytes, id = GPUACT_DT_##name }; };
 GPUACT_DTYPES(GPUACT_DTYPE_TAG_)
 
 template <class A, class B> struct gpuact_same { enum { value = 0 }; };
@@ -35,12 +35,7 @@ template <> __device__ __forceinline__ float gpuact_tof<f16>(gpuact_u32 b) { ret
 template <class T> __device__ __forceinline__ gpuact_u32 gpuact_fromf(float v);
 template <> __device__ __forceinline__ gpuact_u32 gpuact_fromf<f32>(float v) { return __float_as_uint(v); }
 template <> __device__ __forceinline__ gpuact_u32 gpuact_fromf<f16>(float v) { return gpuact_f2h(v); }
-/* Round to nearest even; a NaN stays a quiet NaN (the carry must not make it Inf). */
-template <> __device__ __forceinline__ gpuact_u32 gpuact_fromf<bf16>(float v) {
-    gpuact_u32 u = __float_as_uint(v);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (u >> 16) | 0x40u;
-    return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-}
+template <> __device__ __forceinline__ gpuact_u32 gpuact_fromf<bf16>(float v) { return gpuact_f2bf(v); }
 
 /* Elements of a thread's vector for a kernel over arrays of types A, B, C
    (the host applies the same GPUACT_VEC rule). */

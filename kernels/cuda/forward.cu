@@ -47,7 +47,12 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC
 /* The word path (every array 16-bit): y's words and the mask bits of one
    vector of 8 elements from x's words and the bias's words. FL >= 0: flags
    is that constant (gpuact_fwd_rows), so choices on it can be made at
-   compile time. */
+   compile time. The same formula as gpuact_fwd_word (../act.h, which the
+   OpenCL forward runs), stated here with template arguments: calling that
+   function from here made nvcc emit other code for 52 of the 348 forward
+   kernels (the bf16 epilogue: 60 registers instead of 55) and measured 4%
+   slower there on the H200 (docs/PERFORMANCE.md). The conformance suite
+   holds both to the same CPU reference. */
 template <class X, class Y, class B, int KIND, int SELECT, int FL>
 __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4], const gpuact_u32 (&bw)[4],
                                                        gpuact_u32 (&y)[4], bool has_bias, int flags, float scale,
@@ -85,13 +90,8 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4],
             }
 #ifdef GPUACT_MIN_NAN
             if (FL >= 0 && (FL & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) && KIND == GPUACT_KIND_clipped) {
-                /* clipped ReLU as ReLU of a NaN-propagating min with the ceiling (> 0): the same
-                   value for every z, NaNs canonical as the two-at-once conversion makes them, and
-                   nvcc folds the ReLU into that conversion (4 instructions per element -> 1) */
-                vl = GPUACT_MIN_NAN(zl, ceiling);
-                vh = GPUACT_MIN_NAN(zh, ceiling);
-                vl = vl <= 0.0f ? 0.0f : vl;
-                vh = vh <= 0.0f ? 0.0f : vh;
+                vl = gpuact_clipped_min_nan(zl, ceiling);
+                vh = gpuact_clipped_min_nan(zh, ceiling);
             } else
 #endif
             {

@@ -63,21 +63,10 @@ void st8_bf16(__global uchar *p, ulong i, uint8 v) { st8_f16(p, i, v); }
 
 float tof_f32(uint b) { return as_float(b); }
 float tof_bf16(uint b) { return as_float(b << 16); }
-float tof_f16(uint b) {
-    ushort h = (ushort)b;
-    return vload_half(0, (const __private half *)&h);
-}
+float tof_f16(uint b) { return gpuact_h2f(b); }
 uint fromf_f32(float v) { return as_uint(v); }
-uint fromf_f16(float v) {
-    ushort h;
-    vstore_half_rte(v, 0, (__private half *)&h);
-    return h;
-}
-uint fromf_bf16(float v) { /* round to nearest even; a NaN stays a (quiet) NaN */
-    uint u = as_uint(v);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (u >> 16) | 0x40u;
-    return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-}
+uint fromf_f16(float v) { return gpuact_f2h(v); }
+uint fromf_bf16(float v) { return gpuact_f2bf(v); }
 
 /* Raw-bit tests (see gpuact_passes_bits): signed order and NaN per format. */
 int sbits_f32(uint b) { return (int)b; }

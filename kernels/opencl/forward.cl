@@ -1,7 +1,9 @@
 /* Forward: y[r][c] = act(x[r][c] (+ bias[c])) (* scale), and the mask byte
    of each group of 8 columns when GPUACT_MASK. T0 = x, T1 = y, T2 = bias.
    GPUACT_SELECT (no bias, scale 1, T0 = T1): the result is a selection of
-   x's own bits, nothing is converted back. */
+   x's own bits, nothing is converted back. Every array 16-bit: a group is
+   four words of two elements, each through gpuact_fwd_word (../act.h, the
+   formulas the CUDA/HIP word path runs); otherwise element by element. */
 #include "common.cl"
 
 /* The groups of a work-item (../contract.h, GPUACT_CL_GROUPS; the host sizes
@@ -19,8 +21,72 @@ uint gpuact_cl_tail(ulong c0, ulong cols) {
     return c0 + GPUACT_CL_VEC <= cols ? 0xffu : (1u << (uint)(cols - c0)) - 1u;
 }
 
+#if SZ(GPUACT_T0) == 2 && SZ(GPUACT_T1) == 2 && SZ(GPUACT_T2) == 2
+/* The four words of 16-bit group c0 of a row (0 past its end). */
+uint4 gpuact_cl_ldw(const __global uchar *row, ulong c0, ulong cols, int vec_ok) {
+    uint e[GPUACT_CL_VEC];
+    if (vec_ok) return *(const __global uint4 *)(row + c0 * 2);
+    for (int k = 0; k < GPUACT_CL_VEC; k++) e[k] = c0 + k < cols ? ((const __global ushort *)row)[c0 + k] : 0u;
+    return (uint4)(e[0] | e[1] << 16, e[2] | e[3] << 16, e[4] | e[5] << 16, e[6] | e[7] << 16);
+}
+void gpuact_cl_stw(__global uchar *row, ulong c0, ulong cols, int vec_ok, uint4 w) {
+    const uint e[4] = {w.x, w.y, w.z, w.w};
+    if (vec_ok) {
+        *(__global uint4 *)(row + c0 * 2) = w;
+        return;
+    }
+    for (int k = 0; k < GPUACT_CL_VEC; k++)
+        if (c0 + k < cols) ((__global ushort *)row)[c0 + k] = (ushort)(e[k / 2] >> (16 * (k & 1)));
+}
+/* The rows of a work-item's groups. fl >= 0: flags is that constant (the
+   epilogue's common case gets its own copy of the loop, without a choice on
+   the flags per word). */
+void gpuact_cl_fwd_words(const __global uchar *in, __global uchar *out, __global uchar *mask,
+                         const __global uchar *bias, ulong rows, ulong cols, ulong ld_in, ulong ld_out, ulong mask_ld,
+                         int flags, int fl, float scale, float slope, float ceiling, float lower, uint c2, uint l2,
+                         int has_bias, int aligned) {
+    const int f = fl >= 0 ? fl : flags, hb = fl >= 0 ? (fl & GPUACT_F_BIAS) != 0 : has_bias;
+    ulong c0[GPUACT_CL_G];
+    int vec_ok[GPUACT_CL_G];
+    uint4 bw[GPUACT_CL_G];
+#pragma unroll
+    for (int u = 0; u < GPUACT_CL_G; u++) {
+        c0[u] = gpuact_cl_c0(u);
+        vec_ok[u] = aligned && c0[u] + GPUACT_CL_VEC <= cols;
+        bw[u] = hb && c0[u] < cols ? gpuact_cl_ldw(bias, c0[u], cols, vec_ok[u]) : (uint4)(0u, 0u, 0u, 0u);
+    }
+    for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
+        const __global uchar *xr = in + r * ld_in * 2;
+        __global uchar *yr = out + r * ld_out * 2;
+        uint4 q[GPUACT_CL_G];
+#pragma unroll
+        for (int u = 0; u < GPUACT_CL_G; u++)
+            q[u] = c0[u] < cols ? gpuact_cl_ldw(xr, c0[u], cols, vec_ok[u]) : (uint4)(0u, 0u, 0u, 0u);
+#pragma unroll
+        for (int u = 0; u < GPUACT_CL_G; u++) {
+            const uint w[4] = {q[u].x, q[u].y, q[u].z, q[u].w}, b[4] = {bw[u].x, bw[u].y, bw[u].z, bw[u].w};
+            uint y[4], top[4];
+            if (c0[u] >= cols) continue; /* the row's last work-items: groups past its end */
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const gpuact_word_fwd o =
+                    gpuact_fwd_word(GPUACT_KIND, GPUACT_CAT(GPUACT_DT_, GPUACT_T0), GPUACT_CAT(GPUACT_DT_, GPUACT_T1),
+                                    GPUACT_CAT(GPUACT_DT_, GPUACT_T2), GPUACT_SELECT, fl, w[j], b[j], hb, f, scale,
+                                    slope, ceiling, lower, c2, l2);
+                y[j] = o.y;
+                top[j] = o.top;
+            }
+            gpuact_cl_stw(yr, c0[u], cols, vec_ok[u], (uint4)(y[0], y[1], y[2], y[3]));
+            if (GPUACT_MASK)
+                mask[r * (mask_ld / 8) + c0[u] / 8] =
+                    (uchar)(gpuact_tops_bits(top[0], top[1], top[2], top[3]) & gpuact_cl_tail(c0[u], cols));
+        }
+    }
+}
+#endif
+
 __kernel void GPUACT_NAME(GPUACT_PARAMS) {
-    int select = GPUACT_SELECT, has_mask = GPUACT_MASK, kind = GPUACT_KIND, is16 = SZ(GPUACT_T0) == 2;
+    int select = GPUACT_SELECT, has_mask = GPUACT_MASK, kind = GPUACT_KIND;
     /* ^ not const: clang warns on `constant && x` */
     const int has_bias = !select && (flags & GPUACT_F_BIAS);
     const int aligned = gpuact_rows_aligned(in_off, ld_in, SZ(GPUACT_T0), rows) &&
@@ -29,74 +95,72 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     const uint cbits = FROMF(GPUACT_T1)(ceiling), lbits = FROMF(GPUACT_T1)(lower);
     ulong c0[GPUACT_CL_G];
     int vec_ok[GPUACT_CL_G];
-    uint b[GPUACT_CL_G][GPUACT_CL_VEC], x[GPUACT_CL_G][GPUACT_CL_VEC], y[GPUACT_CL_G][GPUACT_CL_VEC];
 #pragma unroll
     for (int u = 0; u < GPUACT_CL_G; u++) {
         c0[u] = gpuact_cl_c0(u);
         vec_ok[u] = aligned && c0[u] + GPUACT_CL_VEC <= cols;
     }
     if (c0[0] >= cols) return;
-    /* Each row: every group's loads, then the results and stores, so the loads of all groups are in flight
-       together (a store may alias a later load: the compiler keeps their order). */
-    if (select && is16 && vec_ok[GPUACT_CL_G - 1] && ((GPUACT_PAIR_KINDS >> kind) & 1u)) {
-        /* 16-bit selection of a kind in GPUACT_PAIR_KINDS (no slope, no lower bound): two values per word
-           (../act.h), one 16-byte vector per group, the mask byte from the lanes. (With slope, measured on NVIDIA's driver, the word path was 4-8% slower
-           than the element loop below: leaky keeps that.) */
-        const uint c2 = cbits * 0x00010001u, inf = GPUACT_CAT(INF16_, GPUACT_T0);
-        for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
-            uint4 q[GPUACT_CL_G];
+#if SZ(GPUACT_T0) == 2 && SZ(GPUACT_T1) == 2 && SZ(GPUACT_T2) == 2
+    (void)kind;
+    (void)has_mask;
+    /* constant-flags copies of the loop: the epilogue without scale, and a smooth kind's elementwise
+       forward (no bias, scale 1, one dtype: the NaN rule) */
+#define GPUACT_CL_WORDS_(fl)                                                                                    \
+    gpuact_cl_fwd_words(in + in_off, out + out_off, mask + mask_off, bias + bias_off, rows, cols, ld_in, ld_out, \
+                        mask_ld, flags, fl, scale, slope, ceiling, lower, cbits * 0x00010001u,                  \
+                        lbits * 0x00010001u, has_bias, aligned)
+    if (!select && flags == GPUACT_F_BIAS && (gpuact_kind_select(kind) || kind == GPUACT_KIND_gelu))
+        GPUACT_CL_WORDS_(GPUACT_F_BIAS);
+    else if (flags == GPUACT_F_RAW && !gpuact_kind_select(kind))
+        GPUACT_CL_WORDS_(GPUACT_F_RAW);
+    else
+        GPUACT_CL_WORDS_(-1);
+#undef GPUACT_CL_WORDS_
+#else
+    {
+        uint b[GPUACT_CL_G][GPUACT_CL_VEC], x[GPUACT_CL_G][GPUACT_CL_VEC], y[GPUACT_CL_G][GPUACT_CL_VEC];
+        if (has_bias)
 #pragma unroll
-            for (int u = 0; u < GPUACT_CL_G; u++) q[u] = *(const __global uint4 *)(in + in_off + (r * ld_in + c0[u]) * 2);
+            for (int u = 0; u < GPUACT_CL_G; u++) GPUACT_LOAD8(GPUACT_T2, bias + bias_off, c0[u], cols, vec_ok[u], b[u]);
+        /* Each row: every group's loads, then the results and stores, so the loads of all groups are in flight
+           together (a store may alias a later load: the compiler keeps their order). */
+        for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
+            const __global uchar *xr = in + in_off + r * ld_in * SZ(GPUACT_T0);
+            __global uchar *yr = out + out_off + r * ld_out * SZ(GPUACT_T1);
+#pragma unroll
+            for (int u = 0; u < GPUACT_CL_G; u++) GPUACT_LOAD8(GPUACT_T0, xr, c0[u], cols, vec_ok[u], x[u]);
 #pragma unroll
             for (int u = 0; u < GPUACT_CL_G; u++) {
-                uint w[4], yw[4], top[4];
-                w[0] = q[u].x; w[1] = q[u].y; w[2] = q[u].z; w[3] = q[u].w;
-                for (int j = 0; j < 4; j++) {
-                    yw[j] = gpuact_select_pair(kind, w[j], inf, c2);
-                    top[j] = gpuact_select_tops(kind, yw[j], c2);
-                }
-                *(__global uint4 *)(out + out_off + (r * ld_out + c0[u]) * 2) = (uint4)(yw[0], yw[1], yw[2], yw[3]);
-                if (has_mask)
-                    mask[mask_off + r * (mask_ld / 8) + c0[u] / 8] = (uchar)gpuact_tops_bits(top[0], top[1], top[2], top[3]);
-            }
-        }
-        return;
-    }
-    if (has_bias)
-#pragma unroll
-        for (int u = 0; u < GPUACT_CL_G; u++) GPUACT_LOAD8(GPUACT_T2, bias + bias_off, c0[u], cols, vec_ok[u], b[u]);
-    for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
-        const __global uchar *xr = in + in_off + r * ld_in * SZ(GPUACT_T0);
-        __global uchar *yr = out + out_off + r * ld_out * SZ(GPUACT_T1);
-#pragma unroll
-        for (int u = 0; u < GPUACT_CL_G; u++) GPUACT_LOAD8(GPUACT_T0, xr, c0[u], cols, vec_ok[u], x[u]);
-#pragma unroll
-        for (int u = 0; u < GPUACT_CL_G; u++) {
-            uint bits = 0;
-            if (c0[u] >= cols) continue; /* the row's last work-items: groups past its end */
-            for (int k = 0; k < GPUACT_CL_VEC; k++) {
+                uint bits = 0;
+                if (c0[u] >= cols) continue; /* the row's last work-items: groups past its end */
+                for (int k = 0; k < GPUACT_CL_VEC; k++) {
 #if GPUACT_SELECT /* y is x's bits, +0, a bound, or (leaky) x * slope */
-                const uint xk = x[u][k];
-                const int pass = GPUACT_PASSES_BITS(GPUACT_T0, xk, cbits, lbits);
-                if (GPUACT_KIND == GPUACT_KIND_hardtanh)
-                    y[u][k] = gpuact_hardtanh_bits(xk, ORD(GPUACT_T0, xk), ISNAN(GPUACT_T0)(xk), lbits,
-                                                   ORD(GPUACT_T0, lbits), cbits, ORD(GPUACT_T0, cbits));
-                else if (gpuact_kind_slope(GPUACT_KIND)) y[u][k] = pass ? xk : FROMF(GPUACT_T1)(TOF(GPUACT_T0)(xk) * slope);
-                else y[u][k] = pass ? xk : gpuact_blocked_bits(GPUACT_KIND, SBITS(GPUACT_T0)(xk), cbits);
+                    const uint xk = x[u][k];
+                    const int pass = GPUACT_PASSES_BITS(GPUACT_T0, xk, cbits, lbits);
+                    if (GPUACT_KIND == GPUACT_KIND_hardtanh)
+                        y[u][k] = gpuact_hardtanh_bits(xk, ORD(GPUACT_T0, xk), ISNAN(GPUACT_T0)(xk), lbits,
+                                                       ORD(GPUACT_T0, lbits), cbits, ORD(GPUACT_T0, cbits));
+                    else if (gpuact_kind_slope(GPUACT_KIND))
+                        y[u][k] = pass ? xk : FROMF(GPUACT_T1)(TOF(GPUACT_T0)(xk) * slope);
+                    else y[u][k] = pass ? xk : gpuact_blocked_bits(GPUACT_KIND, SBITS(GPUACT_T0)(xk), cbits);
 #else
-                float z = TOF(GPUACT_T0)(x[u][k]), v;
-                int pass = 0;
-                if (has_bias) z += TOF(GPUACT_T2)(b[u][k]);
-                v = gpuact_act(GPUACT_KIND, z, slope, ceiling, lower, gpuact_lean(SZ(GPUACT_T1)));
-                if (flags & GPUACT_F_SCALE) v *= scale;
-                /* no bias, scale 1, T0 = T1, not the selection path: a NaN x keeps its bits */
-                y[u][k] = (flags & GPUACT_F_RAW) && ISNAN(GPUACT_T0)(x[u][k]) ? x[u][k] : FROMF(GPUACT_T1)(v);
-                if (gpuact_kind_select(GPUACT_KIND)) pass = gpuact_passes(GPUACT_KIND, z, ceiling, lower);
+                    float z = TOF(GPUACT_T0)(x[u][k]), v;
+                    int pass = 0;
+                    if (has_bias) z += TOF(GPUACT_T2)(b[u][k]);
+                    v = gpuact_act(GPUACT_KIND, z, slope, ceiling, lower, gpuact_lean(SZ(GPUACT_T1)));
+                    if (flags & GPUACT_F_SCALE) v *= scale;
+                    /* no bias, scale 1, T0 = T1, not the selection path: a NaN x keeps its bits */
+                    y[u][k] = (flags & GPUACT_F_RAW) && ISNAN(GPUACT_T0)(x[u][k]) ? x[u][k] : FROMF(GPUACT_T1)(v);
+                    if (gpuact_kind_select(GPUACT_KIND)) pass = gpuact_passes(GPUACT_KIND, z, ceiling, lower);
 #endif
-                bits |= (uint)pass << k;
+                    bits |= (uint)pass << k;
+                }
+                GPUACT_STORE8(GPUACT_T1, yr, c0[u], cols, vec_ok[u], y[u]);
+                if (has_mask)
+                    mask[mask_off + r * (mask_ld / 8) + c0[u] / 8] = (uchar)(bits & gpuact_cl_tail(c0[u], cols));
             }
-            GPUACT_STORE8(GPUACT_T1, yr, c0[u], cols, vec_ok[u], y[u]);
-            if (has_mask) mask[mask_off + r * (mask_ld / 8) + c0[u] / 8] = (uchar)(bits & gpuact_cl_tail(c0[u], cols));
         }
     }
+#endif
 }
