@@ -10,9 +10,15 @@ ceil(cols / 8) must be untouched, inputs unchanged, and every element must
 equal the reference (gpuact_ref_same; dbias within 1e-5 of sum |dx|).
 
     usage: conformance [-v]        -v also lists the passing cases
+           conformance --launched FILE...   whether the runs that wrote FILE...
+                                   launched every reachable variant together
 
     GPUACT_BACKEND=cuda|hip|opencl  test only that backend
     GPUACT_CONFORMANCE_LARGE=N      n of the large case (default 2^27 + 5; 0 skips it)
+    GPUACT_CONFORMANCE_SUITES=a,b   only those suites (elementwise, epilogue, variant,
+                                   glu, large); no variant count then, unless
+    GPUACT_CONFORMANCE_LAUNCHED=F   appends the launched variants to F (for --launched:
+                                   `make test` runs two parts side by side)
     GPUACT_CACHE_DIR                as for the library (the context uses the default)
 
 One line per failed case names the op, dtypes, activation, shape, offsets,
@@ -1509,6 +1515,84 @@ static void variants_launched(void)
     case_end();
 }
 
+/* GPUACT_CONFORMANCE_LAUNCHED=FILE (with GPUACT_CONFORMANCE_SUITES): the
+   variants this run launched, one "backend slot" line each, appended, so
+   runs of parts of the suite side by side (make test) can be checked
+   together with --launched. */
+static void record_launched(const char *path, const char *backend)
+{
+    FILE *f = fopen(path, "a");
+    int i, state;
+    if (!f) {
+        printf("FAIL GPUACT_CONFORMANCE_LAUNCHED=%s: cannot append\n", path);
+        n_failed++;
+        return;
+    }
+    for (i = 0; (state = gpuact_testing_variant(ctx, i, NULL, 0)) >= 0; i++)
+        if (state == 2)
+            fprintf(f, "%s %d\n", backend, i);
+    if (fclose(f) != 0) {
+        printf("FAIL GPUACT_CONFORMANCE_LAUNCHED=%s: write error\n", path);
+        n_failed++;
+    }
+}
+
+/* conformance --launched FILE...: for every backend named in the files
+   (record_launched), whether each reachable variant was launched by one of
+   the runs; fails when a file names no backend or one is missing. */
+static int check_launched(int nfiles, char **files)
+{
+    static const char *const NAMES[] = {"cuda", "hip", "opencl"};
+    unsigned char *seen[3];
+    int b, f, i, state, slots = 0, failed = 0, backends = 0;
+    char name[96];
+    while (gpuact_testing_variant(NULL, slots, NULL, 0) >= 0)
+        slots++;
+    seen[0] = (unsigned char *)calloc(3 * (size_t)slots + 1, 1);
+    if (!seen[0]) {
+        printf("FAIL --launched: out of host memory\n");
+        return 1;
+    }
+    seen[1] = seen[0] + slots;
+    seen[2] = seen[1] + slots;
+    for (f = 0; f < nfiles; f++) {
+        FILE *in = fopen(files[f], "r");
+        char backend[16];
+        int slot;
+        if (!in) {
+            printf("FAIL --launched: cannot read %s\n", files[f]);
+            free(seen[0]);
+            return 1;
+        }
+        while (fscanf(in, "%15s %d", backend, &slot) == 2)
+            for (b = 0; b < 3; b++)
+                if (!strcmp(backend, NAMES[b]) && slot >= 0 && slot < slots)
+                    seen[b][slot] = 1;
+        fclose(in);
+    }
+    for (b = 0; b < 3; b++) {
+        int reachable = 0, launched = 0, any = 0;
+        for (i = 0; i < slots; i++) any |= seen[b][i];
+        if (!any)
+            continue;
+        backends++;
+        for (i = 0; (state = gpuact_testing_variant(NULL, i, name, sizeof name)) >= 0; i++) {
+            reachable += state > 0;
+            launched += state > 0 && seen[b][i];
+            if (state > 0 && !seen[b][i])
+                printf("  never launched on %s: %s\n", NAMES[b], name);
+        }
+        printf("variants: %d of %d reachable kernel variants launched (%s, %d runs)\n", launched, reachable, NAMES[b],
+               nfiles);
+        failed |= !reachable || launched != reachable;
+    }
+    free(seen[0]);
+    if (!backends)
+        printf("FAIL --launched: the files name no backend\n");
+    printf("%s\n", failed || !backends ? "FAIL variants never launched" : "ok every reachable variant launched");
+    return failed || !backends;
+}
+
 int main(int argc, char **argv)
 {
     static const gpuact_backend BACKENDS[] = {
@@ -1526,15 +1610,18 @@ int main(int argc, char **argv)
     const char *large_env = env_or("GPUACT_CONFORMANCE_LARGE", NULL);
     /* GPUACT_CONFORMANCE_SUITES=glu,epilogue...: only those (for debugging; no variant count) */
     const char *suites = env_or("GPUACT_CONFORMANCE_SUITES", NULL);
+    const char *launched_out = env_or("GPUACT_CONFORMANCE_LAUNCHED", NULL);
     size_t large = ((size_t)1 << 27) + 5;
     size_t i;
     int i_arg, tested = 0;
 
+    if (argc > 1 && strcmp(argv[1], "--launched") == 0)
+        return check_launched(argc - 2, argv + 2);
     for (i_arg = 1; i_arg < argc; i_arg++) {
         if (strcmp(argv[i_arg], "-v") == 0) {
             verbose = 1;
         } else {
-            fprintf(stderr, "usage: %s [-v]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-v] | --launched FILE...\n", argv[0]);
             return 2;
         }
     }
@@ -1588,6 +1675,7 @@ int main(int argc, char **argv)
         if (suite_on(suites, "glu")) glu_suite();
         if (suite_on(suites, "large")) large_suite(large);
         if (!suites) variants_launched(); /* only a full run launches them all */
+        else if (launched_out) record_launched(launched_out, gpuact_backend_name(BACKENDS[i]));
         gpuact_context_destroy(ctx);
         ctx = NULL;
     }
