@@ -1010,7 +1010,7 @@ struct gpuact_context {
     char cache_dir[GPUACT__CACHE_DIR_MAX + 1]; /* "" = no disk cache */
     unsigned units;                /* multiprocessors / compute units */
     unsigned per_item32, per_item16; /* elements per work-item: some array 4-byte / all 2-byte */
-    unsigned per_item_pair;        /* on GPUACT_PAIR_PATH (the 16-bit forward's word selection) */
+    unsigned per_item_pair;        /* on GPUACT_PAIR_PATH (kernels/contract.h: 16-bit forward paths) */
     unsigned dbias_slices;         /* row slices of a backward block with dbias (GPUACT_DBIAS_SLICES or 1) */
     int variant_blocks;            /* CUDA/HIP: threads per block by GPUACT_VARIANT_BLOCK; OpenCL: GPUACT_BLOCK */
     pthread_mutex_t lock;          /* kernel builds (OpenCL: also argument setting and enqueue) */

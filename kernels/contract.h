@@ -102,24 +102,32 @@ enum {
    kernel is 16-bit, else 4. */
 #define GPUACT_VEC(all_16bit) ((all_16bit) ? 8 : 4)
 /* OpenCL: a work-item takes GPUACT_CL_GROUPS groups of GPUACT_CL_VEC
-   consecutive elements, a block apart: GPUACT_CL_GROUPS_PAIR groups on the
-   16-bit forward's word selection (GPUACT_PAIR_PATH: forward, the selection
-   path, a kind without slope or lower bound, every array 16-bit), one
-   elsewhere.
-   Measured on the H200 with NVIDIA's driver (docs/PERFORMANCE.md): two
-   groups made that path 1.00-1.13x faster, and every other 16-bit path
-   0.77-1.09x (median 0.94x), so only there. GPUACT_CL_GROUPS_PAIR is a
-   build-time tuning knob; the host passes it as a -D option. */
+   consecutive elements, a block apart: GPUACT_CL_GROUPS_PAIR groups on
+   GPUACT_PAIR_PATH (the forward with every array 16-bit, on the selection
+   of a kind without slope or lower bound, and on every path of a kind with
+   a lower bound), one elsewhere.
+   Measured on the H200 with NVIDIA's driver (docs/PERFORMANCE.md), both
+   with the word path of every 16-bit forward: two groups made the ReLU and
+   clipped selections 1.00-1.13x faster and hardtanh's forward and epilogue
+   1.00-1.24x (with the mask 1.14-1.24x), but the smooth kinds 0.90-0.99x and
+   the leaky and clipped epilogues writing the mask 0.97x, so only there.
+   GPUACT_CL_GROUPS_PAIR is a build-time tuning knob; the host passes it as
+   a -D option. */
 #define GPUACT_CL_VEC 8
 #ifndef GPUACT_CL_GROUPS_PAIR
 #define GPUACT_CL_GROUPS_PAIR 2
 #endif
 #define GPUACT_PAIR_KIND_BIT_(name, slope, ceiling, lower, from_y, select, glu) \
     | ((unsigned)((select) && !(slope) && !(lower)) << GPUACT_KIND_##name)
-/* the kinds whose 16-bit selection decides two lanes of a word at once (a constant expression) */
+#define GPUACT_LOWER_KIND_BIT_(name, slope, ceiling, lower, from_y, select, glu) \
+    | ((unsigned)((lower) != 0) << GPUACT_KIND_##name)
+/* the kinds whose 16-bit selection decides two lanes of a word at once, and
+   the kinds with a lower bound (constant expressions) */
 #define GPUACT_PAIR_KINDS (0u GPUACT_ACTIVATIONS(GPUACT_PAIR_KIND_BIT_))
-#define GPUACT_PAIR_PATH(op, kind, select, all_16bit) \
-    ((op) == GPUACT_OP_forward && (select) && (all_16bit) && ((GPUACT_PAIR_KINDS >> (kind)) & 1u))
+#define GPUACT_LOWER_KINDS (0u GPUACT_ACTIVATIONS(GPUACT_LOWER_KIND_BIT_))
+#define GPUACT_PAIR_PATH(op, kind, select, all_16bit)                                               \
+    ((op) == GPUACT_OP_forward && (all_16bit) &&                                                      \
+     ((((select) != 0) && ((GPUACT_PAIR_KINDS >> (kind)) & 1u)) || ((GPUACT_LOWER_KINDS >> (kind)) & 1u)))
 #define GPUACT_CL_GROUPS(op, kind, select, all_16bit) \
     (GPUACT_PAIR_PATH(op, kind, select, all_16bit) ? GPUACT_CL_GROUPS_PAIR : 1)
 
