@@ -1542,10 +1542,13 @@ static void record_launched(const char *path, const char *backend)
    the runs; fails when a file names no backend or one is missing. */
 static int check_launched(int nfiles, char **files)
 {
-    static const char *const NAMES[] = {"cuda", "hip", "opencl"};
+    static const gpuact_backend ALL[] = {GPUACT_BACKEND_CUDA, GPUACT_BACKEND_HIP, GPUACT_BACKEND_OPENCL};
+    const char *NAMES[3];
     unsigned char *seen[3];
     int b, f, i, state, slots = 0, failed = 0, backends = 0;
     char name[96];
+    for (b = 0; b < 3; b++)
+        NAMES[b] = gpuact_backend_name(ALL[b]);
     while (gpuact_testing_variant(NULL, slots, NULL, 0) >= 0)
         slots++;
     seen[0] = (unsigned char *)calloc(3 * (size_t)slots + 1, 1);

@@ -149,26 +149,16 @@ __device__ __forceinline__ void gpuact_store_words(unsigned char *row, gpuact_u6
     }
 }
 
-/* The two 16-bit values of T in a word as floats (exact). */
+/* The two 16-bit values of T in a word as floats (exact): ../act.h. */
 template <class T> __device__ __forceinline__ void gpuact_unpack2(gpuact_u32 w, float &lo, float &hi) {
-    if (gpuact_same<T, bf16>::value) {
-        lo = __uint_as_float(w << 16);
-        hi = __uint_as_float(w & 0xffff0000u);
-    } else {
-        lo = gpuact_h2f(w & 0xffffu);
-        hi = gpuact_h2f(w >> 16);
-    }
+    lo = gpuact_lo2f(T::id, w);
+    hi = gpuact_hi2f(T::id, w);
 }
-/* Two floats rounded to nearest even into a word of T. HW: the dialect's
-   two-at-once conversion (GPUACT_PACK2_BF16/F16), where a NaN result can
-   only come from arithmetic (its payload is then the device's canonical
-   one either way); otherwise one exact conversion per value, which keeps a
-   NaN's payload as gpuact_fromf does. */
+/* Two floats rounded to nearest even into a word of T (HW: the dialect's
+   two-at-once conversion where a NaN can only come from arithmetic):
+   gpuact_pack2_dt in ../act.h. */
 template <class T, bool HW> __device__ __forceinline__ gpuact_u32 gpuact_pack2(float lo, float hi) {
-#if defined(GPUACT_PACK2_BF16) && defined(GPUACT_PACK2_F16)
-    if (HW) return gpuact_same<T, bf16>::value ? GPUACT_PACK2_BF16(lo, hi) : GPUACT_PACK2_F16(lo, hi);
-#endif
-    return gpuact_fromf<T>(lo) | (gpuact_fromf<T>(hi) << 16);
+    return gpuact_pack2_dt(T::id, HW, lo, hi);
 }
 
 /* Two results of arithmetic (a NaN among them is the device's canonical

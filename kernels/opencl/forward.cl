@@ -93,16 +93,8 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
                         gpuact_rows_aligned(out_off, ld_out, SZ(GPUACT_T1), rows) &&
                         (!has_bias || bias_off % 16 == 0);
     const uint cbits = FROMF(GPUACT_T1)(ceiling), lbits = FROMF(GPUACT_T1)(lower);
-    ulong c0[GPUACT_CL_G];
-    int vec_ok[GPUACT_CL_G];
-#pragma unroll
-    for (int u = 0; u < GPUACT_CL_G; u++) {
-        c0[u] = gpuact_cl_c0(u);
-        vec_ok[u] = aligned && c0[u] + GPUACT_CL_VEC <= cols;
-    }
-    if (c0[0] >= cols) return;
+    if (gpuact_cl_c0(0) >= cols) return;
 #if SZ(GPUACT_T0) == 2 && SZ(GPUACT_T1) == 2 && SZ(GPUACT_T2) == 2
-    (void)kind;
     (void)has_mask;
     /* constant-flags copies of the loop: the epilogue without scale, and a smooth kind's elementwise
        forward (no bias, scale 1, one dtype: the NaN rule) */
@@ -120,6 +112,14 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
 #else
     {
         uint b[GPUACT_CL_G][GPUACT_CL_VEC], x[GPUACT_CL_G][GPUACT_CL_VEC], y[GPUACT_CL_G][GPUACT_CL_VEC];
+        ulong c0[GPUACT_CL_G];
+        int vec_ok[GPUACT_CL_G];
+        (void)kind;
+#pragma unroll
+        for (int u = 0; u < GPUACT_CL_G; u++) {
+            c0[u] = gpuact_cl_c0(u);
+            vec_ok[u] = aligned && c0[u] + GPUACT_CL_VEC <= cols;
+        }
         if (has_bias)
 #pragma unroll
             for (int u = 0; u < GPUACT_CL_G; u++) GPUACT_LOAD8(GPUACT_T2, bias + bias_off, c0[u], cols, vec_ok[u], b[u]);
