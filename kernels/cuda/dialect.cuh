@@ -41,8 +41,18 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #ifndef GPUACT_MIN_BLOCKS_MASK16
 #define GPUACT_MIN_BLOCKS_MASK16 5
 #endif
-#define GPUACT_LAUNCH_BOUNDS(select, dbias, mask16)                                            \
+/* hardtanh writing the mask from f16 arrays on the selection path (ht16)
+   keeps both bounds, as values and as bits, beside the widened lanes: at
+   32 registers nvcc spilled 32 bytes and the kernel ran at 80% of copy, so
+   it gets room for 6 blocks (40 registers, no spill): 1.18x on the H200.
+   Not for bf16 (no spill at 32; 0.96x at 40) nor the general path (4-8
+   bytes spilled at 48 registers, yet 0.95x at 62). docs/PERFORMANCE.md. */
+#ifndef GPUACT_MIN_BLOCKS_HT16
+#define GPUACT_MIN_BLOCKS_HT16 6
+#endif
+#define GPUACT_LAUNCH_BOUNDS(select, dbias, mask16, ht16)                                       \
     __launch_bounds__(GPUACT_BLOCK, (dbias)    ? 1                                             \
+                                    : (ht16)   ? GPUACT_MIN_BLOCKS_HT16                        \
                                     : (select) ? GPUACT_MIN_BLOCKS_SELECT                      \
                                     : (mask16) ? GPUACT_MIN_BLOCKS_MASK16                      \
                                                : GPUACT_MIN_BLOCKS_GENERAL)
