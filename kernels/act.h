@@ -194,12 +194,18 @@ GPUACT_FN gpuact_u32 gpuact_f2bf(float v) {
     if ((u & 0x7fffffffu) > 0x7f800000u) return (u >> 16) | 0x40u;
     return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
 }
+/* The format's +Inf bits. */
+GPUACT_FN gpuact_u32 gpuact_inf16(int dt) { return dt == GPUACT_DT_bf16 ? 0x7f80u : 0x7c00u; }
 /* A word's low / high lane as f32 (exact). */
 GPUACT_FN float gpuact_lo2f(int dt, gpuact_u32 w) {
     return dt == GPUACT_DT_bf16 ? gpuact_as_f32(w << 16) : gpuact_h2f(w & 0xffffu);
 }
 GPUACT_FN float gpuact_hi2f(int dt, gpuact_u32 w) {
     return dt == GPUACT_DT_bf16 ? gpuact_as_f32(w & 0xffff0000u) : gpuact_h2f(w >> 16);
+}
+GPUACT_FN void gpuact_unpack2_dt(int dt, gpuact_u32 w, float *lo, float *hi) {
+    *lo = gpuact_lo2f(dt, w);
+    *hi = gpuact_hi2f(dt, w);
 }
 /* Two floats rounded to nearest even into a word. hw: the dialect's
    two-at-once conversion where it has one (a NaN result can then only come
@@ -223,70 +229,151 @@ GPUACT_FN float gpuact_clipped_min_nan(float z, float c) {
     return v <= 0.0f ? 0.0f : v;
 }
 #endif
-/* A word of y and, in top, bits 15 / 31 where a lane's gradient passes. */
-typedef struct {
-    gpuact_u32 y, top;
-} gpuact_word_fwd;
-/* The forward of one word of two lanes, every array 16-bit. xd,
-   yd, bd: the dtypes of x, y and the bias; sel: the selection path (no
-   bias, scale 1, xd == yd); fl >= 0: flags is that constant, so choices on
-   it are made at compile time. w: x's word, bw: the bias's (has_bias), c2 /
-   l2: the bounds as y's bits in both lanes. */
-GPUACT_FN gpuact_word_fwd gpuact_fwd_word(int kind, int xd, int yd, int bd, int sel, int fl, gpuact_u32 w, gpuact_u32 bw,
-                                     int has_bias, int flags, float scale, float slope, float ceiling, float lower,
-                                     gpuact_u32 c2, gpuact_u32 l2) {
-    const gpuact_u32 inf = xd == GPUACT_DT_bf16 ? 0x7f80u : 0x7c00u;
-    float zl, zh, vl, vh;
-    gpuact_word_fwd r;
-    if (sel && gpuact_kind_slope(kind)) { /* x * slope is arithmetic: the two-at-once conversion */
-        const gpuact_u32 pass = gpuact_passes_pair(kind, w, inf, c2, l2);
-        r.y = (w & pass) | (gpuact_pack2_dt(yd, 1, gpuact_lo2f(xd, w) * slope, gpuact_hi2f(xd, w) * slope) & ~pass);
-        r.top = pass & 0x80008000u;
-    } else if (sel && kind == GPUACT_KIND_hardtanh) { /* per lane: a bound may equal a passing value; the bounds as
-                                                         the format holds them (not the f32 parameters, which the
-                                                         epilogue does not round) */
-        r.y = gpuact_hardtanh_pairf(w, gpuact_lo2f(xd, w), gpuact_hi2f(xd, w), gpuact_lo2f(xd, l2),
-                                    gpuact_lo2f(xd, c2), l2 & 0xffffu, c2 & 0xffffu, &r.top);
-    } else if (sel) { /* y is x where it passes, else +0 or the ceiling (never a passing value) */
-        r.y = gpuact_select_pair(kind, w, inf, c2);
-        r.top = gpuact_select_tops(kind, r.y, c2);
-    } else {
-        zl = gpuact_lo2f(xd, w);
-        zh = gpuact_hi2f(xd, w);
-        if (has_bias) { /* the bias stays packed until here: half the registers */
-            zl += gpuact_lo2f(bd, bw);
-            zh += gpuact_hi2f(bd, bw);
-        }
-#ifdef GPUACT_MIN_NAN
-        if (fl >= 0 && (fl & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) && kind == GPUACT_KIND_clipped) {
-            vl = gpuact_clipped_min_nan(zl, ceiling);
-            vh = gpuact_clipped_min_nan(zh, ceiling);
-        } else
-#endif
-        {
-            vl = gpuact_act(kind, zl, slope, ceiling, lower, gpuact_lean(2));
-            vh = gpuact_act(kind, zh, slope, ceiling, lower, gpuact_lean(2));
-        }
-        if (flags & GPUACT_F_SCALE) {
-            vl *= scale;
-            vh *= scale;
-        }
-        if (flags & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) {
-            /* a NaN here came from arithmetic, or (RAW) is replaced by x's own below: the two-at-once
-               conversion rounds every other value as the exact one does */
-            r.y = gpuact_pack2_dt(yd, 1, vl, vh);
-            if (flags & GPUACT_F_RAW) {
-                const gpuact_u32 nan = gpuact_nan_lanes(w, inf);
-                r.y = (r.y & ~nan) | (w & nan);
+/* The forward of four words of two lanes each (8 elements, element 2j in
+   word j's low lane), every array 16-bit: y's words, and the mask bits as
+   the result. xd, yd, bd: the dtypes of x, y and the bias; sel: the
+   selection path (no bias, scale 1, xd == yd); fl >= 0: flags is that
+   constant, so choices on it are made at compile time. bw: the bias's
+   words (has_bias); c2 / l2: the bounds as y's bits in both lanes. */
+GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int xd, int yd, int bd, int sel, int fl, const gpuact_u32 *x,
+                                      const gpuact_u32 *bw, gpuact_u32 *y, int has_bias, int flags, float scale,
+                                      float slope, float ceiling, float lower, gpuact_u32 c2, gpuact_u32 l2) {
+    const gpuact_u32 inf = gpuact_inf16(xd);
+    gpuact_u32 top[4]; /* bits 15 and 31: where each lane's gradient passes */
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const gpuact_u32 w = x[j];
+        if (sel && gpuact_kind_slope(kind)) { /* x * slope is arithmetic: the two-at-once conversion */
+            const gpuact_u32 pass = gpuact_passes_pair(kind, w, inf, c2, l2);
+            const float lo = gpuact_lo2f(xd, w), hi = gpuact_hi2f(xd, w);
+            y[j] = (w & pass) | (gpuact_pack2_dt(yd, 1, lo * slope, hi * slope) & ~pass);
+            top[j] = pass & 0x80008000u;
+        } else if (sel && kind == GPUACT_KIND_hardtanh) { /* per lane: a bound may equal a passing value */
+            const float zl = gpuact_lo2f(xd, w), zh = gpuact_hi2f(xd, w);
+            /* the bounds as the format holds them (the bits rule's; not the f32 parameters, which the
+               epilogue does not round) */
+            y[j] = gpuact_hardtanh_pairf(w, zl, zh, gpuact_lo2f(xd, l2), gpuact_lo2f(xd, c2), l2 & 0xffffu,
+                                         c2 & 0xffffu, &top[j]);
+        } else if (sel) { /* y is x where it passes, else +0 or the ceiling (never a passing value) */
+            y[j] = gpuact_select_pair(kind, w, inf, c2);
+            top[j] = gpuact_select_tops(kind, y[j], c2);
+        } else {
+            float zl, zh, vl, vh;
+            gpuact_unpack2_dt(xd, w, &zl, &zh);
+            if (has_bias) { /* the bias stays packed until here: half the registers */
+                float bl, bh;
+                gpuact_unpack2_dt(bd, bw[j], &bl, &bh);
+                zl += bl;
+                zh += bh;
             }
-        } else { /* a NaN may be x's own: keep its payload as the element path does */
-            r.y = gpuact_pack2_dt(yd, 0, vl, vh);
+#ifdef GPUACT_MIN_NAN
+            if (fl >= 0 && (fl & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) && kind == GPUACT_KIND_clipped) {
+                vl = gpuact_clipped_min_nan(zl, ceiling);
+                vh = gpuact_clipped_min_nan(zh, ceiling);
+            } else
+#endif
+            {
+                vl = gpuact_act(kind, zl, slope, ceiling, lower, gpuact_lean(2));
+                vh = gpuact_act(kind, zh, slope, ceiling, lower, gpuact_lean(2));
+            }
+            if (flags & GPUACT_F_SCALE) {
+                vl *= scale;
+                vh *= scale;
+            }
+            if (flags & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) {
+                /* a NaN here came from arithmetic, or (RAW) is replaced by x's own below: the two-at-once
+                   conversion rounds every other value as the exact one does */
+                y[j] = gpuact_pack2_dt(yd, 1, vl, vh);
+                if (flags & GPUACT_F_RAW) {
+                    const gpuact_u32 nan = gpuact_nan_lanes(w, inf);
+                    y[j] = (y[j] & ~nan) | (w & nan);
+                }
+            } else { /* a NaN may be x's own: keep its payload as the element path does */
+                y[j] = gpuact_pack2_dt(yd, 0, vl, vh);
+            }
+            top[j] = !gpuact_kind_select(kind) ? 0u
+                     : (gpuact_passes(kind, zl, ceiling, lower) ? 0x8000u : 0u) |
+                           (gpuact_passes(kind, zh, ceiling, lower) ? 0x80000000u : 0u);
         }
-        r.top = !gpuact_kind_select(kind) ? 0u
-               : (gpuact_passes(kind, zl, ceiling, lower) ? 0x8000u : 0u) |
-                     (gpuact_passes(kind, zh, ceiling, lower) ? 0x80000000u : 0u);
     }
-    return r;
+    return gpuact_tops_bits(top[0], top[1], top[2], top[3]);
+}
+
+/* The backward of four words of two lanes each, every array 16-bit: dx's
+   words from dy's and the lanes where the gradient passes (0xffff each;
+   sel: scale 1 and dxd == dyd, a passing lane is dy's own bits). */
+GPUACT_FN void gpuact_bwd_words(int kind, int dyd, int dxd, int sel, const gpuact_u32 *dy, const gpuact_u32 *pass,
+                                gpuact_u32 *dx, int do_scale, float scale, float slope) {
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        if (sel && !gpuact_kind_slope(kind)) {
+            dx[j] = dy[j] & pass[j];
+        } else {
+            float gl, gh;
+            gpuact_unpack2_dt(dyd, dy[j], &gl, &gh);
+            if (do_scale) {
+                gl *= scale;
+                gh *= scale;
+            }
+            if (sel) { /* leaky: dy's bits where it passes, dy * slope (arithmetic) elsewhere */
+                dx[j] = (dy[j] & pass[j]) | (gpuact_pack2_dt(dxd, 1, gl * slope, gh * slope) & ~pass[j]);
+            } else {
+                const float vl = pass[j] & 1u ? gl : gpuact_blocked_grad(kind, gl, slope);
+                const float vh = pass[j] >> 31 ? gh : gpuact_blocked_grad(kind, gh, slope);
+                /* without scale a passing NaN is dy's own: exact conversions keep its payload */
+                dx[j] = do_scale ? gpuact_pack2_dt(dxd, 1, vl, vh) : gpuact_pack2_dt(dxd, 0, vl, vh);
+            }
+        }
+    }
+}
+/* One vector of 8 elements of the backward, every array 16-bit: dx's four
+   words from dy's, and the region from the mask bits (from_mask), from
+   z = s (+ b, the bias as floats) in f32 (fromx), or from s's bits; a
+   smooth kind (fromx): dx = (dy (* scale)) * act'(z). sd: the region
+   source's dtype; cbits / lbits: the bounds as its bits. */
+GPUACT_FN void gpuact_bwd_words_vec(int kind, int dyd, int dxd, int sd, int from_mask, int sel, int fromx,
+                                    const gpuact_u32 *dy, const gpuact_u32 *s, gpuact_u32 bits, const float *b,
+                                    int has_bias, int do_scale, float scale, float slope, float ceiling, float lower,
+                                    gpuact_u32 cbits, gpuact_u32 lbits, gpuact_u32 *dx) {
+    gpuact_u32 pass[4];
+    if (fromx && !gpuact_kind_select(kind)) { /* smooth: dx = (dy * scale) * act'(z), two values at once */
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            float zl, zh, gl, gh;
+            gpuact_unpack2_dt(sd, s[j], &zl, &zh);
+            gpuact_unpack2_dt(dyd, dy[j], &gl, &gh);
+            if (has_bias) {
+                zl += b[2 * j];
+                zh += b[2 * j + 1];
+            }
+            if (do_scale) {
+                gl *= scale;
+                gh *= scale;
+            }
+            dx[j] = gpuact_pack2_dt(dxd, 1, gl * gpuact_grad(kind, zl, gpuact_lean(2)),
+                                    gh * gpuact_grad(kind, zh, gpuact_lean(2))) &
+                    ~((gpuact_grad_zero(kind, zl) ? 0xffffu : 0u) | (gpuact_grad_zero(kind, zh) ? 0xffff0000u : 0u));
+        }
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        if (from_mask) {
+            pass[j] = gpuact_bits_lanes(bits >> (2 * j));
+        } else if (fromx) {
+            float zl, zh;
+            gpuact_unpack2_dt(sd, s[j], &zl, &zh);
+            if (has_bias) {
+                zl += b[2 * j];
+                zh += b[2 * j + 1];
+            }
+            pass[j] = (gpuact_passes(kind, zl, ceiling, lower) ? 0xffffu : 0u) |
+                      (gpuact_passes(kind, zh, ceiling, lower) ? 0xffff0000u : 0u);
+        } else {
+            pass[j] = gpuact_passes_pair(kind, s[j], gpuact_inf16(sd), cbits * 0x00010001u, lbits * 0x00010001u);
+        }
+    }
+    gpuact_bwd_words(kind, dyd, dxd, sel, dy, pass, dx, do_scale, scale, slope);
 }
 
 #endif

@@ -13,35 +13,6 @@
 #define GPUACT_EVICT_FIRST16 0
 #endif
 
-/* The word path (every array 16-bit): dx's words of one vector of 8 from
-   dy's words and the region's lanes (0xffff where the gradient passes). */
-template <class DY, class DX, int KIND, int SELECT>
-__device__ __forceinline__ void gpuact_bwd_words(const gpuact_u32 (&dy)[4], const gpuact_u32 (&pass)[4],
-                                                 gpuact_u32 (&dx)[4], bool do_scale, float scale, float slope) {
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-        if (SELECT && !gpuact_kind_slope(KIND)) {
-            dx[j] = dy[j] & pass[j];
-        } else {
-            float gl, gh;
-            gpuact_unpack2<DY>(dy[j], gl, gh);
-            if (do_scale) {
-                gl *= scale;
-                gh *= scale;
-            }
-            if (SELECT) { /* leaky: dy's bits where it passes, dy * slope (arithmetic) elsewhere */
-                dx[j] = (dy[j] & pass[j]) |
-                        (gpuact_pack2<DX, true>(gl * slope, gh * slope) & ~pass[j]);
-            } else {
-                const float vl = pass[j] & 1u ? gl : gpuact_blocked_grad(KIND, gl, slope);
-                const float vh = pass[j] >> 31 ? gh : gpuact_blocked_grad(KIND, gh, slope);
-                /* without scale a passing NaN is dy's own: exact conversions keep its payload */
-                dx[j] = do_scale ? gpuact_pack2<DX, true>(vl, vh) : gpuact_pack2<DX, false>(vl, vh);
-            }
-        }
-    }
-}
-
 /* The element path (f32 and mixed dtypes): one dx from dy and the region. */
 template <class DY, class DX, int KIND, int SELECT>
 __device__ __forceinline__ gpuact_u32 gpuact_bwd_elem(gpuact_u32 dy, bool pass, bool do_scale, float scale,
@@ -59,49 +30,9 @@ __device__ __forceinline__ void gpuact_bwd_vec(const gpuact_u32 (&dy)[VEC], cons
                                                const float (&b)[VEC], bool has_bias, bool do_scale, float scale,
                                                float slope, float ceiling, float lower, gpuact_u32 cbits,
                                                gpuact_u32 lbits, gpuact_u32 (&dx)[VEC]) {
-    if (VEC == 8 && DY::size == 2 && DX::size == 2 && S::size == 2) {
-        const gpuact_u32(&dyw)[4] = reinterpret_cast<const gpuact_u32(&)[4]>(dy);
-        const gpuact_u32(&sw)[4] = reinterpret_cast<const gpuact_u32(&)[4]>(s);
-        gpuact_u32(&dxw)[4] = reinterpret_cast<gpuact_u32(&)[4]>(dx);
-        if (FROMX && !gpuact_kind_select(KIND)) { /* smooth: dx = (dy * scale) * act'(z), two values at once */
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                float zl, zh, gl, gh;
-                gpuact_unpack2<S>(sw[j], zl, zh);
-                gpuact_unpack2<DY>(dyw[j], gl, gh);
-                if (has_bias) {
-                    zl += b[2 * j];
-                    zh += b[2 * j + 1];
-                }
-                if (do_scale) {
-                    gl *= scale;
-                    gh *= scale;
-                }
-                dxw[j] = gpuact_pack2<DX, true>(gl * gpuact_grad(KIND, zl, gpuact_lean(DX::size)), gh * gpuact_grad(KIND, zh, gpuact_lean(DX::size))) &
-                         ~((gpuact_grad_zero(KIND, zl) ? 0xffffu : 0u) | (gpuact_grad_zero(KIND, zh) ? 0xffff0000u : 0u));
-            }
-            return;
-        }
-        gpuact_u32 pass[4];
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            if (FROM_MASK) {
-                pass[j] = gpuact_bits_lanes(bits >> (2 * j));
-            } else if (FROMX) {
-                float zl, zh;
-                gpuact_unpack2<S>(sw[j], zl, zh);
-                if (has_bias) {
-                    zl += b[2 * j];
-                    zh += b[2 * j + 1];
-                }
-                pass[j] = (gpuact_passes(KIND, zl, ceiling, lower) ? 0xffffu : 0u) |
-                          (gpuact_passes(KIND, zh, ceiling, lower) ? 0xffff0000u : 0u);
-            } else {
-                pass[j] = gpuact_passes_pair(KIND, sw[j], gpuact_inf<S>::value, cbits * 0x00010001u,
-                                             lbits * 0x00010001u);
-            }
-        }
-        gpuact_bwd_words<DY, DX, KIND, SELECT>(dyw, pass, dxw, do_scale, scale, slope);
+    if (VEC == 8 && DY::size == 2 && DX::size == 2 && S::size == 2) { /* ../act.h */
+        gpuact_bwd_words_vec(KIND, DY::id, DX::id, S::id, FROM_MASK, SELECT, FROMX, dy, s, bits, b, has_bias, do_scale,
+                             scale, slope, ceiling, lower, cbits, lbits, dx);
         return;
     }
 #pragma unroll
@@ -213,7 +144,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
 #pragma unroll
                     for (int j = 0; j < 4; j++) {
                         float lo, hi;
-                        gpuact_unpack2<DX>(dx[u][j], lo, hi);
+                        gpuact_unpack2_dt(DX::id, dx[u][j], &lo, &hi);
                         acc[u][2 * j] += lo;
                         acc[u][2 * j + 1] += hi;
                     }

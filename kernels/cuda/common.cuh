@@ -149,18 +149,6 @@ __device__ __forceinline__ void gpuact_store_words(unsigned char *row, gpuact_u6
     }
 }
 
-/* The two 16-bit values of T in a word as floats (exact): ../act.h. */
-template <class T> __device__ __forceinline__ void gpuact_unpack2(gpuact_u32 w, float &lo, float &hi) {
-    lo = gpuact_lo2f(T::id, w);
-    hi = gpuact_hi2f(T::id, w);
-}
-/* Two floats rounded to nearest even into a word of T (HW: the dialect's
-   two-at-once conversion where a NaN can only come from arithmetic):
-   gpuact_pack2_dt in ../act.h. */
-template <class T, bool HW> __device__ __forceinline__ gpuact_u32 gpuact_pack2(float lo, float hi) {
-    return gpuact_pack2_dt(T::id, HW, lo, hi);
-}
-
 /* Two results of arithmetic (a NaN among them is the device's canonical
    one, so no payload is to be kept) rounded into two elements of an element
    array: for 16-bit T the two-at-once conversion (one instruction where the
@@ -168,7 +156,7 @@ template <class T, bool HW> __device__ __forceinline__ gpuact_u32 gpuact_pack2(f
    by one. The gated kernels' element loops take pairs of elements. */
 template <class T> __device__ __forceinline__ void gpuact_fromf2(float lo, float hi, gpuact_u32 &a, gpuact_u32 &b) {
     if (T::size == 2) {
-        const gpuact_u32 w = gpuact_pack2<T, true>(lo, hi);
+        const gpuact_u32 w = gpuact_pack2_dt(T::id, 1, lo, hi); /* ../act.h */
         a = w & 0xffffu;
         b = w >> 16;
     } else {
@@ -192,9 +180,8 @@ template <class T> __device__ __forceinline__ int gpuact_sbits(gpuact_u32 b) {
 }
 template <class T> __device__ __forceinline__ bool gpuact_nan_bits(gpuact_u32 b) {
     return T::size == 4 ? (b & 0x7fffffffu) > 0x7f800000u
-                        : (b & 0x7fffu) > (gpuact_same<T, f16>::value ? 0x7c00u : 0x7f80u);
+                        : (b & 0x7fffu) > gpuact_inf16(T::id);
 }
-template <class T> struct gpuact_inf { enum { value = gpuact_same<T, f16>::value ? 0x7c00u : 0x7f80u }; };
 /* hardtanh compares order keys (-0 == +0, negative values in order). */
 template <class T, int KIND> __device__ __forceinline__ int gpuact_ord_bits(gpuact_u32 b) {
     return KIND == GPUACT_KIND_hardtanh ? gpuact_order_key(gpuact_sbits<T>(b), T::size == 4 ? 0x7fffffffu : 0x7fffu)

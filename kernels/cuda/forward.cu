@@ -44,83 +44,6 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC
     return bits;
 }
 
-/* The word path (every array 16-bit): y's words and the mask bits of one
-   vector of 8 elements from x's words and the bias's words. FL >= 0: flags
-   is that constant (gpuact_fwd_rows), so choices on it can be made at
-   compile time. The same formula as gpuact_fwd_word (../act.h, which the
-   OpenCL forward runs), stated here with template arguments: calling that
-   function from here made nvcc emit other code for 52 of the 348 forward
-   kernels (the bf16 epilogue: 60 registers instead of 55) and measured 4%
-   slower there on the H200 (docs/PERFORMANCE.md). The conformance suite
-   holds both to the same CPU reference. */
-template <class X, class Y, class B, int KIND, int SELECT, int FL>
-__device__ __forceinline__ gpuact_u32 gpuact_fwd_words(const gpuact_u32 (&x)[4], const gpuact_u32 (&bw)[4],
-                                                       gpuact_u32 (&y)[4], bool has_bias, int flags, float scale,
-                                                       float slope, float ceiling, float lower, gpuact_u32 c2,
-                                                       gpuact_u32 l2) {
-    const gpuact_u32 inf = gpuact_inf<X>::value;
-    gpuact_u32 top[4]; /* bits 15 and 31: where each lane's gradient passes */
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-        const gpuact_u32 w = x[j];
-        if (SELECT && gpuact_kind_slope(KIND)) { /* x * slope is arithmetic: the two-at-once conversion */
-            const gpuact_u32 pass = gpuact_passes_pair(KIND, w, inf, c2, l2);
-            float lo, hi;
-            gpuact_unpack2<X>(w, lo, hi);
-            y[j] = (w & pass) | (gpuact_pack2<Y, true>(lo * slope, hi * slope) & ~pass);
-            top[j] = pass & 0x80008000u;
-        } else if (SELECT && KIND == GPUACT_KIND_hardtanh) { /* per lane: a bound may equal a passing value */
-            float zl, zh;
-            gpuact_unpack2<X>(w, zl, zh);
-            /* the bounds as the format holds them (the bits rule's; not the f32 parameters, which the
-               epilogue does not round) */
-            y[j] = gpuact_hardtanh_pairf(w, zl, zh, gpuact_tof<X>(l2 & 0xffffu), gpuact_tof<X>(c2 & 0xffffu),
-                                         l2 & 0xffffu, c2 & 0xffffu, &top[j]);
-        } else if (SELECT) { /* y is x where it passes, else +0 or the ceiling (never a passing value) */
-            y[j] = gpuact_select_pair(KIND, w, inf, c2);
-            top[j] = gpuact_select_tops(KIND, y[j], c2);
-        } else {
-            float zl, zh, vl, vh;
-            gpuact_unpack2<X>(w, zl, zh);
-            if (has_bias) { /* the bias stays packed until here: half the registers */
-                float bl, bh;
-                gpuact_unpack2<B>(bw[j], bl, bh);
-                zl += bl;
-                zh += bh;
-            }
-#ifdef GPUACT_MIN_NAN
-            if (FL >= 0 && (FL & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) && KIND == GPUACT_KIND_clipped) {
-                vl = gpuact_clipped_min_nan(zl, ceiling);
-                vh = gpuact_clipped_min_nan(zh, ceiling);
-            } else
-#endif
-            {
-                vl = gpuact_act(KIND, zl, slope, ceiling, lower, gpuact_lean(Y::size));
-                vh = gpuact_act(KIND, zh, slope, ceiling, lower, gpuact_lean(Y::size));
-            }
-            if (flags & GPUACT_F_SCALE) {
-                vl *= scale;
-                vh *= scale;
-            }
-            if (flags & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) {
-                /* a NaN here came from arithmetic, or (RAW) is replaced by x's own below: the two-at-once
-                   conversion rounds every other value as the exact one does */
-                y[j] = gpuact_pack2<Y, true>(vl, vh);
-                if (flags & GPUACT_F_RAW) {
-                    const gpuact_u32 nan = gpuact_nan_lanes(w, inf);
-                    y[j] = (y[j] & ~nan) | (w & nan);
-                }
-            } else { /* a NaN may be x's own: keep its payload as the element path does */
-                y[j] = gpuact_pack2<Y, false>(vl, vh);
-            }
-            top[j] = !gpuact_kind_select(KIND) ? 0u
-                     : (gpuact_passes(KIND, zl, ceiling, lower) ? 0x8000u : 0u) |
-                           (gpuact_passes(KIND, zh, ceiling, lower) ? 0x80000000u : 0u);
-        }
-    }
-    return gpuact_tops_bits(top[0], top[1], top[2], top[3]);
-}
-
 /* The rows of one thread's columns (the main loop of forward). FL >= 0: the
    run-time flags as a constant, so the 16-bit general path (bias, scale, the
    NaN rule: per-word choices) has no branch inside the loop; forward picks
@@ -171,10 +94,8 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
             bits[u] = 0;
             if (c0 < cols) {
                 if (PAIRS) {
-                    bits[u] = gpuact_fwd_words<X, Y, B, KIND, SELECT, FL>(
-                        reinterpret_cast<const gpuact_u32(&)[4]>(x[u]), bw[u],
-                        reinterpret_cast<gpuact_u32(&)[4]>(y[u]), has_bias, flags, scale, slope, ceiling, lower,
-                        cbits * 0x00010001u, lbits * 0x00010001u);
+                    bits[u] = gpuact_fwd_words(KIND, X::id, Y::id, B::id, SELECT, FL, x[u], bw[u], y[u], has_bias, flags,
+                                               scale, slope, ceiling, lower, cbits * 0x00010001u, lbits * 0x00010001u);
                     gpuact_store_words<Y>(yr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(y[u]));
                 } else {
                     bits[u] = gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC>(x[u], b[u], y[u], has_bias, flags, scale,
@@ -221,11 +142,8 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
             if (PAIRS) {
                 if (has_bias) gpuact_load_words<B>(bias, 0, hn, false, reinterpret_cast<gpuact_u32(&)[4]>(hb));
                 gpuact_load_words<X>(xr, 0, hn, false, reinterpret_cast<gpuact_u32(&)[4]>(hx));
-                gpuact_fwd_words<X, Y, B, KIND, SELECT, -1>(reinterpret_cast<const gpuact_u32(&)[4]>(hx),
-                                                        reinterpret_cast<const gpuact_u32(&)[4]>(hb),
-                                                        reinterpret_cast<gpuact_u32(&)[4]>(hy), has_bias, flags, scale,
-                                                        slope, ceiling, lower, cbits * 0x00010001u,
-                                                        lbits * 0x00010001u);
+                gpuact_fwd_words(KIND, X::id, Y::id, B::id, SELECT, -1, hx, hb, hy, has_bias, flags, scale, slope, ceiling,
+                                 lower, cbits * 0x00010001u, lbits * 0x00010001u);
                 gpuact_store_words<Y>(yr, 0, hn, false, reinterpret_cast<const gpuact_u32(&)[4]>(hy));
             } else {
                 if (has_bias) gpuact_load<B, VEC>(bias, 0, hn, false, hb);

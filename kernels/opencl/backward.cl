@@ -27,37 +27,32 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     if (c0 >= cols) return;
     for (int k = 0; k < GPUACT_CL_VEC; k++) acc[k] = 0.0f;
     if (has_bias) GPUACT_LOAD8(GPUACT_T2, bias + bias_off, c0, cols, vec_ok, b);
-    /* 16-bit selection (scale 1, dy's dtype out) with a 16-bit or mask region: words of two (../act.h) */
+    /* Every array 16-bit (the mask or a 16-bit region): words of two, through gpuact_bwd_words_vec
+       (../act.h, which the CUDA/HIP word path runs too), with the bias as floats */
     int w16 = SZ(GPUACT_T0) + SZ(GPUACT_T1) == 4, s16 = SZ(GPUACT_T2) == 2; /* not const: see above */
-    int words = select && !fromx && w16 && (from_mask || s16) && vec_ok;
+    const int words = w16 && (from_mask || s16) && vec_ok;
+    float bf[GPUACT_CL_VEC];
+    for (int k = 0; k < GPUACT_CL_VEC; k++) bf[k] = words && has_bias ? TOF(GPUACT_T2)(b[k]) : 0.0f;
     for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
         const __global uchar *dyr = in + in_off + r * ld_in * SZ(GPUACT_T0);
         __global uchar *dxr = out + out_off + r * ld_out * SZ(GPUACT_T1);
         uint bits = 0;
         if (words) {
             const uint4 qd = *(const __global uint4 *)(dyr + c0 * 2);
-            const uint c2 = cbits * 0x00010001u, l2 = lbits * 0x00010001u;
             uint4 qs = (uint4)(0u, 0u, 0u, 0u);
             uint wd[4], ws[4], wx[4];
             if (from_mask) bits = mask[mask_off + r * (mask_ld / 8) + c0 / 8];
             else qs = *(const __global uint4 *)(aux + aux_off + (r * ld_aux + c0) * 2);
             wd[0] = qd.x; wd[1] = qd.y; wd[2] = qd.z; wd[3] = qd.w;
             ws[0] = qs.x; ws[1] = qs.y; ws[2] = qs.z; ws[3] = qs.w;
-            for (int j = 0; j < 4; j++) {
-                const uint pass = from_mask ? gpuact_bits_lanes(bits >> (2 * j))
-                                            : gpuact_passes_pair(GPUACT_KIND, ws[j], GPUACT_CAT(INF16_, GPUACT_T2), c2, l2);
-                if (gpuact_kind_slope(GPUACT_KIND)) {
-                    const uint conv = FROMF(GPUACT_T1)(TOF(GPUACT_T0)(wd[j] & 0xffffu) * slope) |
-                                      (FROMF(GPUACT_T1)(TOF(GPUACT_T0)(wd[j] >> 16) * slope) << 16);
-                    wx[j] = (wd[j] & pass) | (conv & ~pass);
-                } else {
-                    wx[j] = wd[j] & pass;
-                }
-                if (dbias) {
+            gpuact_bwd_words_vec(GPUACT_KIND, GPUACT_CAT(GPUACT_DT_, GPUACT_T0), GPUACT_CAT(GPUACT_DT_, GPUACT_T1),
+                                 GPUACT_CAT(GPUACT_DT_, GPUACT_T2), GPUACT_MASK, GPUACT_SELECT, GPUACT_FROMX, wd, ws,
+                                 bits, bf, has_bias, do_scale, scale, slope, ceiling, lower, cbits, lbits, wx);
+            if (dbias)
+                for (int j = 0; j < 4; j++) {
                     acc[2 * j] += TOF(GPUACT_T1)(wx[j] & 0xffffu);
                     acc[2 * j + 1] += TOF(GPUACT_T1)(wx[j] >> 16);
                 }
-            }
             *(__global uint4 *)(dxr + c0 * 2) = (uint4)(wx[0], wx[1], wx[2], wx[3]);
             continue;
         }

@@ -76,10 +76,6 @@ int isnan_f32(uint b) { return (b & 0x7fffffffu) > 0x7f800000u; }
 int isnan_f16(uint b) { return (b & 0x7fffu) > 0x7c00u; }
 int isnan_bf16(uint b) { return (b & 0x7fffu) > 0x7f80u; }
 
-#define INF16_f16 0x7c00u
-#define INF16_bf16 0x7f80u
-#define INF16_f32 0u
-
 #define SZ(t) GPUACT_CAT(SZ_, t)
 #define SBITS(t) GPUACT_CAT(sbits_, t)
 #define ISNAN(t) GPUACT_CAT(isnan_, t)

@@ -2,8 +2,8 @@
    of each group of 8 columns when GPUACT_MASK. T0 = x, T1 = y, T2 = bias.
    GPUACT_SELECT (no bias, scale 1, T0 = T1): the result is a selection of
    x's own bits, nothing is converted back. Every array 16-bit: a group is
-   four words of two elements, each through gpuact_fwd_word (../act.h, the
-   formulas the CUDA/HIP word path runs); otherwise element by element. */
+   four words of two elements, through gpuact_fwd_words (../act.h, which the
+   CUDA/HIP word path runs too); otherwise element by element. */
 #include "common.cl"
 
 /* The groups of a work-item (../contract.h, GPUACT_CL_GROUPS; the host sizes
@@ -65,21 +65,13 @@ void gpuact_cl_fwd_words(const __global uchar *in, __global uchar *out, __global
 #pragma unroll
         for (int u = 0; u < GPUACT_CL_G; u++) {
             const uint w[4] = {q[u].x, q[u].y, q[u].z, q[u].w}, b[4] = {bw[u].x, bw[u].y, bw[u].z, bw[u].w};
-            uint y[4], top[4];
+            uint y[4], bits;
             if (c0[u] >= cols) continue; /* the row's last work-items: groups past its end */
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const gpuact_word_fwd o =
-                    gpuact_fwd_word(GPUACT_KIND, GPUACT_CAT(GPUACT_DT_, GPUACT_T0), GPUACT_CAT(GPUACT_DT_, GPUACT_T1),
-                                    GPUACT_CAT(GPUACT_DT_, GPUACT_T2), GPUACT_SELECT, fl, w[j], b[j], hb, f, scale,
-                                    slope, ceiling, lower, c2, l2);
-                y[j] = o.y;
-                top[j] = o.top;
-            }
+            bits = gpuact_fwd_words(GPUACT_KIND, GPUACT_CAT(GPUACT_DT_, GPUACT_T0), GPUACT_CAT(GPUACT_DT_, GPUACT_T1),
+                                    GPUACT_CAT(GPUACT_DT_, GPUACT_T2), GPUACT_SELECT, fl, w, b, y, hb, f, scale, slope,
+                                    ceiling, lower, c2, l2);
             gpuact_cl_stw(yr, c0[u], cols, vec_ok[u], (uint4)(y[0], y[1], y[2], y[3]));
-            if (GPUACT_MASK)
-                mask[r * (mask_ld / 8) + c0[u] / 8] =
-                    (uchar)(gpuact_tops_bits(top[0], top[1], top[2], top[3]) & gpuact_cl_tail(c0[u], cols));
+            if (GPUACT_MASK) mask[r * (mask_ld / 8) + c0[u] / 8] = (uchar)(bits & gpuact_cl_tail(c0[u], cols));
         }
     }
 }
