@@ -97,7 +97,9 @@ check-embedded: $(BUILD)/embed
 	@$(call embed_all,$(BUILD)/fresh)
 	@for h in $(EMBEDDED); do cmp -s $$h $(BUILD)/fresh/$$h || \
 	  { echo "check-embedded: $$h is stale; run 'make embed' and commit it"; exit 1; }; done
-	@echo "check-embedded: generated kernel headers are fresh"
+	@h=$$(cat $(EMBEDDED) | wc -l); s=$$(cat $(filter-out $(EMBEDDED),$(KERNEL_SOURCES)) | wc -l); \
+	  [ $$h -le $$s ] || { echo "check-embedded: $$h lines of generated header for $$s lines of sources"; exit 1; }; \
+	  echo "check-embedded: generated kernel headers are fresh ($$h lines for $$s lines of sources)"
 
 # ---- tests ---------------------------------------------------------------------
 $(BUILD)/%: tests/%.c tests/gpuact_ref.h tests/kernel_names.h $(HEADERS) | $(BUILD)

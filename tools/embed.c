@@ -7,6 +7,7 @@
    Every file is embedded once: SOURCE and, recursively, each file it names
    in an `#include "file"` line (relative to the including file) becomes
      static const char *const gpuact__file_<path>[] = { "line\n", ..., 0 };
+   (a blank line joined to the string before it)
    with its include lines turned into comments, and each PROGRAM becomes
      static const char *const *const gpuact__<PROGRAM>[] = { files..., 0 };
    the files of SOURCE's include closure in inclusion order (an included
@@ -66,7 +67,7 @@ static int include_of(const char *line, const char *dir, char *sub, size_t size)
 static void emit_file(FILE *out, const char *path, int depth, char (*order)[512], int *norder) {
     char line[4096], dir[1024], sub[512], name[600];
     const char *slash = strrchr(path, '/');
-    int i, seen = 0;
+    int i, seen = 0, open_string = 0;
     FILE *in = fopen(path, "r");
     if (!in || depth > 8) {
         fprintf(stderr, "embed: cannot read %s\n", path);
@@ -89,14 +90,24 @@ static void emit_file(FILE *out, const char *path, int depth, char (*order)[512]
     snprintf(files[nfiles++], sizeof files[0], "%s", path);
     rewind(in);
     c_name(path, name, sizeof name);
-    fprintf(out, "/* %s */\nstatic GPUACT__UNUSED const char *const %s[] = {\n", path, name);
+    fprintf(out, "static GPUACT__UNUSED const char *const %s[] = { /* %s */\n", name, path);
+    /* One string per source line, except that a blank line joins the string
+       before it; the last string carries the terminator, so the header has
+       fewer lines than the file. */
     while (fgets(line, sizeof line, in)) {
         char *p;
         if (include_of(line, dir, sub, sizeof sub)) {
-            fprintf(out, "    \"/* #include \\\"%s\\\": composed by the program list */\\n\",\n", sub);
+            fprintf(out, "%s    \"/* #include \\\"%s\\\": composed by the program list */\\n",
+                    open_string ? "\",\n" : "", sub);
+            open_string = 1;
             continue;
         }
-        fputs("    \"", out);
+        if (open_string && !strcmp(line, "\n")) {
+            fputs("\\n", out);
+            continue;
+        }
+        fputs(open_string ? "\",\n    \"" : "    \"", out);
+        open_string = 1;
         for (p = line; *p; p++) {
             if (*p == '\n') fputs("\\n", out);
             else if (*p == '\\' || *p == '"') fprintf(out, "\\%c", *p);
@@ -104,9 +115,8 @@ static void emit_file(FILE *out, const char *path, int depth, char (*order)[512]
             else if (*p == '?') fputs("\\?", out); /* no trigraphs */
             else fputc(*p, out);
         }
-        fputs("\",\n", out);
     }
-    fprintf(out, "    0};\n");
+    fprintf(out, "%s0};\n", open_string ? "\", " : "    ");
     fclose(in);
 }
 
