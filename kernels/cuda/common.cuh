@@ -235,10 +235,9 @@ __device__ __forceinline__ gpuact_u32 gpuact_mask_read(const unsigned char *row,
 #define GPUACT_MASK16(t0, t1, t2, mask) ((mask) && t0::size == 2 && t1::size == 2 && t2::size == 2)
 /* hardtanh's forward on the selection path writing the mask, every array
    f16 (same). */
-#define GPUACT_HT16(op, t0, t1, t2, kind, mask, select)                                               \
-    (GPUACT_OP_##op == GPUACT_OP_forward && (select) && (mask) && (kind) == GPUACT_KIND_hardtanh &&   \
-     t0::id == GPUACT_DT_f16 &&                                                                        \
-     t1::id == GPUACT_DT_f16 && t2::id == GPUACT_DT_f16)
+#define GPUACT_HT16(op, t0, t1, t2, kind, mask, select)                                             \
+    (GPUACT_OP_##op == GPUACT_OP_forward && (select) && (mask) && (kind) == GPUACT_KIND_hardtanh && \
+     t0::id == GPUACT_DT_f16 && t1::id == GPUACT_DT_f16 && t2::id == GPUACT_DT_f16)
 #define GPUACT_KERNEL_X(op, name, t0, t1, t2, kind, mask, dbias, select, fromx) \
     GPUACT_KERNEL(op, name, t0, t1, t2, kind, mask, dbias, select, fromx)
 #ifdef GPUACT_NAME

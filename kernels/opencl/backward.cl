@@ -45,13 +45,15 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
             else qs = *(const __global uint4 *)(aux + aux_off + (r * ld_aux + c0) * 2);
             wd[0] = qd.x; wd[1] = qd.y; wd[2] = qd.z; wd[3] = qd.w;
             ws[0] = qs.x; ws[1] = qs.y; ws[2] = qs.z; ws[3] = qs.w;
-            gpuact_bwd_words_vec(GPUACT_KIND, GPUACT_CAT(GPUACT_DT_, GPUACT_T0), GPUACT_CAT(GPUACT_DT_, GPUACT_T1),
-                                 GPUACT_CAT(GPUACT_DT_, GPUACT_T2), GPUACT_MASK, GPUACT_SELECT, GPUACT_FROMX, wd, ws,
-                                 bits, bf, has_bias, do_scale, scale, slope, ceiling, lower, cbits, lbits, wx);
+            gpuact_bwd_words_vec(GPUACT_KIND, DT(GPUACT_T0), DT(GPUACT_T1), DT(GPUACT_T2), GPUACT_MASK, GPUACT_SELECT,
+                                 GPUACT_FROMX, wd, ws, bits, bf, has_bias, do_scale, scale, slope, ceiling, lower,
+                                 cbits, lbits, wx);
             if (dbias)
                 for (int j = 0; j < 4; j++) {
-                    acc[2 * j] += TOF(GPUACT_T1)(wx[j] & 0xffffu);
-                    acc[2 * j + 1] += TOF(GPUACT_T1)(wx[j] >> 16);
+                    float lo, hi;
+                    gpuact_unpack2_dt(DT(GPUACT_T1), wx[j], &lo, &hi);
+                    acc[2 * j] += lo;
+                    acc[2 * j + 1] += hi;
                 }
             *(__global uint4 *)(dxr + c0 * 2) = (uint4)(wx[0], wx[1], wx[2], wx[3]);
             continue;

@@ -73,10 +73,11 @@ int sbits_f32(uint b) { return (int)b; }
 int sbits_f16(uint b) { return (int)(short)(ushort)b; }
 int sbits_bf16(uint b) { return (int)(short)(ushort)b; }
 int isnan_f32(uint b) { return (b & 0x7fffffffu) > 0x7f800000u; }
-int isnan_f16(uint b) { return (b & 0x7fffu) > 0x7c00u; }
-int isnan_bf16(uint b) { return (b & 0x7fffu) > 0x7f80u; }
+int isnan_f16(uint b) { return (b & 0x7fffu) > gpuact_inf16(GPUACT_DT_f16); }
+int isnan_bf16(uint b) { return (b & 0x7fffu) > gpuact_inf16(GPUACT_DT_bf16); }
 
 #define SZ(t) GPUACT_CAT(SZ_, t)
+#define DT(t) GPUACT_CAT(GPUACT_DT_, t) /* the dtype's id (../contract.h) */
 #define SBITS(t) GPUACT_CAT(sbits_, t)
 #define ISNAN(t) GPUACT_CAT(isnan_, t)
 #define LD1(t) GPUACT_CAT(ld1_, t)
