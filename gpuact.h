@@ -1012,7 +1012,7 @@ struct gpuact_context {
     unsigned per_item32, per_item16; /* elements per work-item: some array 4-byte / all 2-byte */
     unsigned per_item_pair;        /* on GPUACT_PAIR_PATH (kernels/contract.h: 16-bit forward paths) */
     unsigned dbias_slices;         /* row slices of a backward block with dbias (GPUACT_DBIAS_SLICES or 1) */
-    int variant_blocks;            /* CUDA/HIP: threads per block by GPUACT_VARIANT_BLOCK; OpenCL: GPUACT_BLOCK */
+    int variant_blocks;            /* threads per block: GPUACT__BLOCKS_* (kernels/contract.h's rules) */
     pthread_mutex_t lock;          /* kernel builds (OpenCL: also argument setting and enqueue) */
     pthread_mutex_t ws_lock;       /* the workspace pool's bookkeeping (never held across a launch) */
     pthread_cond_t ws_freed;       /* a slot was given back (waited for only when all 64 are taken) */
@@ -1025,17 +1025,28 @@ struct gpuact_context {
 /* Elements a work-item handles. The kernels apply the same rule to their
    types (gpuact_vec x GPUACT_UNROLL in CUDA/HIP; GPUACT_CL_VEC x
    GPUACT_CL_GROUPS in OpenCL). */
-static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L) {
+static int gpuact__some_4byte(const gpuact__variant *V) {
     int i;
-    if (L->v.op == GPUACT_OP_dbias) return 1;
     for (i = 0; i < 3; i++)
-        if (gpuact_dtype_size(L->v.t[i]) == 4) return ctx->per_item32;
+        if (gpuact_dtype_size(V->t[i]) == 4) return 1;
+    return 0;
+}
+static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L) {
+    if (L->v.op == GPUACT_OP_dbias) return 1;
+    if (gpuact__some_4byte(&L->v)) return ctx->per_item32;
     return GPUACT_PAIR_PATH(L->v.op, L->v.kind, L->v.select, 1) ? ctx->per_item_pair : ctx->per_item16;
 }
 
-/* Threads (work-items) per block of L's kernel. */
+/* Threads (work-items) per block of a variant: GPUACT_BLOCK, or by
+   GPUACT_VARIANT_BLOCK (CUDA/HIP), or by GPUACT_CL_WIDE (NVIDIA's OpenCL). */
+enum { GPUACT__BLOCKS_FIXED, GPUACT__BLOCKS_CUDA, GPUACT__BLOCKS_CL_NV };
+static int gpuact__cl_wide(const gpuact_context *ctx, const gpuact__variant *V) {
+    return ctx->variant_blocks == GPUACT__BLOCKS_CL_NV && GPUACT_CL_WIDE(V->op, V->kind, V->select, gpuact__some_4byte(V));
+}
 static unsigned gpuact__block(const gpuact_context *ctx, const gpuact__launch *L) {
-    return ctx->variant_blocks ? (unsigned)GPUACT_VARIANT_BLOCK(L->v.op, L->v.mask, L->v.dbias) : GPUACT_BLOCK;
+    if (ctx->variant_blocks == GPUACT__BLOCKS_CUDA)
+        return (unsigned)GPUACT_VARIANT_BLOCK(L->v.op, L->v.mask, L->v.dbias);
+    return gpuact__cl_wide(ctx, &L->v) ? GPUACT_CL_BLOCK_WIDE : GPUACT_BLOCK;
 }
 
 /* Directory of the disk cache: desc, else $GPUACT_CACHE_DIR, else

@@ -108,7 +108,7 @@ static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units
     ctx->per_item32 = 4 * GPUACT__UNROLL;
     ctx->per_item16 = ctx->per_item_pair = 8 * GPUACT__UNROLL;
     ctx->dbias_slices = GPUACT_DBIAS_SLICES;
-    ctx->variant_blocks = 1;
+    ctx->variant_blocks = GPUACT__BLOCKS_CUDA;
     g->rtc_options[2] = "-DGPUACT_UNROLL=" GPUACT__STR(GPUACT__UNROLL);
     g->rtc_options[3] = "-DGPUACT_MIN_BLOCKS_SELECT=" GPUACT__STR(GPUACT__MIN_BLOCKS_SELECT);
     g->rtc_options[4] = "-DGPUACT_MIN_BLOCKS_GENERAL=" GPUACT__STR(GPUACT__MIN_BLOCKS_GENERAL);

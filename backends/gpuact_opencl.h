@@ -368,6 +368,7 @@ static gpuact_result gpuact__opencl_create(gpuact_context *ctx) {
             o->cl.clGetDeviceInfo(o->device, 0x4000, sizeof major, &major, NULL) == 0 &&
             o->cl.clGetDeviceInfo(o->device, 0x4001, sizeof minor, &minor, NULL) == 0 && major < 100 && minor < 10)
             o->nv_sm = (int)(major * 10 + minor);
+        if (o->nv_sm) ctx->variant_blocks = GPUACT__BLOCKS_CL_NV;
     }
     ctx->per_item32 = ctx->per_item16 = GPUACT_CL_VEC;
     ctx->per_item_pair = GPUACT_CL_VEC * GPUACT_CL_GROUPS_PAIR;
@@ -555,10 +556,10 @@ static gpuact_result gpuact__opencl_set_args(gpuact__opencl *o, gpuact__cl_kerne
 static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s, const gpuact__launch *L) {
     gpuact__opencl *o = GPUACT__CL(ctx);
     gpuact__cl_kernel_slot *slot = &o->k[gpuact__variant_index(&L->v)];
-    size_t global[2], local[2] = {GPUACT_BLOCK, 1};
+    size_t global[2], local[2] = {gpuact__block(ctx, L), 1};
     gpuact__cl_int e = 0;
     gpuact_result r = GPUACT_SUCCESS;
-    global[0] = (size_t)L->grid_x * GPUACT_BLOCK;
+    global[0] = (size_t)L->grid_x * local[0];
     global[1] = (size_t)L->grid_y;
     pthread_mutex_lock(&ctx->lock);
     if (!slot->kernel) r = gpuact__opencl_build(ctx, L, slot);

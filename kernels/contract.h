@@ -86,6 +86,25 @@ enum {
    gradient, GPUACT_BLOCK otherwise. Measured on the H200: 128 threads made
    those 0.5-2.7% faster and the mask readers, mask writers of the epilogue
    and bias-gradient kernels 2-22% slower. OpenCL keeps GPUACT_BLOCK. */
+/* OpenCL on NVIDIA's driver: a forward or backward variant with a 4-byte
+   array, of a kind without a transcendental function, runs in work-groups
+   of GPUACT_CL_BLOCK_WIDE work-items, so that two groups (1536 work-items)
+   are resident per multiprocessor instead of eight of GPUACT_BLOCK (2048).
+   Measured on the H200 (docs/PERFORMANCE.md): with 2048 resident those f32
+   cells ran 0.88-0.97x of 1536. Not for the 16-bit cells (one 16-byte
+   access per work-item: 0.95x), the kinds with exp/erf/tanh (compute-bound,
+   48-56 registers: one wide group would fit) or the general forward of a
+   kind with a lower bound (hardtanh's epilogue, 40 registers: 0.90x).
+   Capping the registers at 40 (-cl-nv-maxrregcount) instead made the f32
+   epilogues 0.91-0.94x. A build-time tuning knob. */
+#ifndef GPUACT_CL_BLOCK_WIDE
+#define GPUACT_CL_BLOCK_WIDE 768
+#endif
+#define GPUACT_TRANSCENDENTAL_KINDS ((1u << GPUACT_KIND_gelu) | (1u << GPUACT_KIND_gelu_tanh) | (1u << GPUACT_KIND_silu))
+#define GPUACT_CL_WIDE(op, kind, select, some_4byte)                                         \
+    (((op) == GPUACT_OP_forward || (op) == GPUACT_OP_backward) && (some_4byte) &&           \
+     !((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) &&                                      \
+     !((op) == GPUACT_OP_forward && !(select) && ((GPUACT_LOWER_KINDS >> (kind)) & 1u)))
 #ifndef GPUACT_BLOCK_SMALL
 #define GPUACT_BLOCK_SMALL 128
 #endif

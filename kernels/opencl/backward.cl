@@ -18,7 +18,8 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
                         gpuact_rows_aligned(out_off, ld_out, SZ(GPUACT_T1), rows) &&
                         (from_mask || gpuact_rows_aligned(aux_off, ld_aux, SZ(GPUACT_T2), rows)) &&
                         (!has_bias || bias_off % 16 == 0);
-    const int vec_ok = aligned && c0 + GPUACT_CL_VEC <= cols;
+    const uint n = gpuact_cl_count(c0, cols);
+    const int vec_ok = aligned && n == GPUACT_CL_VEC;
     const int do_scale = !select && (flags & GPUACT_F_SCALE);
     /* the bounds as T2: exact where used (see GPUACT_PASSES_BITS) */
     const uint cbits = FROMF(GPUACT_T2)(ceiling), lbits = FROMF(GPUACT_T2)(lower);
@@ -26,7 +27,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     float acc[GPUACT_CL_VEC];
     if (c0 >= cols) return;
     for (int k = 0; k < GPUACT_CL_VEC; k++) acc[k] = 0.0f;
-    if (has_bias) GPUACT_LOAD8(GPUACT_T2, bias + bias_off, c0, cols, vec_ok, b);
+    if (has_bias) GPUACT_LOAD8(GPUACT_T2, bias + bias_off, c0, n, vec_ok, b);
     /* Every array 16-bit (the mask or a 16-bit region): words of two, through gpuact_bwd_words_vec
        (../act.h, which the CUDA/HIP word path runs too), with the bias as floats */
     int w16 = SZ(GPUACT_T0) + SZ(GPUACT_T1) == 4, s16 = SZ(GPUACT_T2) == 2; /* not const: see above */
@@ -58,11 +59,11 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
             *(__global uint4 *)(dxr + c0 * 2) = (uint4)(wx[0], wx[1], wx[2], wx[3]);
             continue;
         }
-        GPUACT_LOAD8(GPUACT_T0, dyr, c0, cols, vec_ok, dy);
+        GPUACT_LOAD8(GPUACT_T0, dyr, c0, n, vec_ok, dy);
         if (from_mask)
             bits = mask[mask_off + r * (mask_ld / 8) + c0 / 8];
         else
-            GPUACT_LOAD8(GPUACT_T2, aux + aux_off + r * ld_aux * SZ(GPUACT_T2), c0, cols, vec_ok, s);
+            GPUACT_LOAD8(GPUACT_T2, aux + aux_off + r * ld_aux * SZ(GPUACT_T2), c0, n, vec_ok, s);
         for (int k = 0; k < GPUACT_CL_VEC; k++) {
             const float g = TOF(GPUACT_T0)(dy[k]), gs = do_scale ? g * scale : g;
             float z = 0.0f;
@@ -73,7 +74,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
             }
             if (!gpuact_kind_select(GPUACT_KIND)) { /* smooth */
                 dx[k] = gpuact_grad_zero(GPUACT_KIND, z) ? 0u : FROMF(GPUACT_T1)(gs * gpuact_grad(GPUACT_KIND, z, gpuact_lean(SZ(GPUACT_T1))));
-                if (dbias && c0 + k < cols) acc[k] += TOF(GPUACT_T1)(dx[k]);
+                if (dbias && k < (int)n) acc[k] += TOF(GPUACT_T1)(dx[k]);
                 continue;
             }
             pass = from_mask ? (int)((bits >> k) & 1u)
@@ -81,13 +82,13 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
                              : GPUACT_PASSES_BITS(GPUACT_T2, s[k], cbits, lbits);
             if (pass) dx[k] = select ? dy[k] : FROMF(GPUACT_T1)(gs);
             else dx[k] = gpuact_kind_slope(GPUACT_KIND) ? FROMF(GPUACT_T1)(gpuact_blocked_grad(GPUACT_KIND, gs, slope)) : 0u;
-            if (dbias && c0 + k < cols) acc[k] += TOF(GPUACT_T1)(dx[k]);
+            if (dbias && k < (int)n) acc[k] += TOF(GPUACT_T1)(dx[k]);
         }
-        GPUACT_STORE8(GPUACT_T1, dxr, c0, cols, vec_ok, dx);
+        GPUACT_STORE8(GPUACT_T1, dxr, c0, n, vec_ok, dx);
     }
     if (dbias) {
         __global float *p = (__global float *)(part + part_off) + get_group_id(1) * cols;
         for (int k = 0; k < GPUACT_CL_VEC; k++)
-            if (c0 + k < cols) p[c0 + k] = acc[k];
+            if (k < (int)n) p[c0 + k] = acc[k];
     }
 }

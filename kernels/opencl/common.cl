@@ -87,24 +87,33 @@ int isnan_bf16(uint b) { return (b & 0x7fffu) > gpuact_inf16(GPUACT_DT_bf16); }
 #define TOF(t) GPUACT_CAT(tof_, t)
 #define FROMF(t) GPUACT_CAT(fromf_, t)
 
-/* Loads the up-to-8 elements c0.. of a row as raw bits: one vector access
-   when the whole group is inside the row and aligned, else one by one. */
-#define GPUACT_LOAD8(t, row, c0, cols, vec_ok, dst)                                   \
+/* The elements of group c0 that lie inside its row: 0 past the row's end,
+   at most GPUACT_CL_VEC. The tail paths compare k < n on this one 32-bit
+   count: compares of the 64-bit c0 + k with cols were kept by NVIDIA's
+   compiler in two registers per k across the row loop (docs/PERFORMANCE.md). */
+uint gpuact_cl_count(ulong c0, ulong cols) {
+    return c0 >= cols ? 0u : cols - c0 < GPUACT_CL_VEC ? (uint)(cols - c0) : (uint)GPUACT_CL_VEC;
+}
+
+/* Loads the n (gpuact_cl_count) elements c0.. of a row as raw bits, 0 for
+   the rest: one vector access when the whole group is inside the row and
+   aligned, else one by one. */
+#define GPUACT_LOAD8(t, row, c0, n, vec_ok, dst)                                      \
     do {                                                                              \
         if (vec_ok) {                                                                 \
             vstore8(LD8(t)(row, c0), 0, dst);                                         \
         } else {                                                                      \
-            for (int k_ = 0; k_ < GPUACT_CL_VEC; k_++)                                   \
-                dst[k_] = (c0) + k_ < (cols) ? LD1(t)(row, (c0) + k_) : 0u;           \
+            for (int k_ = 0; k_ < GPUACT_CL_VEC; k_++)                                \
+                dst[k_] = k_ < (int)(n) ? LD1(t)(row, (c0) + k_) : 0u;                \
         }                                                                             \
     } while (0)
-#define GPUACT_STORE8(t, row, c0, cols, vec_ok, src)                                  \
+#define GPUACT_STORE8(t, row, c0, n, vec_ok, src)                                     \
     do {                                                                              \
         if (vec_ok) {                                                                 \
             ST8(t)(row, c0, vload8(0, src));                                          \
         } else {                                                                      \
-            for (int k_ = 0; k_ < GPUACT_CL_VEC; k_++)                                   \
-                if ((c0) + k_ < (cols)) ST1(t)(row, (c0) + k_, src[k_]);              \
+            for (int k_ = 0; k_ < GPUACT_CL_VEC; k_++)                                \
+                if (k_ < (int)(n)) ST1(t)(row, (c0) + k_, src[k_]);                   \
         }                                                                             \
     } while (0)
 

@@ -16,27 +16,25 @@
 ulong gpuact_cl_c0(int u) {
     return ((get_group_id(0) * GPUACT_CL_G + u) * get_local_size(0) + get_local_id(0)) * GPUACT_CL_VEC;
 }
-/* The mask bits of group c0 that lie inside the row (c0 < cols). */
-uint gpuact_cl_tail(ulong c0, ulong cols) {
-    return c0 + GPUACT_CL_VEC <= cols ? 0xffu : (1u << (uint)(cols - c0)) - 1u;
-}
+/* The mask bits of a group of n (gpuact_cl_count) elements. */
+uint gpuact_cl_tail(uint n) { return (1u << n) - 1u; }
 
 #if SZ(GPUACT_T0) == 2 && SZ(GPUACT_T1) == 2 && SZ(GPUACT_T2) == 2
-/* The four words of 16-bit group c0 of a row (0 past its end). */
-uint4 gpuact_cl_ldw(const __global uchar *row, ulong c0, ulong cols, int vec_ok) {
+/* The four words of 16-bit group c0 of a row, n elements in it (0 past its end). */
+uint4 gpuact_cl_ldw(const __global uchar *row, ulong c0, uint n, int vec_ok) {
     uint e[GPUACT_CL_VEC];
     if (vec_ok) return *(const __global uint4 *)(row + c0 * 2);
-    for (int k = 0; k < GPUACT_CL_VEC; k++) e[k] = c0 + k < cols ? ((const __global ushort *)row)[c0 + k] : 0u;
+    for (uint k = 0; k < GPUACT_CL_VEC; k++) e[k] = k < n ? ((const __global ushort *)row)[c0 + k] : 0u;
     return (uint4)(e[0] | e[1] << 16, e[2] | e[3] << 16, e[4] | e[5] << 16, e[6] | e[7] << 16);
 }
-void gpuact_cl_stw(__global uchar *row, ulong c0, ulong cols, int vec_ok, uint4 w) {
+void gpuact_cl_stw(__global uchar *row, ulong c0, uint n, int vec_ok, uint4 w) {
     const uint e[4] = {w.x, w.y, w.z, w.w};
     if (vec_ok) {
         *(__global uint4 *)(row + c0 * 2) = w;
         return;
     }
-    for (int k = 0; k < GPUACT_CL_VEC; k++)
-        if (c0 + k < cols) ((__global ushort *)row)[c0 + k] = (ushort)(e[k / 2] >> (16 * (k & 1)));
+    for (uint k = 0; k < GPUACT_CL_VEC; k++)
+        if (k < n) ((__global ushort *)row)[c0 + k] = (ushort)(e[k / 2] >> (16 * (k & 1)));
 }
 /* The rows of a work-item's groups. fl >= 0: flags is that constant (the
    epilogue's common case gets its own copy of the loop, without a choice on
@@ -47,13 +45,15 @@ void gpuact_cl_fwd_words(const __global uchar *in, __global uchar *out, __global
                          int has_bias, int aligned) {
     const int f = fl >= 0 ? fl : flags, hb = fl >= 0 ? (fl & GPUACT_F_BIAS) != 0 : has_bias;
     ulong c0[GPUACT_CL_G];
+    uint n[GPUACT_CL_G];
     int vec_ok[GPUACT_CL_G];
     uint4 bw[GPUACT_CL_G];
 #pragma unroll
     for (int u = 0; u < GPUACT_CL_G; u++) {
         c0[u] = gpuact_cl_c0(u);
-        vec_ok[u] = aligned && c0[u] + GPUACT_CL_VEC <= cols;
-        bw[u] = hb && c0[u] < cols ? gpuact_cl_ldw(bias, c0[u], cols, vec_ok[u]) : (uint4)(0u, 0u, 0u, 0u);
+        n[u] = gpuact_cl_count(c0[u], cols);
+        vec_ok[u] = aligned && n[u] == GPUACT_CL_VEC;
+        bw[u] = hb && n[u] ? gpuact_cl_ldw(bias, c0[u], n[u], vec_ok[u]) : (uint4)(0u, 0u, 0u, 0u);
     }
     for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
         const __global uchar *xr = in + r * ld_in * 2;
@@ -61,16 +61,16 @@ void gpuact_cl_fwd_words(const __global uchar *in, __global uchar *out, __global
         uint4 q[GPUACT_CL_G];
 #pragma unroll
         for (int u = 0; u < GPUACT_CL_G; u++)
-            q[u] = c0[u] < cols ? gpuact_cl_ldw(xr, c0[u], cols, vec_ok[u]) : (uint4)(0u, 0u, 0u, 0u);
+            q[u] = n[u] ? gpuact_cl_ldw(xr, c0[u], n[u], vec_ok[u]) : (uint4)(0u, 0u, 0u, 0u);
 #pragma unroll
         for (int u = 0; u < GPUACT_CL_G; u++) {
             const uint w[4] = {q[u].x, q[u].y, q[u].z, q[u].w}, b[4] = {bw[u].x, bw[u].y, bw[u].z, bw[u].w};
             uint y[4], bits;
-            if (c0[u] >= cols) continue; /* the row's last work-items: groups past its end */
+            if (!n[u]) continue; /* the row's last work-items: groups past its end */
             bits = gpuact_fwd_words(GPUACT_KIND, DT(GPUACT_T0), DT(GPUACT_T1), DT(GPUACT_T2), GPUACT_SELECT, fl, w, b,
                                     y, hb, f, scale, slope, ceiling, lower, c2, l2);
-            gpuact_cl_stw(yr, c0[u], cols, vec_ok[u], (uint4)(y[0], y[1], y[2], y[3]));
-            if (GPUACT_MASK) mask[r * (mask_ld / 8) + c0[u] / 8] = (uchar)(bits & gpuact_cl_tail(c0[u], cols));
+            gpuact_cl_stw(yr, c0[u], n[u], vec_ok[u], (uint4)(y[0], y[1], y[2], y[3]));
+            if (GPUACT_MASK) mask[r * (mask_ld / 8) + c0[u] / 8] = (uchar)(bits & gpuact_cl_tail(n[u]));
         }
     }
 }
@@ -104,27 +104,29 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     {
         uint b[GPUACT_CL_G][GPUACT_CL_VEC], x[GPUACT_CL_G][GPUACT_CL_VEC], y[GPUACT_CL_G][GPUACT_CL_VEC];
         ulong c0[GPUACT_CL_G];
+        uint n[GPUACT_CL_G];
         int vec_ok[GPUACT_CL_G];
         (void)kind;
 #pragma unroll
         for (int u = 0; u < GPUACT_CL_G; u++) {
             c0[u] = gpuact_cl_c0(u);
-            vec_ok[u] = aligned && c0[u] + GPUACT_CL_VEC <= cols;
+            n[u] = gpuact_cl_count(c0[u], cols);
+            vec_ok[u] = aligned && n[u] == GPUACT_CL_VEC;
         }
         if (has_bias)
 #pragma unroll
-            for (int u = 0; u < GPUACT_CL_G; u++) GPUACT_LOAD8(GPUACT_T2, bias + bias_off, c0[u], cols, vec_ok[u], b[u]);
+            for (int u = 0; u < GPUACT_CL_G; u++) GPUACT_LOAD8(GPUACT_T2, bias + bias_off, c0[u], n[u], vec_ok[u], b[u]);
         /* Each row: every group's loads, then the results and stores, so the loads of all groups are in flight
            together (a store may alias a later load: the compiler keeps their order). */
         for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
             const __global uchar *xr = in + in_off + r * ld_in * SZ(GPUACT_T0);
             __global uchar *yr = out + out_off + r * ld_out * SZ(GPUACT_T1);
 #pragma unroll
-            for (int u = 0; u < GPUACT_CL_G; u++) GPUACT_LOAD8(GPUACT_T0, xr, c0[u], cols, vec_ok[u], x[u]);
+            for (int u = 0; u < GPUACT_CL_G; u++) GPUACT_LOAD8(GPUACT_T0, xr, c0[u], n[u], vec_ok[u], x[u]);
 #pragma unroll
             for (int u = 0; u < GPUACT_CL_G; u++) {
                 uint bits = 0;
-                if (c0[u] >= cols) continue; /* the row's last work-items: groups past its end */
+                if (!n[u]) continue; /* the row's last work-items: groups past its end */
                 for (int k = 0; k < GPUACT_CL_VEC; k++) {
 #if GPUACT_SELECT /* y is x's bits, +0, a bound, or (leaky) x * slope */
                     const uint xk = x[u][k];
@@ -147,9 +149,8 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
 #endif
                     bits |= (uint)pass << k;
                 }
-                GPUACT_STORE8(GPUACT_T1, yr, c0[u], cols, vec_ok[u], y[u]);
-                if (has_mask)
-                    mask[mask_off + r * (mask_ld / 8) + c0[u] / 8] = (uchar)(bits & gpuact_cl_tail(c0[u], cols));
+                GPUACT_STORE8(GPUACT_T1, yr, c0[u], n[u], vec_ok[u], y[u]);
+                if (has_mask) mask[mask_off + r * (mask_ld / 8) + c0[u] / 8] = (uchar)(bits & gpuact_cl_tail(n[u]));
             }
         }
     }

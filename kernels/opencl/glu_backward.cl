@@ -16,20 +16,21 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
                         gpuact_rows_aligned(out_off, ld_out, SZ(GPUACT_T1), rows) &&
                         gpuact_rows_aligned(out2_off, ld_out2, SZ(GPUACT_T1), rows) &&
                         (!has_bias || (bias_off % 16 == 0 && bias2_off % 16 == 0));
-    const int vec_ok = aligned && c0 + GPUACT_CL_VEC <= cols;
+    const uint n = gpuact_cl_count(c0, cols);
+    const int vec_ok = aligned && n == GPUACT_CL_VEC;
     uint ba[GPUACT_CL_VEC], bb[GPUACT_CL_VEC], dy[GPUACT_CL_VEC], a[GPUACT_CL_VEC], b[GPUACT_CL_VEC];
     uint da[GPUACT_CL_VEC], db[GPUACT_CL_VEC];
     float acc_a[GPUACT_CL_VEC], acc_b[GPUACT_CL_VEC];
     if (c0 >= cols) return;
     for (int k = 0; k < GPUACT_CL_VEC; k++) acc_a[k] = acc_b[k] = 0.0f;
     if (has_bias) {
-        GPUACT_LOAD8(GPUACT_T1, bias + bias_off, c0, cols, vec_ok, ba);
-        GPUACT_LOAD8(GPUACT_T1, bias2 + bias2_off, c0, cols, vec_ok, bb);
+        GPUACT_LOAD8(GPUACT_T1, bias + bias_off, c0, n, vec_ok, ba);
+        GPUACT_LOAD8(GPUACT_T1, bias2 + bias2_off, c0, n, vec_ok, bb);
     }
     for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
-        GPUACT_LOAD8(GPUACT_T0, in + in_off + r * ld_in * SZ(GPUACT_T0), c0, cols, vec_ok, dy);
-        GPUACT_LOAD8(GPUACT_T1, aux + aux_off + r * ld_aux * SZ(GPUACT_T1), c0, cols, vec_ok, a);
-        GPUACT_LOAD8(GPUACT_T1, aux2 + aux2_off + r * ld_aux2 * SZ(GPUACT_T1), c0, cols, vec_ok, b);
+        GPUACT_LOAD8(GPUACT_T0, in + in_off + r * ld_in * SZ(GPUACT_T0), c0, n, vec_ok, dy);
+        GPUACT_LOAD8(GPUACT_T1, aux + aux_off + r * ld_aux * SZ(GPUACT_T1), c0, n, vec_ok, a);
+        GPUACT_LOAD8(GPUACT_T1, aux2 + aux2_off + r * ld_aux2 * SZ(GPUACT_T1), c0, n, vec_ok, b);
         for (int k = 0; k < GPUACT_CL_VEC; k++) {
             float za = TOF(GPUACT_T1)(a[k]), zb = TOF(GPUACT_T1)(b[k]);
             const float g = TOF(GPUACT_T0)(dy[k]);
@@ -42,18 +43,18 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
             else
                 da[k] = FROMF(GPUACT_T1)((g * zb) * gpuact_grad(GPUACT_KIND, za, gpuact_lean(SZ(GPUACT_T1))));
             db[k] = FROMF(GPUACT_T1)(g * gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(SZ(GPUACT_T1))));
-            if (dbias && c0 + k < cols) {
+            if (dbias && k < (int)n) {
                 acc_a[k] += TOF(GPUACT_T1)(da[k]);
                 acc_b[k] += TOF(GPUACT_T1)(db[k]);
             }
         }
-        GPUACT_STORE8(GPUACT_T1, out + out_off + r * ld_out * SZ(GPUACT_T1), c0, cols, vec_ok, da);
-        GPUACT_STORE8(GPUACT_T1, out2 + out2_off + r * ld_out2 * SZ(GPUACT_T1), c0, cols, vec_ok, db);
+        GPUACT_STORE8(GPUACT_T1, out + out_off + r * ld_out * SZ(GPUACT_T1), c0, n, vec_ok, da);
+        GPUACT_STORE8(GPUACT_T1, out2 + out2_off + r * ld_out2 * SZ(GPUACT_T1), c0, n, vec_ok, db);
     }
     if (dbias) {
         __global float *p = (__global float *)(part + part_off) + get_group_id(1) * 2 * cols;
         for (int k = 0; k < GPUACT_CL_VEC; k++)
-            if (c0 + k < cols) {
+            if (k < (int)n) {
                 p[c0 + k] = acc_a[k];
                 p[cols + c0 + k] = acc_b[k];
             }

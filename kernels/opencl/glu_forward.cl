@@ -10,16 +10,17 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
                         gpuact_rows_aligned(aux_off, ld_aux, SZ(GPUACT_T0), rows) &&
                         gpuact_rows_aligned(out_off, ld_out, SZ(GPUACT_T1), rows) &&
                         (!has_bias || (bias_off % 16 == 0 && bias2_off % 16 == 0));
-    const int vec_ok = aligned && c0 + GPUACT_CL_VEC <= cols;
+    const uint n = gpuact_cl_count(c0, cols);
+    const int vec_ok = aligned && n == GPUACT_CL_VEC;
     uint ba[GPUACT_CL_VEC], bb[GPUACT_CL_VEC], a[GPUACT_CL_VEC], b[GPUACT_CL_VEC], y[GPUACT_CL_VEC];
     if (c0 >= cols) return;
     if (has_bias) {
-        GPUACT_LOAD8(GPUACT_T0, bias + bias_off, c0, cols, vec_ok, ba);
-        GPUACT_LOAD8(GPUACT_T0, bias2 + bias2_off, c0, cols, vec_ok, bb);
+        GPUACT_LOAD8(GPUACT_T0, bias + bias_off, c0, n, vec_ok, ba);
+        GPUACT_LOAD8(GPUACT_T0, bias2 + bias2_off, c0, n, vec_ok, bb);
     }
     for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
-        GPUACT_LOAD8(GPUACT_T0, in + in_off + r * ld_in * SZ(GPUACT_T0), c0, cols, vec_ok, a);
-        GPUACT_LOAD8(GPUACT_T0, aux + aux_off + r * ld_aux * SZ(GPUACT_T0), c0, cols, vec_ok, b);
+        GPUACT_LOAD8(GPUACT_T0, in + in_off + r * ld_in * SZ(GPUACT_T0), c0, n, vec_ok, a);
+        GPUACT_LOAD8(GPUACT_T0, aux + aux_off + r * ld_aux * SZ(GPUACT_T0), c0, n, vec_ok, b);
         for (int k = 0; k < GPUACT_CL_VEC; k++) {
             float za = TOF(GPUACT_T0)(a[k]), zb = TOF(GPUACT_T0)(b[k]);
             if (has_bias) {
@@ -28,6 +29,6 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
             }
             y[k] = FROMF(GPUACT_T1)(gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(SZ(GPUACT_T1))) * zb);
         }
-        GPUACT_STORE8(GPUACT_T1, out + out_off + r * ld_out * SZ(GPUACT_T1), c0, cols, vec_ok, y);
+        GPUACT_STORE8(GPUACT_T1, out + out_off + r * ld_out * SZ(GPUACT_T1), c0, n, vec_ok, y);
     }
 }
