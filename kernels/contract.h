@@ -85,7 +85,8 @@ enum {
    forward without the mask and the backward from x or y without the bias
    gradient, GPUACT_BLOCK otherwise. Measured on the H200: 128 threads made
    those 0.5-2.7% faster and the mask readers, mask writers of the epilogue
-   and bias-gradient kernels 2-22% slower. OpenCL keeps GPUACT_BLOCK. */
+   and bias-gradient kernels 2-22% slower. OpenCL: GPUACT_BLOCK, or
+   GPUACT_CL_BLOCK_WIDE (below). */
 /* OpenCL on NVIDIA's driver: a forward or backward variant with a 4-byte
    array, of a kind without a transcendental function, runs in work-groups
    of GPUACT_CL_BLOCK_WIDE work-items, so that two groups (1536 work-items)
