@@ -1022,15 +1022,16 @@ struct gpuact_context {
     void *impl;                    /* the backend's own state */
 };
 
-/* Elements a work-item handles. The kernels apply the same rule to their
-   types (gpuact_vec x GPUACT_UNROLL in CUDA/HIP; GPUACT_CL_VEC x
-   GPUACT_CL_GROUPS in OpenCL). */
+/* Whether some array of V is 4-byte (its kernels take 4 elements per 16-byte vector). */
 static int gpuact__some_4byte(const gpuact__variant *V) {
     int i;
     for (i = 0; i < 3; i++)
         if (gpuact_dtype_size(V->t[i]) == 4) return 1;
     return 0;
 }
+/* Elements a work-item handles. The kernels apply the same rule to their
+   types (gpuact_vec x GPUACT_UNROLL in CUDA/HIP; GPUACT_CL_VEC x
+   GPUACT_CL_GROUPS in OpenCL). */
 static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L) {
     if (L->v.op == GPUACT_OP_dbias) return 1;
     if (gpuact__some_4byte(&L->v)) return ctx->per_item32;
@@ -1040,13 +1041,12 @@ static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L
 /* Threads (work-items) per block of a variant: GPUACT_BLOCK, or by
    GPUACT_VARIANT_BLOCK (CUDA/HIP), or by GPUACT_CL_WIDE (NVIDIA's OpenCL). */
 enum { GPUACT__BLOCKS_FIXED, GPUACT__BLOCKS_CUDA, GPUACT__BLOCKS_CL_NV };
-static int gpuact__cl_wide(const gpuact_context *ctx, const gpuact__variant *V) {
-    return ctx->variant_blocks == GPUACT__BLOCKS_CL_NV && GPUACT_CL_WIDE(V->op, V->kind, V->select, gpuact__some_4byte(V));
-}
 static unsigned gpuact__block(const gpuact_context *ctx, const gpuact__launch *L) {
-    if (ctx->variant_blocks == GPUACT__BLOCKS_CUDA)
-        return (unsigned)GPUACT_VARIANT_BLOCK(L->v.op, L->v.mask, L->v.dbias);
-    return gpuact__cl_wide(ctx, &L->v) ? GPUACT_CL_BLOCK_WIDE : GPUACT_BLOCK;
+    const gpuact__variant *V = &L->v;
+    if (ctx->variant_blocks == GPUACT__BLOCKS_CUDA) return (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->mask, V->dbias);
+    if (ctx->variant_blocks == GPUACT__BLOCKS_CL_NV && GPUACT_CL_WIDE(V->op, V->kind, V->select, gpuact__some_4byte(V)))
+        return GPUACT_CL_BLOCK_WIDE;
+    return GPUACT_BLOCK;
 }
 
 /* Directory of the disk cache: desc, else $GPUACT_CACHE_DIR, else
