@@ -1038,14 +1038,16 @@ static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L
     return GPUACT_PAIR_PATH(L->v.op, L->v.kind, L->v.select, 1) ? ctx->per_item_pair : ctx->per_item16;
 }
 
-/* Threads (work-items) per block of a variant: GPUACT_BLOCK, or by
-   GPUACT_VARIANT_BLOCK (CUDA/HIP), or by GPUACT_CL_WIDE (NVIDIA's OpenCL). */
+/* Threads (work-items) per block of a variant: GPUACT_VARIANT_BLOCK
+   (CUDA/HIP), GPUACT_CL_NV_BLOCK (NVIDIA's OpenCL), else GPUACT_BLOCK. */
 enum { GPUACT__BLOCKS_FIXED, GPUACT__BLOCKS_CUDA, GPUACT__BLOCKS_CL_NV };
 static unsigned gpuact__block(const gpuact_context *ctx, const gpuact__launch *L) {
     const gpuact__variant *V = &L->v;
-    if (ctx->variant_blocks == GPUACT__BLOCKS_CUDA) return (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->mask, V->dbias);
-    if (ctx->variant_blocks == GPUACT__BLOCKS_CL_NV && GPUACT_CL_WIDE(V->op, V->kind, V->select, gpuact__some_4byte(V)))
-        return GPUACT_CL_BLOCK_WIDE;
+    const int some_4byte = gpuact__some_4byte(V);
+    if (ctx->variant_blocks == GPUACT__BLOCKS_CUDA)
+        return (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->kind, V->mask, V->dbias, V->select, some_4byte);
+    if (ctx->variant_blocks == GPUACT__BLOCKS_CL_NV)
+        return (unsigned)GPUACT_CL_NV_BLOCK(V->op, V->kind, V->dbias, V->select, some_4byte);
     return GPUACT_BLOCK;
 }
 

@@ -81,38 +81,57 @@ enum {
 #ifndef GPUACT_BLOCK
 #define GPUACT_BLOCK 256
 #endif
-/* CUDA/HIP threads per block of a variant: GPUACT_BLOCK_SMALL for the
-   forward without the mask and the backward from x or y without the bias
-   gradient, GPUACT_BLOCK otherwise. Measured on the H200: 128 threads made
-   those 0.5-2.7% faster and the mask readers, mask writers of the epilogue
-   and bias-gradient kernels 2-22% slower. OpenCL: GPUACT_BLOCK, or
-   GPUACT_CL_BLOCK_WIDE (below). */
-/* OpenCL on NVIDIA's driver: a forward or backward variant with a 4-byte
-   array, of a kind without a transcendental function, runs in work-groups
-   of GPUACT_CL_BLOCK_WIDE work-items, so that two groups (1536 work-items)
-   are resident per multiprocessor instead of eight of GPUACT_BLOCK (2048).
-   Measured on the H200 (docs/PERFORMANCE.md): with 2048 resident those f32
-   cells ran 0.88-0.97x of 1536. Not for the 16-bit cells (one 16-byte
-   access per work-item: 0.95x), the kinds with exp/erf/tanh (compute-bound,
-   48-56 registers: one wide group would fit) or the general forward of a
-   kind with a lower bound (hardtanh's epilogue, 40 registers: 0.90x).
-   Capping the registers at 40 (-cl-nv-maxrregcount) instead made the f32
-   epilogues 0.91-0.94x. A build-time tuning knob. */
+/* Threads per block of a variant, CUDA/HIP: GPUACT_BLOCK_SMALL for
+     - the forward, but the selection path of a kind with a ceiling writing
+       the mask,
+     - the backward without the bias gradient, but the backward from the
+       mask with a 4-byte array,
+   GPUACT_BLOCK otherwise. Measured on the H200 (docs/PERFORMANCE.md): 128
+   threads made the plain forwards and backwards 0.5-2.7% faster, relu's and
+   leaky's forward writing the mask 1.8-2.8%, the epilogue writing the mask
+   1-3.8% and the 16-bit backward from the mask 1.5-1.8%, but clipped's and
+   hardtanh's selection writing the mask up to 3% slower, the f32 backward
+   from the mask 0.5-1.1% and the bias-gradient kernels 2-22% slower. */
+#ifndef GPUACT_BLOCK_SMALL
+#define GPUACT_BLOCK_SMALL 128
+#endif
+#define GPUACT_CEILING_KIND_BIT_(name, slope, ceiling, lower, from_y, select, glu) \
+    | ((unsigned)((ceiling) != 0) << GPUACT_KIND_##name)
+#define GPUACT_CEILING_KINDS (0u GPUACT_ACTIVATIONS(GPUACT_CEILING_KIND_BIT_))
+#define GPUACT_VARIANT_BLOCK(op, kind, mask, dbias, select, some_4byte)                                \
+    ((((op) == GPUACT_OP_forward && !((mask) && (select) && ((GPUACT_CEILING_KINDS >> (kind)) & 1u))) || \
+      ((op) == GPUACT_OP_backward && !(dbias) && !((mask) && (some_4byte))))                           \
+         ? GPUACT_BLOCK_SMALL                                                                          \
+         : GPUACT_BLOCK)
+/* OpenCL on NVIDIA's driver (the host knows it by
+   cl_nv_device_attribute_query), a forward or backward variant:
+     - with a 4-byte array, of a kind without a transcendental function:
+       work-groups of GPUACT_CL_BLOCK_WIDE work-items, so that two groups
+       (1536 work-items) are resident per multiprocessor instead of eight
+       of GPUACT_BLOCK (2048): with 2048 resident those f32 cells ran
+       0.88-0.97x of 1536. Not for the kinds with exp/erf/tanh
+       (compute-bound, 48-56 registers: one wide group would fit) or the
+       general forward of a kind with a lower bound (hardtanh's epilogue,
+       40 registers: 0.90x). Capping the registers at 40
+       (-cl-nv-maxrregcount) instead made the f32 epilogues 0.91-0.94x.
+     - with every array 16-bit (one 16-byte access per work-item), without
+       the bias gradient: GPUACT_BLOCK_SMALL, which made them 0-8% faster
+       (the ReLU family's mask writers and epilogues 1-5%, the smooth kinds'
+       backward 3-8%) and the backward with the bias gradient 5-10% slower
+       from the mask and from the smooth kinds' x.
+   Else, and on other drivers, GPUACT_BLOCK. Measured on the H200
+   (docs/PERFORMANCE.md). A build-time tuning knob. */
 #ifndef GPUACT_CL_BLOCK_WIDE
 #define GPUACT_CL_BLOCK_WIDE 768
 #endif
 #define GPUACT_TRANSCENDENTAL_KINDS ((1u << GPUACT_KIND_gelu) | (1u << GPUACT_KIND_gelu_tanh) | (1u << GPUACT_KIND_silu))
-#define GPUACT_CL_WIDE(op, kind, select, some_4byte)                                         \
-    (((op) == GPUACT_OP_forward || (op) == GPUACT_OP_backward) && (some_4byte) &&           \
-     !((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) &&                                      \
-     !((op) == GPUACT_OP_forward && !(select) && ((GPUACT_LOWER_KINDS >> (kind)) & 1u)))
-#ifndef GPUACT_BLOCK_SMALL
-#define GPUACT_BLOCK_SMALL 128
-#endif
-#define GPUACT_VARIANT_BLOCK(op, mask, dbias)                                                      \
-    ((((op) == GPUACT_OP_forward && !(mask)) || ((op) == GPUACT_OP_backward && !(mask) && !(dbias))) \
-         ? GPUACT_BLOCK_SMALL                                                                      \
-         : GPUACT_BLOCK)
+#define GPUACT_CL_NV_BLOCK(op, kind, dbias, select, some_4byte)                                    \
+    (!((op) == GPUACT_OP_forward || (op) == GPUACT_OP_backward) ? GPUACT_BLOCK                     \
+     : !(some_4byte) ? ((dbias) ? GPUACT_BLOCK : GPUACT_BLOCK_SMALL)                                \
+     : !((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) &&                                           \
+               !((op) == GPUACT_OP_forward && !(select) && ((GPUACT_LOWER_KINDS >> (kind)) & 1u))  \
+           ? GPUACT_CL_BLOCK_WIDE                                                                   \
+           : GPUACT_BLOCK)
 /* CUDA/HIP: 16-byte vectors a thread handles, a block apart (a build-time
    tuning knob; the host passes -DGPUACT_UNROLL). */
 #ifndef GPUACT_UNROLL
