@@ -1045,7 +1045,7 @@ static unsigned gpuact__block(const gpuact_context *ctx, const gpuact__launch *L
     const gpuact__variant *V = &L->v;
     const int some_4byte = gpuact__some_4byte(V);
     if (ctx->variant_blocks == GPUACT__BLOCKS_CUDA)
-        return (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->kind, V->mask, V->dbias, V->select, some_4byte);
+        return (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->mask, V->dbias, some_4byte);
     if (ctx->variant_blocks == GPUACT__BLOCKS_CL_NV)
         return (unsigned)GPUACT_CL_NV_BLOCK(V->op, V->kind, V->dbias, V->select, some_4byte);
     return GPUACT_BLOCK;

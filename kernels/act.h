@@ -96,6 +96,8 @@ GPUACT_FN float gpuact_blocked_grad(int kind, float g, float slope) {
    inf: the format's infinity bits (f16 0x7c00, bf16 0x7f80). Lanes never
    carry into each other. */
 
+/* The format's +Inf bits. */
+GPUACT_FN gpuact_u32 gpuact_inf16(int dt) { return dt == GPUACT_DT_bf16 ? 0x7f80u : 0x7c00u; }
 /* 0xffff in each lane that is a NaN. */
 GPUACT_FN gpuact_u32 gpuact_nan_lanes(gpuact_u32 w, gpuact_u32 inf) {
     const gpuact_u32 top = ((w & 0x7fff7fffu) + (0x7fffu - inf) * 0x00010001u) & 0x80008000u;
@@ -133,16 +135,28 @@ GPUACT_FN gpuact_u32 gpuact_hardtanh_pairf(gpuact_u32 w, float zl, float zh, flo
     *top = (zl <= lo || zl >= c ? 0u : 0x8000u) | (zh <= lo || zh >= c ? 0u : 0x80000000u);
     return l | (h << 16);
 }
-/* gpuact_passes_ord of both lanes, as 0xffff per passing lane. c2 / l2:
-   the bounds' bits in both lanes (clipped, hardtanh; exact in the format). */
-GPUACT_FN gpuact_u32 gpuact_passes_pair(int kind, gpuact_u32 w, gpuact_u32 inf, gpuact_u32 c2, gpuact_u32 l2) {
-    const gpuact_u32 pos = gpuact_pos_lanes(w, inf);
+/* gpuact_passes_ord of both lanes of a word of format dt, as 0xffff per
+   passing lane. c2 / l2: the bounds' bits in both lanes (clipped, hardtanh;
+   exact in the format). With the dialect's two-lane float comparisons
+   (GPUACT_CMP2) one or two instructions: float order is the order keys'
+   (-0 == +0), and a NaN passes exactly where an unordered comparison says
+   so; otherwise integer operations on the lanes. */
+GPUACT_FN gpuact_u32 gpuact_passes_pair(int kind, int dt, gpuact_u32 w, gpuact_u32 c2, gpuact_u32 l2) {
+#ifdef GPUACT_CMP2
+    const int bf = dt == GPUACT_DT_bf16;
+    if (kind == GPUACT_KIND_leaky) return GPUACT_CMP2(gt, bf, w, 0u);
+    if (kind == GPUACT_KIND_clipped) return GPUACT_CMP2(gtu, bf, w, 0u) & GPUACT_CMP2(ltu, bf, w, c2);
+    if (kind == GPUACT_KIND_hardtanh) return ~(GPUACT_CMP2(le, bf, w, l2) | GPUACT_CMP2(ge, bf, w, c2));
+    return GPUACT_CMP2(gtu, bf, w, 0u);
+#else
+    const gpuact_u32 inf = gpuact_inf16(dt), pos = gpuact_pos_lanes(w, inf);
     if (kind == GPUACT_KIND_hardtanh)
         return gpuact_lane_ht_pass(w & 0xffffu, inf, l2 & 0xffffu, c2 & 0xffffu) * 0xffffu |
                gpuact_lane_ht_pass(w >> 16, inf, l2 & 0xffffu, c2 & 0xffffu) * 0xffff0000u;
     if (kind == GPUACT_KIND_leaky) return pos;
     if (kind == GPUACT_KIND_clipped) return gpuact_nan_lanes(w, inf) | (pos & ~gpuact_ge_lanes(w & 0x7fff7fffu, c2));
     return gpuact_nan_lanes(w, inf) | pos;
+#endif
 }
 /* Bit 15 / 31 set where the low / high lane is not +0 (any other bits). */
 GPUACT_FN gpuact_u32 gpuact_nonzero_tops(gpuact_u32 v) {
@@ -179,6 +193,29 @@ GPUACT_FN gpuact_u32 gpuact_select_tops(int kind, gpuact_u32 y, gpuact_u32 c2) {
     const gpuact_u32 t = gpuact_nonzero_tops(y);
     return kind == GPUACT_KIND_clipped ? t & gpuact_nonzero_tops(y ^ c2) : t;
 }
+#ifdef GPUACT_CMP2
+/* The selection path of relu, clipped ReLU and hardtanh on both lanes of a
+   word of format dt with the dialect's comparisons (gpuact_passes_pair):
+   y's word, x's bits where the gradient passes, else +0 or a bound's bits
+   (hardtanh: the lower at or below it, the upper above it, as
+   gpuact_hardtanh_bits); *top: bits 15 / 31 where it passes. */
+GPUACT_FN gpuact_u32 gpuact_select_cmp2(int kind, int dt, gpuact_u32 w, gpuact_u32 c2, gpuact_u32 l2,
+                                        gpuact_u32 *top) {
+    const int bf = dt == GPUACT_DT_bf16;
+    gpuact_u32 pass, y;
+    if (kind == GPUACT_KIND_hardtanh) {
+        const gpuact_u32 below = GPUACT_CMP2(le, bf, w, l2), above = GPUACT_CMP2(gt, bf, w, c2) & ~below;
+        pass = ~(below | GPUACT_CMP2(ge, bf, w, c2));
+        y = (l2 & below) | (c2 & above) | (w & ~(below | above));
+    } else { /* relu: +0 where blocked; clipped: the ceiling where blocked above 0 */
+        const gpuact_u32 pos = GPUACT_CMP2(gtu, bf, w, 0u);
+        pass = kind == GPUACT_KIND_clipped ? pos & GPUACT_CMP2(ltu, bf, w, c2) : pos;
+        y = (w & pass) | (kind == GPUACT_KIND_clipped ? c2 & pos & ~pass : 0u);
+    }
+    *top = pass & 0x80008000u;
+    return y;
+}
+#endif
 
 /* ---- 16-bit element formats (dt: GPUACT_DT_f16 or GPUACT_DT_bf16, known at
    compile time). The dialect provides gpuact_h2f (f16 bits -> f32, exact)
@@ -194,8 +231,6 @@ GPUACT_FN gpuact_u32 gpuact_f2bf(float v) {
     if ((u & 0x7fffffffu) > 0x7f800000u) return (u >> 16) | 0x40u;
     return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
 }
-/* The format's +Inf bits. */
-GPUACT_FN gpuact_u32 gpuact_inf16(int dt) { return dt == GPUACT_DT_bf16 ? 0x7f80u : 0x7c00u; }
 /* A word's low / high lane as f32 (exact). */
 GPUACT_FN float gpuact_lo2f(int dt, gpuact_u32 w) {
     return dt == GPUACT_DT_bf16 ? gpuact_as_f32(w << 16) : gpuact_h2f(w & 0xffffu);
@@ -238,13 +273,17 @@ GPUACT_FN float gpuact_clipped_min_nan(float z, float c) {
 GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int xd, int yd, int bd, int sel, int fl, const gpuact_u32 *x,
                                       const gpuact_u32 *bw, gpuact_u32 *y, int has_bias, int flags, float scale,
                                       float slope, float ceiling, float lower, gpuact_u32 c2, gpuact_u32 l2) {
-    const gpuact_u32 inf = gpuact_inf16(xd);
     gpuact_u32 top[4]; /* bits 15 and 31: where each lane's gradient passes */
 #pragma unroll
     for (int j = 0; j < 4; j++) {
         const gpuact_u32 w = x[j];
+#ifdef GPUACT_CMP2
+        if (sel && !gpuact_kind_slope(kind)) {
+            y[j] = gpuact_select_cmp2(kind, xd, w, c2, l2, &top[j]);
+        } else
+#endif
         if (sel && gpuact_kind_slope(kind)) { /* x * slope is arithmetic: the two-at-once conversion */
-            const gpuact_u32 pass = gpuact_passes_pair(kind, w, inf, c2, l2);
+            const gpuact_u32 pass = gpuact_passes_pair(kind, xd, w, c2, l2);
             const float lo = gpuact_lo2f(xd, w), hi = gpuact_hi2f(xd, w);
             y[j] = (w & pass) | (gpuact_pack2_dt(yd, 1, lo * slope, hi * slope) & ~pass);
             top[j] = pass & 0x80008000u;
@@ -255,7 +294,7 @@ GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int xd, int yd, int bd, int sel,
             y[j] = gpuact_hardtanh_pairf(w, zl, zh, gpuact_lo2f(xd, l2), gpuact_lo2f(xd, c2), l2 & 0xffffu,
                                          c2 & 0xffffu, &top[j]);
         } else if (sel) { /* y is x where it passes, else +0 or the ceiling (never a passing value) */
-            y[j] = gpuact_select_pair(kind, w, inf, c2);
+            y[j] = gpuact_select_pair(kind, w, gpuact_inf16(xd), c2);
             top[j] = gpuact_select_tops(kind, y[j], c2);
         } else {
             float zl, zh, vl, vh;
@@ -285,7 +324,7 @@ GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int xd, int yd, int bd, int sel,
                    conversion rounds every other value as the exact one does */
                 y[j] = gpuact_pack2_dt(yd, 1, vl, vh);
                 if (flags & GPUACT_F_RAW) {
-                    const gpuact_u32 nan = gpuact_nan_lanes(w, inf);
+                    const gpuact_u32 nan = gpuact_nan_lanes(w, gpuact_inf16(xd));
                     y[j] = (y[j] & ~nan) | (w & nan);
                 }
             } else { /* a NaN may be x's own: keep its payload as the element path does */
@@ -370,7 +409,7 @@ GPUACT_FN void gpuact_bwd_words_vec(int kind, int dyd, int dxd, int sd, int from
             pass[j] = (gpuact_passes(kind, zl, ceiling, lower) ? 0xffffu : 0u) |
                       (gpuact_passes(kind, zh, ceiling, lower) ? 0xffff0000u : 0u);
         } else {
-            pass[j] = gpuact_passes_pair(kind, s[j], gpuact_inf16(sd), cbits * 0x00010001u, lbits * 0x00010001u);
+            pass[j] = gpuact_passes_pair(kind, sd, s[j], cbits * 0x00010001u, lbits * 0x00010001u);
         }
     }
     gpuact_bwd_words(kind, dyd, dxd, sel, dy, pass, dx, do_scale, scale, slope);

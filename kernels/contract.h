@@ -82,26 +82,22 @@ enum {
 #define GPUACT_BLOCK 256
 #endif
 /* Threads per block of a variant, CUDA/HIP: GPUACT_BLOCK_SMALL for
-     - the forward, but the selection path of a kind with a ceiling writing
-       the mask,
+     - every forward,
      - the backward without the bias gradient, but the backward from the
        mask with a 4-byte array,
    GPUACT_BLOCK otherwise. Measured on the H200 (docs/PERFORMANCE.md): 128
-   threads made the plain forwards and backwards 0.5-2.7% faster, relu's and
-   leaky's forward writing the mask 1.8-2.8%, the epilogue writing the mask
-   1-3.8% and the 16-bit backward from the mask 1.5-1.8%, but clipped's and
-   hardtanh's selection writing the mask up to 3% slower, the f32 backward
-   from the mask 0.5-1.1% and the bias-gradient kernels 2-22% slower. */
+   threads made the plain forwards and backwards 0.5-2.7% faster, the
+   forward writing the mask 0-2.8% (clipped's and hardtanh's once their
+   16-bit selection took the two-lane comparisons; before, up to 3% slower),
+   the epilogue writing the mask 1-3.8% and the 16-bit backward from the
+   mask 1.5-1.8%, but the f32 backward from the mask 0.5-1.1% and the
+   bias-gradient kernels 2-22% slower. */
 #ifndef GPUACT_BLOCK_SMALL
 #define GPUACT_BLOCK_SMALL 128
 #endif
-#define GPUACT_CEILING_KIND_BIT_(name, slope, ceiling, lower, from_y, select, glu) \
-    | ((unsigned)((ceiling) != 0) << GPUACT_KIND_##name)
-#define GPUACT_CEILING_KINDS (0u GPUACT_ACTIVATIONS(GPUACT_CEILING_KIND_BIT_))
-#define GPUACT_VARIANT_BLOCK(op, kind, mask, dbias, select, some_4byte)                                \
-    ((((op) == GPUACT_OP_forward && !((mask) && (select) && ((GPUACT_CEILING_KINDS >> (kind)) & 1u))) || \
-      ((op) == GPUACT_OP_backward && !(dbias) && !((mask) && (some_4byte))))                           \
-         ? GPUACT_BLOCK_SMALL                                                                          \
+#define GPUACT_VARIANT_BLOCK(op, mask, dbias, some_4byte)                                                     \
+    (((op) == GPUACT_OP_forward || ((op) == GPUACT_OP_backward && !(dbias) && !((mask) && (some_4byte)))) \
+         ? GPUACT_BLOCK_SMALL                                                                               \
          : GPUACT_BLOCK)
 /* OpenCL on NVIDIA's driver (the host knows it by
    cl_nv_device_attribute_query), a forward or backward variant:

@@ -60,7 +60,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     enum { SELECT = SELECT_ && gpuact_same<DY, DX>::value };
     enum { CS = FROM_MASK && !DBIAS && (!PAIRS || GPUACT_EVICT_FIRST16) }; /* evict-first dy, dx: gpuact_ld16 */
     /* with DBIAS the block is SL row slices of W threads (../contract.h) */
-    enum { SL = DBIAS ? GPUACT_DBIAS_SLICES : 1, W = GPUACT_VARIANT_BLOCK(GPUACT_OP_backward, KIND, FROM_MASK, DBIAS, 0, VEC == 4) / SL };
+    enum { SL = DBIAS ? GPUACT_DBIAS_SLICES : 1, W = GPUACT_VARIANT_BLOCK(GPUACT_OP_backward, FROM_MASK, DBIAS, VEC == 4) / SL };
     const int slice = SL > 1 ? threadIdx.x / W : 0; /* without DBIAS: 0, known at compile time */
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (W * U) + (SL > 1 ? threadIdx.x % W : threadIdx.x);
     const gpuact_u64 phase = (gpuact_u64)in % 16;

@@ -55,7 +55,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                                                 float slope, float ceiling, float lower, gpuact_u32 cbits,
                                                 gpuact_u32 lbits, const unsigned char *bias, bool has_bias_,
                                                 gpuact_u64 v0, gpuact_u64 shift, bool aligned) {
-    enum { U = GPUACT_UNROLL, PAIRS = VEC == 8, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, KIND, MASK, 0, SELECT, VEC == 4) };
+    enum { U = GPUACT_UNROLL, PAIRS = VEC == 8, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0, VEC == 4) };
     const int flags = FL >= 0 ? FL : flags_;
     const bool has_bias = FL >= 0 ? (FL & GPUACT_F_BIAS) != 0 : has_bias_;
     float b[U][VEC];      /* the bias: floats (element path) */
@@ -112,7 +112,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
 template <class X, class Y, class B, int KIND, int MASK, int DBIAS_, int SELECT_, int FROMX_>
 __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<X, Y, B>::value, U = GPUACT_UNROLL, PAIRS = VEC == 8 };
-    enum { SELECT = SELECT_ && gpuact_same<X, Y>::value, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, KIND, MASK, 0, SELECT, VEC == 4) };
+    enum { SELECT = SELECT_ && gpuact_same<X, Y>::value, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0, VEC == 4) };
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
     const bool has_bias = !SELECT && (flags & GPUACT_F_BIAS);
     const gpuact_u64 phase = (gpuact_u64)in % 16;

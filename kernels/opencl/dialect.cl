@@ -50,3 +50,18 @@ float gpuact_min_nan(float a, float b) {
 #define GPUACT_PACK2_F16 gpuact_cvt_f16x2
 #define GPUACT_MIN_NAN gpuact_min_nan
 #endif
+/* From sm_90 also the CUDA dialect's two-lane comparisons of 16-bit floats
+   (0xffff in each lane where a op b holds; gtu / ltu: or a NaN). */
+#if defined(GPUACT_CL_NV_SM) && GPUACT_CL_NV_SM >= 90
+#define GPUACT_CMP2_FN_(op)                                                        \
+    uint gpuact_cmp2_##op(int bf16, uint a, uint b) {                              \
+        uint r;                                                                    \
+        if (bf16)                                                                  \
+            asm("set." #op ".u32.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); \
+        else                                                                       \
+            asm("set." #op ".u32.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));  \
+        return r;                                                                  \
+    }
+GPUACT_CMP2_FN_(gt) GPUACT_CMP2_FN_(ge) GPUACT_CMP2_FN_(le) GPUACT_CMP2_FN_(gtu) GPUACT_CMP2_FN_(ltu)
+#define GPUACT_CMP2(op, bf16, a, b) gpuact_cmp2_##op((bf16), (a), (b))
+#endif
