@@ -80,12 +80,6 @@ GPUACT_FN int gpuact_passes_ord(int kind, int ord, int nan, int cord, int lord) 
 GPUACT_FN gpuact_u32 gpuact_blocked_bits(int kind, int ord, gpuact_u32 cbits) {
     return kind == GPUACT_KIND_clipped && ord > 0 ? cbits : 0u;
 }
-/* hardtanh on raw bits: x (a NaN or inside), the lower bound's bits at or
-   below it, the upper bound's above it (keys as in gpuact_passes_ord). */
-GPUACT_FN gpuact_u32 gpuact_hardtanh_bits(gpuact_u32 x, int key, int nan, gpuact_u32 lbits, int lkey,
-                                          gpuact_u32 cbits, int ckey) {
-    return nan ? x : key <= lkey ? lbits : key > ckey ? cbits : x;
-}
 /* dx where the gradient does not pass, from g = dy (* scale): leaky's
    g * slope, else +0. */
 GPUACT_FN float gpuact_blocked_grad(int kind, float g, float slope) {
@@ -121,18 +115,28 @@ GPUACT_FN gpuact_u32 gpuact_lane_ht_pass(gpuact_u32 b, gpuact_u32 inf, gpuact_u3
     return (gpuact_u32)gpuact_passes_ord(GPUACT_KIND_hardtanh, gpuact_lane_key(b), (b & 0x7fffu) > inf,
                                          gpuact_lane_key(cb), gpuact_lane_key(lb));
 }
-/* hardtanh of both lanes of w from their exact f32 widenings zl, zh (lb,
-   cb: the bounds' bits; lo, c: their values): a lane keeps its
-   own bits (a NaN too) or takes a bound's. Float comparisons order -0 and
-   +0 as equal and fail on a NaN, as the order keys above do, so this is
-   gpuact_hardtanh_bits on each lane with a few FP compares in place of the
-   integer keys (half-rate on NVIDIA GPUs: measured on the H200, the key path
-   ran the bf16 forward at 0.85x PyTorch's). *top: bits 15 / 31 where a lane passes. */
+/* hardtanh of one element on a selection path from its exact f32 value z
+   (b: its bits; lo / c: the bounds' values, lb / cb: their bits): b where
+   it is a NaN or inside, the lower bound's bits at or below it, the upper
+   bound's above it; *pass where the gradient passes. Float comparisons
+   order -0 and +0 as equal and fail on a NaN, as gpuact_passes_ord's order
+   keys do, so this is that rule with a few FP compares in place of the
+   integer keys (half-rate on NVIDIA GPUs: measured
+   on the H200, the key path ran the bf16 forward at 0.85x PyTorch's, the
+   f32 forward writing the mask at 1.046x the plain forward). */
+GPUACT_FN gpuact_u32 gpuact_hardtanh_sel(gpuact_u32 b, float z, float lo, float c, gpuact_u32 lb, gpuact_u32 cb,
+                                         int *pass) {
+    *pass = gpuact_passes(GPUACT_KIND_hardtanh, z, c, lo);
+    return z <= lo ? lb : (z > c ? cb : b);
+}
+/* The same on both lanes of w (zl, zh: their values); *top: bits 15 / 31
+   where a lane passes. */
 GPUACT_FN gpuact_u32 gpuact_hardtanh_pairf(gpuact_u32 w, float zl, float zh, float lo, float c, gpuact_u32 lb,
                                            gpuact_u32 cb, gpuact_u32 *top) {
-    const gpuact_u32 l = zl <= lo ? lb : (zl > c ? cb : (w & 0xffffu));
-    const gpuact_u32 h = zh <= lo ? lb : (zh > c ? cb : (w >> 16));
-    *top = (zl <= lo || zl >= c ? 0u : 0x8000u) | (zh <= lo || zh >= c ? 0u : 0x80000000u);
+    int pl, ph;
+    const gpuact_u32 l = gpuact_hardtanh_sel(w & 0xffffu, zl, lo, c, lb, cb, &pl);
+    const gpuact_u32 h = gpuact_hardtanh_sel(w >> 16, zh, lo, c, lb, cb, &ph);
+    *top = (pl ? 0x8000u : 0u) | (ph ? 0x80000000u : 0u);
     return l | (h << 16);
 }
 /* gpuact_passes_ord of both lanes of a word of format dt, as 0xffff per
@@ -198,7 +202,7 @@ GPUACT_FN gpuact_u32 gpuact_select_tops(int kind, gpuact_u32 y, gpuact_u32 c2) {
    word of format dt with the dialect's comparisons (gpuact_passes_pair):
    y's word, x's bits where the gradient passes, else +0 or a bound's bits
    (hardtanh: the lower at or below it, the upper above it, as
-   gpuact_hardtanh_bits); *top: bits 15 / 31 where it passes. */
+   gpuact_hardtanh_sel); *top: bits 15 / 31 where it passes. */
 GPUACT_FN gpuact_u32 gpuact_select_cmp2(int kind, int dt, gpuact_u32 w, gpuact_u32 c2, gpuact_u32 l2,
                                         gpuact_u32 *top) {
     const int bf = dt == GPUACT_DT_bf16;

@@ -22,11 +22,13 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC
     for (int k = 0; k < VEC; k++) {
         bool pass = false;
         if (SELECT) { /* y is x's bits, +0, a bound, or (leaky) x * slope */
-            pass = gpuact_passes_bits<X, KIND>(x[k], cbits, lbits);
-            if (KIND == GPUACT_KIND_hardtanh)
-                y[k] = gpuact_hardtanh_bits(x[k], gpuact_ord_bits<X, KIND>(x[k]), gpuact_nan_bits<X>(x[k]), lbits,
-                                            gpuact_ord_bits<X, KIND>(lbits), cbits, gpuact_ord_bits<X, KIND>(cbits));
-            else if (gpuact_kind_slope(KIND))
+            int hp;
+            pass = KIND == GPUACT_KIND_hardtanh ? false : gpuact_passes_bits<X, KIND>(x[k], cbits, lbits);
+            if (KIND == GPUACT_KIND_hardtanh) {
+                y[k] = gpuact_hardtanh_sel(x[k], gpuact_tof<X>(x[k]), gpuact_tof<X>(lbits), gpuact_tof<X>(cbits), lbits,
+                                           cbits, &hp);
+                pass = hp;
+            } else if (gpuact_kind_slope(KIND))
                 y[k] = pass ? x[k] : gpuact_fromf<Y>(gpuact_tof<X>(x[k]) * slope);
             else
                 y[k] = pass ? x[k] : gpuact_blocked_bits(KIND, gpuact_sbits<X>(x[k]), cbits);

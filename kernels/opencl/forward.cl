@@ -130,10 +130,10 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
                 for (int k = 0; k < GPUACT_CL_VEC; k++) {
 #if GPUACT_SELECT /* y is x's bits, +0, a bound, or (leaky) x * slope */
                     const uint xk = x[u][k];
-                    const int pass = GPUACT_PASSES_BITS(GPUACT_T0, xk, cbits, lbits);
+                    int pass = GPUACT_KIND == GPUACT_KIND_hardtanh ? 0 : GPUACT_PASSES_BITS(GPUACT_T0, xk, cbits, lbits);
                     if (GPUACT_KIND == GPUACT_KIND_hardtanh)
-                        y[u][k] = gpuact_hardtanh_bits(xk, ORD(GPUACT_T0, xk), ISNAN(GPUACT_T0)(xk), lbits,
-                                                       ORD(GPUACT_T0, lbits), cbits, ORD(GPUACT_T0, cbits));
+                        y[u][k] = gpuact_hardtanh_sel(xk, TOF(GPUACT_T0)(xk), TOF(GPUACT_T0)(lbits), TOF(GPUACT_T0)(cbits),
+                                                      lbits, cbits, &pass);
                     else if (gpuact_kind_slope(GPUACT_KIND))
                         y[u][k] = pass ? xk : FROMF(GPUACT_T1)(TOF(GPUACT_T0)(xk) * slope);
                     else y[u][k] = pass ? xk : gpuact_blocked_bits(GPUACT_KIND, SBITS(GPUACT_T0)(xk), cbits);
