@@ -226,7 +226,8 @@ GPUACT_FN gpuact_u32 gpuact_select_cmp2(int kind, int dt, gpuact_u32 w, gpuact_u
    and gpuact_f2h (f32 -> f16 bits, round to nearest even, subnormals
    kept), and may provide GPUACT_PACK2_BF16 / GPUACT_PACK2_F16(lo, hi): two
    floats rounded into a word (lo in the low half) in one instruction, and
-   GPUACT_MIN_NAN(a, b): the smaller, NaN if either is. */
+   GPUACT_MIN_NAN(a, b) / GPUACT_MAX_NAN(a, b): the smaller / larger (-0
+   below +0), NaN if either is. */
 
 /* f32 -> bf16 bits, round to nearest even; a NaN stays a quiet NaN with its
    payload's top bits (the carry must not make it Inf). */
@@ -258,14 +259,20 @@ GPUACT_FN gpuact_u32 gpuact_pack2_dt(int dt, int hw, float lo, float hi) {
 }
 
 #ifdef GPUACT_MIN_NAN
-/* Clipped ReLU (ceiling c > 0) as ReLU of a NaN-propagating min with c: the
-   value gpuact_act gives for every z, a NaN canonical (as the two-at-once
-   conversion makes it), and the ReLU folds into that conversion (nvcc: 4
-   instructions per element -> 1). For results of the flags' arithmetic
-   paths only (a NaN x's payload is not kept). */
-GPUACT_FN float gpuact_clipped_min_nan(float z, float c) {
-    const float v = GPUACT_MIN_NAN(z, c);
-    return v <= 0.0f ? 0.0f : v;
+/* Clipped ReLU (ceiling c > 0) and hardtanh on the flags' arithmetic paths
+   (bias, scale, or x's NaN put back afterwards), where a NaN result is the
+   canonical one (as the two-at-once conversion makes it): the value
+   gpuact_act gives for every other z. Clipped ReLU as ReLU of a
+   NaN-propagating min with c, the ReLU folding into that conversion (nvcc: 4
+   instructions per element -> 1); hardtanh as a NaN-propagating max with lo,
+   then min with c (both order -0 below +0, as gpuact_act's comparisons
+   do at a bound of +0). */
+GPUACT_FN float gpuact_act_minmax(int kind, float z, float c, float lo) {
+    if (kind == GPUACT_KIND_hardtanh) return GPUACT_MIN_NAN(GPUACT_MAX_NAN(z, lo), c);
+    {
+        const float v = GPUACT_MIN_NAN(z, c);
+        return v <= 0.0f ? 0.0f : v;
+    }
 }
 #endif
 /* The forward of four words of two lanes each (8 elements, element 2j in
@@ -310,9 +317,10 @@ GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int xd, int yd, int bd, int sel,
                 zh += bh;
             }
 #ifdef GPUACT_MIN_NAN
-            if (fl >= 0 && (fl & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) && kind == GPUACT_KIND_clipped) {
-                vl = gpuact_clipped_min_nan(zl, ceiling);
-                vh = gpuact_clipped_min_nan(zh, ceiling);
+            if (fl >= 0 && (fl & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) &&
+                (kind == GPUACT_KIND_clipped || kind == GPUACT_KIND_hardtanh)) {
+                vl = gpuact_act_minmax(kind, zl, ceiling, lower);
+                vh = gpuact_act_minmax(kind, zh, ceiling, lower);
             } else
 #endif
             {

@@ -75,14 +75,20 @@ __device__ __forceinline__ gpuact_u32 gpuact_cvt_f16x2(float lo, float hi) {
 }
 #define GPUACT_PACK2_BF16 gpuact_cvt_bf16x2
 #define GPUACT_PACK2_F16 gpuact_cvt_f16x2
-/* The smaller of a and b, NaN if either is (the canonical NaN), in one
-   instruction (sm_80 and later). */
+/* The smaller / larger of a and b, NaN if either is (the canonical NaN),
+   in one instruction (sm_80 and later). */
 __device__ __forceinline__ float gpuact_min_nan(float a, float b) {
     float r;
     asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
     return r;
 }
 #define GPUACT_MIN_NAN gpuact_min_nan
+__device__ __forceinline__ float gpuact_max_nan(float a, float b) {
+    float r;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+}
+#define GPUACT_MAX_NAN gpuact_max_nan
 #endif
 /* Both 16-bit lanes of a and b compared as floats of the format (bf16 or
    f16) in one instruction: 0xffff in each lane where a op b holds (gtu /

@@ -49,6 +49,12 @@ float gpuact_min_nan(float a, float b) {
 #define GPUACT_PACK2_BF16 gpuact_cvt_bf16x2
 #define GPUACT_PACK2_F16 gpuact_cvt_f16x2
 #define GPUACT_MIN_NAN gpuact_min_nan
+float gpuact_max_nan(float a, float b) {
+    float r;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+}
+#define GPUACT_MAX_NAN gpuact_max_nan
 #endif
 /* From sm_90 also the CUDA dialect's two-lane comparisons of 16-bit floats
    (0xffff in each lane where a op b holds; gtu / ltu: or a NaN). */
