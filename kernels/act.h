@@ -10,6 +10,56 @@
 #define GPUACT_ACT_H
 #include "smooth.h"
 
+/* ---- inline PTX, for the two NVIDIA dialects (CUDA, and NVIDIA's OpenCL,
+   which compiles through PTX): GPUACT_PTX_SM80 / GPUACT_PTX_SM90 where the
+   dialect's target has them. The hooks the code below looks for:
+   GPUACT_PACK2_BF16 / GPUACT_PACK2_F16(lo, hi): two floats rounded to
+   nearest even into a word of two 16-bit values (lo in the low half), one
+   instruction; GPUACT_MIN_NAN / GPUACT_MAX_NAN(a, b): the smaller / larger
+   (-0 below +0), the canonical NaN if either is a NaN; GPUACT_CMP2(op, bf16,
+   a, b): both 16-bit lanes of a and b compared as floats of the format (bf16
+   or f16), 0xffff in each lane where a op b holds (gtu / ltu: or either is a
+   NaN; bf16x2 comparisons need sm_90). */
+#ifdef GPUACT_PTX_SM80
+GPUACT_FN gpuact_u32 gpuact_cvt_bf16x2(float lo, float hi) {
+    gpuact_u32 r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+GPUACT_FN gpuact_u32 gpuact_cvt_f16x2(float lo, float hi) {
+    gpuact_u32 r;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+GPUACT_FN float gpuact_min_nan(float a, float b) {
+    float r;
+    asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+}
+GPUACT_FN float gpuact_max_nan(float a, float b) {
+    float r;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+}
+#define GPUACT_PACK2_BF16 gpuact_cvt_bf16x2
+#define GPUACT_PACK2_F16 gpuact_cvt_f16x2
+#define GPUACT_MIN_NAN gpuact_min_nan
+#define GPUACT_MAX_NAN gpuact_max_nan
+#endif
+#ifdef GPUACT_PTX_SM90
+#define GPUACT_CMP2_FN_(op)                                                                \
+    GPUACT_FN gpuact_u32 gpuact_cmp2_##op(int bf16, gpuact_u32 a, gpuact_u32 b) {          \
+        gpuact_u32 r;                                                                      \
+        if (bf16)                                                                          \
+            asm("set." #op ".u32.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));          \
+        else                                                                               \
+            asm("set." #op ".u32.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));           \
+        return r;                                                                          \
+    }
+GPUACT_CMP2_FN_(gt) GPUACT_CMP2_FN_(ge) GPUACT_CMP2_FN_(le) GPUACT_CMP2_FN_(gtu) GPUACT_CMP2_FN_(ltu)
+#define GPUACT_CMP2(op, bf16, a, b) gpuact_cmp2_##op((bf16), (a), (b))
+#endif
+
 /* The table's columns as functions of a kind known at compile time. */
 #define GPUACT_KIND_SLOPE_(name, slope, ceiling, lower, from_y, select, glu) (kind == GPUACT_KIND_##name && (slope)) ||
 #define GPUACT_KIND_SELECT_(name, slope, ceiling, lower, from_y, select, glu) (kind == GPUACT_KIND_##name && (select)) ||
@@ -224,10 +274,8 @@ GPUACT_FN gpuact_u32 gpuact_select_cmp2(int kind, int dt, gpuact_u32 w, gpuact_u
 /* ---- 16-bit element formats (dt: GPUACT_DT_f16 or GPUACT_DT_bf16, known at
    compile time). The dialect provides gpuact_h2f (f16 bits -> f32, exact)
    and gpuact_f2h (f32 -> f16 bits, round to nearest even, subnormals
-   kept), and may provide GPUACT_PACK2_BF16 / GPUACT_PACK2_F16(lo, hi): two
-   floats rounded into a word (lo in the low half) in one instruction, and
-   GPUACT_MIN_NAN(a, b) / GPUACT_MAX_NAN(a, b): the smaller / larger (-0
-   below +0), NaN if either is. */
+   kept); GPUACT_PACK2_*, GPUACT_MIN_NAN and GPUACT_MAX_NAN are the inline
+   PTX above, where the dialect has it. */
 
 /* f32 -> bf16 bits, round to nearest even; a NaN stays a quiet NaN with its
    payload's top bits (the carry must not make it Inf). */

@@ -47,7 +47,7 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
    it gets room for 6 blocks (40 registers, no spill): 1.18x on the H200.
    Not for bf16 (no spill at 32; 0.96x at 40) nor the general path (4-8
    bytes spilled at 48 registers, yet 0.95x at 62). docs/PERFORMANCE.md.
-   From sm_90 that selection compares without widening (GPUACT_CMP2 below);
+   From sm_90 that selection compares without widening (GPUACT_CMP2, ../act.h);
    the bound still measured 1.005x there (2026-11-24, seventh session). */
 #ifndef GPUACT_MIN_BLOCKS_HT16
 #define GPUACT_MIN_BLOCKS_HT16 6
@@ -59,52 +59,14 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
                                     : (mask16) ? GPUACT_MIN_BLOCKS_MASK16                      \
                                                : GPUACT_MIN_BLOCKS_GENERAL)
 
-/* Two floats to a word of two 16-bit values (lo in the low half), rounded to
-   nearest even, in one instruction (sm_80 and later; the fatbin's older
-   targets take the exact per-value conversion). */
+/* Inline PTX (../act.h's GPUACT_PTX_SM80 / GPUACT_PTX_SM90 functions):
+   sm_80 and later, and sm_90 and later; the fatbin's older targets take the
+   portable paths. */
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-__device__ __forceinline__ gpuact_u32 gpuact_cvt_bf16x2(float lo, float hi) {
-    gpuact_u32 r;
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    return r;
-}
-__device__ __forceinline__ gpuact_u32 gpuact_cvt_f16x2(float lo, float hi) {
-    gpuact_u32 r;
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    return r;
-}
-#define GPUACT_PACK2_BF16 gpuact_cvt_bf16x2
-#define GPUACT_PACK2_F16 gpuact_cvt_f16x2
-/* The smaller / larger of a and b, NaN if either is (the canonical NaN),
-   in one instruction (sm_80 and later). */
-__device__ __forceinline__ float gpuact_min_nan(float a, float b) {
-    float r;
-    asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-    return r;
-}
-#define GPUACT_MIN_NAN gpuact_min_nan
-__device__ __forceinline__ float gpuact_max_nan(float a, float b) {
-    float r;
-    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-    return r;
-}
-#define GPUACT_MAX_NAN gpuact_max_nan
+#define GPUACT_PTX_SM80 1
 #endif
-/* Both 16-bit lanes of a and b compared as floats of the format (bf16 or
-   f16) in one instruction: 0xffff in each lane where a op b holds (gtu /
-   ltu: or either is a NaN). bf16x2 comparisons need sm_90. */
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-#define GPUACT_CMP2_FN_(op)                                                                     \
-    __device__ __forceinline__ gpuact_u32 gpuact_cmp2_##op(int bf16, gpuact_u32 a, gpuact_u32 b) { \
-        gpuact_u32 r;                                                                           \
-        if (bf16)                                                                               \
-            asm("set." #op ".u32.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));               \
-        else                                                                                    \
-            asm("set." #op ".u32.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));                \
-        return r;                                                                               \
-    }
-GPUACT_CMP2_FN_(gt) GPUACT_CMP2_FN_(ge) GPUACT_CMP2_FN_(le) GPUACT_CMP2_FN_(gtu) GPUACT_CMP2_FN_(ltu)
-#define GPUACT_CMP2(op, bf16, a, b) gpuact_cmp2_##op((bf16), (a), (b))
+#define GPUACT_PTX_SM90 1
 #endif
 /* Value of the neighbour lane (lane + 1) in a warp of 32. */
 #define GPUACT_FROM_NEXT_LANE(v) __shfl_down_sync(0xffffffffu, (v), 1)

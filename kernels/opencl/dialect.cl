@@ -27,47 +27,11 @@ uint gpuact_f2h(float v) {
 
 /* NVIDIA's driver compiles OpenCL C through PTX and accepts inline PTX; the
    host passes GPUACT_CL_NV_SM (the device's compute capability, e.g. 90)
-   there. From sm_80 the dialect has what ../act.h can use, as the CUDA
-   dialect has: two floats rounded into a word of two 16-bit values in one
-   instruction, and a NaN-propagating min. */
+   there. From sm_80 / sm_90 the dialect has ../act.h's inline PTX
+   functions, as the CUDA dialect has. */
 #if defined(GPUACT_CL_NV_SM) && GPUACT_CL_NV_SM >= 80
-uint gpuact_cvt_bf16x2(float lo, float hi) {
-    uint r;
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    return r;
-}
-uint gpuact_cvt_f16x2(float lo, float hi) {
-    uint r;
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    return r;
-}
-float gpuact_min_nan(float a, float b) {
-    float r;
-    asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-    return r;
-}
-#define GPUACT_PACK2_BF16 gpuact_cvt_bf16x2
-#define GPUACT_PACK2_F16 gpuact_cvt_f16x2
-#define GPUACT_MIN_NAN gpuact_min_nan
-float gpuact_max_nan(float a, float b) {
-    float r;
-    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-    return r;
-}
-#define GPUACT_MAX_NAN gpuact_max_nan
+#define GPUACT_PTX_SM80 1
 #endif
-/* From sm_90 also the CUDA dialect's two-lane comparisons of 16-bit floats
-   (0xffff in each lane where a op b holds; gtu / ltu: or a NaN). */
 #if defined(GPUACT_CL_NV_SM) && GPUACT_CL_NV_SM >= 90
-#define GPUACT_CMP2_FN_(op)                                                        \
-    uint gpuact_cmp2_##op(int bf16, uint a, uint b) {                              \
-        uint r;                                                                    \
-        if (bf16)                                                                  \
-            asm("set." #op ".u32.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); \
-        else                                                                       \
-            asm("set." #op ".u32.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));  \
-        return r;                                                                  \
-    }
-GPUACT_CMP2_FN_(gt) GPUACT_CMP2_FN_(ge) GPUACT_CMP2_FN_(le) GPUACT_CMP2_FN_(gtu) GPUACT_CMP2_FN_(ltu)
-#define GPUACT_CMP2(op, bf16, a, b) gpuact_cmp2_##op((bf16), (a), (b))
+#define GPUACT_PTX_SM90 1
 #endif
