@@ -21,26 +21,17 @@
    or f16), 0xffff in each lane where a op b holds (gtu / ltu: or either is a
    NaN; bf16x2 comparisons need sm_90). */
 #ifdef GPUACT_PTX_SM80
-GPUACT_FN gpuact_u32 gpuact_cvt_bf16x2(float lo, float hi) {
-    gpuact_u32 r;
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    return r;
-}
-GPUACT_FN gpuact_u32 gpuact_cvt_f16x2(float lo, float hi) {
-    gpuact_u32 r;
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    return r;
-}
-GPUACT_FN float gpuact_min_nan(float a, float b) {
-    float r;
-    asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-    return r;
-}
-GPUACT_FN float gpuact_max_nan(float a, float b) {
-    float r;
-    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-    return r;
-}
+/* One PTX instruction of two float operands: d = op(x, y). */
+#define GPUACT_PTX2_(type, name, instr, d, x, y)                                      \
+    GPUACT_FN type name(float a, float b) {                                           \
+        type r;                                                                       \
+        asm(instr " %0, %1, %2;" : d(r) : "f"(x), "f"(y));                            \
+        return r;                                                                     \
+    }
+GPUACT_PTX2_(gpuact_u32, gpuact_cvt_bf16x2, "cvt.rn.bf16x2.f32", "=r", b, a) /* (lo, hi): hi goes first */
+GPUACT_PTX2_(gpuact_u32, gpuact_cvt_f16x2, "cvt.rn.f16x2.f32", "=r", b, a)
+GPUACT_PTX2_(float, gpuact_min_nan, "min.NaN.f32", "=f", a, b)
+GPUACT_PTX2_(float, gpuact_max_nan, "max.NaN.f32", "=f", a, b)
 #define GPUACT_PACK2_BF16 gpuact_cvt_bf16x2
 #define GPUACT_PACK2_F16 gpuact_cvt_f16x2
 #define GPUACT_MIN_NAN gpuact_min_nan
@@ -261,10 +252,9 @@ GPUACT_FN gpuact_u32 gpuact_select_cmp2(int kind, int dt, gpuact_u32 w, gpuact_u
         const gpuact_u32 below = GPUACT_CMP2(le, bf, w, l2), above = GPUACT_CMP2(gt, bf, w, c2) & ~below;
         pass = ~(below | GPUACT_CMP2(ge, bf, w, c2));
         y = (l2 & below) | (c2 & above) | (w & ~(below | above));
-    } else { /* relu: +0 where blocked; clipped: the ceiling where blocked above 0 */
-        const gpuact_u32 pos = GPUACT_CMP2(gtu, bf, w, 0u);
-        pass = kind == GPUACT_KIND_clipped ? pos & GPUACT_CMP2(ltu, bf, w, c2) : pos;
-        y = (w & pass) | (kind == GPUACT_KIND_clipped ? c2 & pos & ~pass : 0u);
+    } else { /* relu: +0 where blocked; clipped: the ceiling where blocked above 0 (or a NaN: it passes) */
+        pass = gpuact_passes_pair(kind, dt, w, c2, l2);
+        y = (w & pass) | (kind == GPUACT_KIND_clipped ? c2 & GPUACT_CMP2(gtu, bf, w, 0u) & ~pass : 0u);
     }
     *top = pass & 0x80008000u;
     return y;
