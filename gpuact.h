@@ -760,6 +760,22 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
    written by exactly one work-item (CUDA/HIP pair neighbouring lanes'
    nibbles with a shuffle), so no atomics are needed. */
 #define GPUACT__MAX_GRID_Y 65535
+/* Matrix rows a block row of a forward walks (tuning knobs, see
+   gpuact__rows_per_block): a kind with exp/erf/tanh; every array 16-bit;
+   writing the mask with a 4-byte array, CUDA/HIP. Halved while the grid
+   would have fewer than GPUACT__ROWS_MIN_BLOCKS blocks per compute unit. */
+#ifndef GPUACT__ROWS_TRANSCENDENTAL
+#define GPUACT__ROWS_TRANSCENDENTAL 8
+#endif
+#ifndef GPUACT__ROWS_16
+#define GPUACT__ROWS_16 2
+#endif
+#ifndef GPUACT__ROWS_MASK32
+#define GPUACT__ROWS_MASK32 2
+#endif
+#ifndef GPUACT__ROWS_MIN_BLOCKS
+#define GPUACT__ROWS_MIN_BLOCKS 32
+#endif
 /* Bias-gradient row groups per compute unit (tuning): blocks of a
    bias-gradient kernel = units * this. 20 is a whole number of waves at 4
    and 5 resident blocks per unit (the 16-bit and f32 kernels on an H200); at
@@ -1648,6 +1664,31 @@ static float gpuact__round_to_dtype(gpuact_dtype dt, float f) {
 
 /* ---- >>operations ------------------------------------------------------------ */
 
+/* Matrix rows a block row walks. Each block row loads its bias and sets
+   up its row loop once (alignment, the shifted head, the bounds as the
+   dtype), which a block of one row pays for 8-16 elements per thread.
+   Measured on the H200 (docs/PERFORMANCE.md, 65536 x 8192): walking 8 rows
+   made the epilogues of GELU, tanh-GELU and SiLU 1.10-1.23x faster (CUDA)
+   and 1.05-1.27x (NVIDIA's OpenCL); 2 rows the 16-bit epilogues of the
+   other kinds 1.02-1.07x (both backends) and CUDA's f32 epilogues writing
+   the mask 1.01-1.06x, but the f32 epilogues without the mask 0.99x (CUDA)
+   and 0.97x (OpenCL), OpenCL's f32 ones writing the mask 0.96-0.99x, and
+   squared ReLU's f32 one at 8 rows 0.97x: one row there. The other ops
+   keep one row per block row (the bias-gradient kernels size their own
+   grid). */
+static uint64_t gpuact__rows_per_block(const gpuact_context *ctx, const gpuact__launch *L) {
+    const gpuact__variant *V = &L->v;
+    uint64_t per;
+    if (V->op != GPUACT_OP_forward) return 1;
+    per = (GPUACT_TRANSCENDENTAL_KINDS >> V->kind) & 1u                       ? GPUACT__ROWS_TRANSCENDENTAL
+          : !gpuact__some_4byte(V)                                            ? GPUACT__ROWS_16
+          : V->mask && ctx->variant_blocks == GPUACT__BLOCKS_CUDA ? GPUACT__ROWS_MASK32
+                                                                  : 1;
+    while (per > 1 && L->grid_x * ((L->rows + per - 1) / per) < (uint64_t)ctx->units * GPUACT__ROWS_MIN_BLOCKS)
+        per /= 2;
+    return per;
+}
+
 /* Grid shape, then the backend. */
 static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L) {
     if (!L->grid_x)
@@ -1659,9 +1700,13 @@ static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpua
         gpuact__variant_name(&L->v, name, sizeof name);
         return gpuact__fail(GPUACT_ERROR_NOT_SUPPORTED, "gpuact internal error: %s is not a kernel variant", name);
     }
-    /* A block row per matrix row (up to the grid's limit): measured on the
-       H200, one wave of blocks walking many rows each was 6-12% slower. */
-    if (!L->grid_y) L->grid_y = L->rows < GPUACT__MAX_GRID_Y ? L->rows : GPUACT__MAX_GRID_Y;
+    /* A block row per gpuact__rows_per_block matrix rows (up to the grid's
+       limit): measured on the H200, one wave of blocks walking many rows
+       each was 6-12% slower. */
+    if (!L->grid_y) {
+        const uint64_t per = gpuact__rows_per_block(ctx, L), gy = (L->rows + per - 1) / per;
+        L->grid_y = gy < GPUACT__MAX_GRID_Y ? gy : GPUACT__MAX_GRID_Y;
+    }
     {
         gpuact_result r = ctx->be->launch(ctx, s, L);
         if (r == GPUACT_SUCCESS) GPUACT__STORE_RELAXED(&ctx->launched[gpuact__variant_index(&L->v)], (unsigned char)1);

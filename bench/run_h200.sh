@@ -174,6 +174,14 @@ if [ "$what" = ab ]; then
       -ldl -lpthread -lm || exit 1
     builds="base now exp"
   fi
+  # more experiments: AB_EXPS="tag:opt,opt tag2:..." (options comma-separated; the sources of
+  # .device/exp_<tag> when that folder exists, else the tree's)
+  for e in ${AB_EXPS:-}; do
+    tag=${e%%:*} opts=$(echo "${e#*:}" | tr , ' ') src=.
+    [ -d .device/exp_$tag ] && src=.device/exp_$tag
+    cc -std=c99 -O2 $opts -I$src -I. bench/gpuact_bench.c -o build/gpuact-bench-$tag -ldl -lpthread -lm || exit 1
+    builds="$builds $tag"
+  done
   [ -n "${AB_NO_CONF:-}" ] || [ "$backend" != opencl ] || {
     log "conformance, OpenCL on NVIDIA's driver"
     GPUACT_BACKEND=opencl timeout ${CONF_TIMEOUT:-400} build/conformance >"$OUT/conformance_opencl.txt" 2>&1
@@ -213,7 +221,8 @@ def load(tag):
                 except ValueError:
                     pass
     return rows
-tags = [t for t in ("base", "now", "exp") if os.path.exists(f"{out}/matrix_{t}_1.csv")]
+tags = ["base", "now"] + sorted(f[7:-6] for f in os.listdir(out)
+                                if f.startswith("matrix_") and f.endswith("_1.csv") and f[7:-6] not in ("base", "now"))
 data = {t: load(t) for t in tags}
 base = data["base"]
 print(f"{'cell':32s} " + " ".join(f"{t + ' ms':>10s}" for t in tags) + "  speed vs base (min over the rounds)")

@@ -1224,6 +1224,17 @@ static void epilogue_suite(void)
             epi_run(&c);
         }
     }
+    /* Many short rows: enough blocks that a block row of the forward walks
+       several rows even on a GPU with many compute units
+       (gpuact__rows_per_block), a row count no power of two divides; with
+       the bias at scale 1 (the flags' own row loop), at 0.5, and neither. */
+    for (a = 0; a < N_ACTS; a++) {
+        for (v = 0; v < 3; v++) {
+            epi_case c;
+            epi_setup(&c, ++k, ACTS[a], 33013, 9, v == 1 ? 0.5f : 1.0f, v != 2);
+            epi_run(&c);
+        }
+    }
 }
 
 /* Every kernel variant the API can reach, at least once: every activation
