@@ -370,7 +370,7 @@ static gpuact_result gpuact__opencl_create(gpuact_context *ctx) {
             o->nv_sm = (int)(major * 10 + minor);
         if (o->nv_sm) ctx->variant_blocks = GPUACT__BLOCKS_CL_NV;
     }
-    ctx->per_item32 = ctx->per_item16 = GPUACT_CL_VEC;
+    ctx->per_item32 = ctx->per_item16 = ctx->per_item_glu16 = GPUACT_CL_VEC;
     ctx->per_item_pair = GPUACT_CL_VEC * GPUACT_CL_GROUPS_PAIR;
     return GPUACT_SUCCESS;
 fail:

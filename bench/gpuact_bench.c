@@ -203,7 +203,7 @@ static void *readback(gpuact_context *ctx, gpuact_buffer buf, size_t byte_off, s
 
 /* ---- workloads ----------------------------------------------------------------- */
 
-typedef enum { K_FWD, K_BWD, K_EPI, K_EPI_BWD, K_SMALL } kind_t;
+typedef enum { K_FWD, K_BWD, K_EPI, K_EPI_BWD, K_SMALL, K_GLU } kind_t;
 
 typedef struct workload {
     const char *name, *op;
@@ -226,7 +226,7 @@ typedef struct workload {
 
 static size_t wl_n(const workload *w) { return w->rows * w->cols; }
 static size_t mask_ld_of(const workload *w) {
-    return w->kind == K_EPI || w->kind == K_EPI_BWD ? (w->cols + 127) / 128 * 128 : w->cols;
+    return w->kind == K_EPI || w->kind == K_EPI_BWD || w->kind == K_GLU ? (w->cols + 127) / 128 * 128 : w->cols;
 }
 static size_t mask_bytes(const workload *w) {
     size_t ld = mask_ld_of(w);
@@ -241,6 +241,7 @@ static double wl_bytes(const workload *w) {
     case K_BWD: return 2 * n * es + (w->mask ? m : n * es);
     case K_EPI: return 2 * n * es + (double)w->cols * es + (w->mask ? m : 0);
     case K_EPI_BWD: return 2 * n * es + (w->mask ? m : n * es) + (double)w->cols * 4;
+    case K_GLU: return 3 * n * es + 2 * (double)w->cols * es;
     }
     return 0;
 }
@@ -251,6 +252,7 @@ static double wl_memory(const workload *w) {
     case K_BWD: return 3 * n * es + m;
     case K_EPI: return 2 * n * es + (double)w->cols * es + m;
     case K_EPI_BWD: return 3 * n * es + m + (double)w->cols * 4 * 600;
+    case K_GLU: return 3 * n * es + 2 * (double)w->cols * es;
     }
     return 0;
 }
@@ -259,7 +261,7 @@ static double wl_memory(const workload *w) {
 typedef struct run_state {
     gpuact_context *ctx;
     workload *w;
-    gpuact_buffer in0, in1, out, mask, bias, dbias; /* see run_op */
+    gpuact_buffer in0, in1, out, mask, bias, bias2, dbias; /* see run_op */
     uint64_t k0, k1, kbias;
 } run_state;
 
@@ -267,7 +269,8 @@ typedef struct run_state {
    FWD/SMALL: in0 = x, out = y, mask (written, optional)
    BWD:       in0 = dy, in1 = x (or mask), out = dx
    EPI:       in0 = x, bias, out = y, mask (written, optional)
-   EPI_BWD:   in0 = dy, in1 = y (or mask), out = dx, dbias */
+   EPI_BWD:   in0 = dy, in1 = y (or mask), out = dx, dbias
+   GLU:       in0 = a, in1 = b, bias (a's), bias2 (b's), out = y */
 static gpuact_result run_op(run_state *s) {
     const workload *w = s->w;
     gpuact_context *ctx = s->ctx;
@@ -321,6 +324,14 @@ static gpuact_result run_op(run_state *s) {
         else if (w->act >= GPUACT_GELU) { d.x = s->in1; d.x_dtype = w->dt; } /* smooth: from the forward's x */
         else d.y = s->in1;
         return gpuact_epilogue_backward(ctx, &d, NULL);
+    }
+    case K_GLU: {
+        gpuact_glu_desc d;
+        memset(&d, 0, sizeof d);
+        d.act = act; d.rows = w->rows; d.cols = w->cols;
+        d.x_dtype = d.y_dtype = w->dt;
+        d.a = s->in0; d.b = s->in1; d.y = s->out; d.bias_a = s->bias; d.bias_b = s->bias2;
+        return gpuact_glu_forward(ctx, &d, NULL);
     }
     }
     return GPUACT_ERROR_INVALID_ARGUMENT;
@@ -383,6 +394,10 @@ static void expect(const run_state *s, size_t r, size_t c, uint32_t *out, int *b
         *bit = pass;
         return;
     }
+    case K_GLU: /* not modelled here: never checked (the conformance suite checks it) */
+        *out = 0u;
+        *bit = 0;
+        return;
     }
 }
 
@@ -393,7 +408,7 @@ static void expect(const run_state *s, size_t r, size_t c, uint32_t *out, int *b
 typedef struct { size_t lo, hi; } window;
 static int windows_of(const workload *w, window *win) {
     size_t n = wl_n(w), k = 0, j;
-    if (w->kind == K_EPI || w->kind == K_EPI_BWD) {
+    if (w->kind == K_EPI || w->kind == K_EPI_BWD || w->kind == K_GLU) {
         size_t rs[4];
         rs[0] = 0; rs[1] = w->rows > 1 ? 1 : 0; rs[2] = w->rows / 2; rs[3] = w->rows - 1;
         for (j = 0; j < 4; j++) {
@@ -718,6 +733,14 @@ static void run_workload(gpuact_context *ctx, workload *w) {
         }
         if (w->kind == K_EPI_BWD) alloc_buf(ctx, w->cols * 4, &s.dbias, "dbias", w);
         break;
+    case K_GLU:
+        alloc_buf(ctx, n * es, &s.in1, "in1", w);
+        fill(ctx, s.in1, w->dt, n, s.k1);
+        alloc_buf(ctx, w->cols * es, &s.bias, "bias", w);
+        fill(ctx, s.bias, w->dt, w->cols, s.kbias);
+        alloc_buf(ctx, w->cols * es, &s.bias2, "bias2", w);
+        fill(ctx, s.bias2, w->dt, w->cols, s.kbias ^ 1);
+        break;
     }
     poison_outputs(&s);
     CHECK(gpuact_synchronize(ctx, NULL));
@@ -735,6 +758,7 @@ static void run_workload(gpuact_context *ctx, workload *w) {
     gpuact_buffer_free(ctx, s.out);
     gpuact_buffer_free(ctx, s.mask);
     gpuact_buffer_free(ctx, s.bias);
+    gpuact_buffer_free(ctx, s.bias2);
     gpuact_buffer_free(ctx, s.dbias);
     fprintf(stderr, "  %-18s median %.4f ms  min %.4f ms  %.1f GB/s  check %s  (%.1f s with set-up)\n", w->name,
             w->med_ms, w->min_ms, w->bytes / (w->med_ms * 1e6),
@@ -895,7 +919,8 @@ int main(int argc, char **argv) {
             {K_FWD, 0, "fwd", "forward"}, {K_FWD, 1, "fwd-mask", "forward + mask"},
             {K_BWD, 0, "bwd-x", "backward from x"}, {K_BWD, 1, "bwd-mask", "backward from mask"},
             {K_EPI, 0, "epi", "epilogue bias+act"}, {K_EPI, 1, "epi-mask", "epilogue bias+act + mask"},
-            {K_EPI_BWD, 1, "epibwd-mask", "epilogue bwd+dbias, mask"}, {K_EPI_BWD, 0, "epibwd-y", "epilogue bwd+dbias, y or x"}};
+            {K_EPI_BWD, 1, "epibwd-mask", "epilogue bwd+dbias, mask"}, {K_EPI_BWD, 0, "epibwd-y", "epilogue bwd+dbias, y or x"},
+            {K_GLU, 0, "glu", "gated act(a + ba) * (b + bb)"}};
         int k, d, m, n = 0;
         all = (workload *)xmalloc(256 * sizeof *all);
         for (d = 0; d < 3; d++)
@@ -914,6 +939,9 @@ int main(int argc, char **argv) {
                         continue; /* the bounded kinds' epilogue backward needs the mask */
                     if (modes[m].mask && k >= GPUACT_GELU)
                         continue; /* the smooth kinds have no mask; their backward reads x */
+                    if (modes[m].kind == K_GLU && !(k == GPUACT_RELU || k == GPUACT_GELU || k == GPUACT_GELU_TANH ||
+                                                    k == GPUACT_SILU))
+                        continue; /* the gating kinds (ReGLU, GeGLU, SwiGLU) */
                     memset(w, 0, sizeof *w);
                     snprintf(names[n], sizeof names[n], "%s-%s-%s", modes[m].tag, kn[k], dn[d]);
                     w->name = names[n];
@@ -922,8 +950,8 @@ int main(int argc, char **argv) {
                     w->dt = (gpuact_dtype)d;
                     w->act = k;
                     w->mask = modes[m].mask;
-                    w->rows = w->kind == K_EPI || w->kind == K_EPI_BWD ? 65536 : 1;
-                    w->cols = w->kind == K_EPI || w->kind == K_EPI_BWD ? 8192 : 0;
+                    w->rows = w->kind == K_EPI || w->kind == K_EPI_BWD ? 65536 : w->kind == K_GLU ? 32768 : 1;
+                    w->cols = w->kind == K_EPI || w->kind == K_EPI_BWD || w->kind == K_GLU ? 8192 : 0;
                     w->nocheck = !checked;
                     n++;
                 }
@@ -935,7 +963,7 @@ int main(int argc, char **argv) {
         workload *w = &all[i];
         if (w->kind == K_FWD || w->kind == K_BWD) {
             if (!w->optional) w->cols = opt.quick ? quick_n : big;
-        } else if (opt.quick && (w->kind == K_EPI || w->kind == K_EPI_BWD)) {
+        } else if (opt.quick && (w->kind == K_EPI || w->kind == K_EPI_BWD || w->kind == K_GLU)) {
             w->rows = w->rows >= 65536 ? 512 : 64; /* cols stay 8192 */
         }
         if (w->kind == K_FWD || w->kind == K_BWD || w->kind == K_SMALL)

@@ -133,6 +133,14 @@ enum {
 #ifndef GPUACT_UNROLL
 #define GPUACT_UNROLL 2
 #endif
+/* CUDA/HIP: vectors a thread of the gated forward handles when every array
+   is 16-bit: its two inputs give it two 16-byte loads in flight at one.
+   Measured on the H200 (docs/PERFORMANCE.md, 32768 x 8192, 8 rows per
+   block row): 1.25-1.28x faster than GPUACT_UNROLL's 2, at which the
+   kernels used all 64 registers their launch bounds allow (the biases of
+   16 elements, hoisted out of the row loop as floats); at 1: 48 (ReGLU)
+   to 56. */
+#define GPUACT_GLU16_UNROLL 1
 /* CUDA/HIP: elements in a thread's 16-byte vector: 8 when every array of the
    kernel is 16-bit, else 4. */
 #define GPUACT_VEC(all_16bit) ((all_16bit) ? 8 : 4)

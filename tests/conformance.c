@@ -1448,6 +1448,32 @@ out:
     free(dy);
 }
 
+/* One gated case: combo picks x's dtype (combo % 3) and y's (combo / 3),
+   s the layout (halves of one matrix when odd) and, with combo, whether
+   the backward writes the bias gradient; k the case's random choices. */
+static void glu_one(unsigned long k, gpuact_activation act, size_t rows, size_t cols, size_t combo, size_t s)
+{
+    glu_case c;
+    memset(&c, 0, sizeof c);
+    c.act = act;
+    c.rows = rows;
+    c.cols = cols;
+    c.pad = pick(k, 1, 2) ? 0 : 5;
+    c.xt = (gpuact_dtype)(combo % 3);
+    c.yt = (gpuact_dtype)(combo / 3);
+    c.dyt = (gpuact_dtype)(combo / 3);
+    c.dbt = (gpuact_dtype)pick(k, 2, 3);
+    c.halves = (int)(s % 2);
+    c.bias = pick(k, 3, 3) != 0;
+    c.dbias = (int)((s + combo) % 2);
+    snprintf(c.label, sizeof c.label, "%zux%zu %s x=%s y/dy=%s%s%s%s pad %zu", c.rows, c.cols, act_name(c.act),
+             dt_name(c.xt), dt_name(c.yt), c.halves ? " halves" : " two buffers", c.bias ? " bias" : "",
+             c.dbias ? " dbias=" : "", c.pad);
+    if (c.dbias)
+        strncat(c.label, dt_name(c.dbt), sizeof c.label - strlen(c.label) - 1);
+    glu_run(&c);
+}
+
 /* Every gating kind x the forward's x/y and the backward's dy/x dtypes,
    with and without biases and the bias gradient, a and b as the halves of
    one buffer or two; ragged shapes and padded rows. */
@@ -1461,28 +1487,14 @@ static void glu_suite(void)
     size_t a, combo, s;
     for (a = 0; a < sizeof KINDS / sizeof KINDS[0]; a++)
         for (combo = 0; combo < 9; combo++)
-            for (s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
-                glu_case c;
-                memset(&c, 0, sizeof c);
-                k++;
-                c.act = KINDS[a];
-                c.rows = SHAPES[s][0];
-                c.cols = SHAPES[s][1];
-                c.pad = pick(k, 1, 2) ? 0 : 5;
-                c.xt = (gpuact_dtype)(combo % 3);
-                c.yt = (gpuact_dtype)(combo / 3);
-                c.dyt = (gpuact_dtype)(combo / 3);
-                c.dbt = (gpuact_dtype)pick(k, 2, 3);
-                c.halves = (int)(s % 2);
-                c.bias = pick(k, 3, 3) != 0;
-                c.dbias = (int)((s + combo) % 2);
-                snprintf(c.label, sizeof c.label, "%zux%zu %s x=%s y/dy=%s%s%s%s pad %zu", c.rows, c.cols,
-                         act_name(c.act), dt_name(c.xt), dt_name(c.yt), c.halves ? " halves" : " two buffers",
-                         c.bias ? " bias" : "", c.dbias ? " dbias=" : "", c.pad);
-                if (c.dbias)
-                    strncat(c.label, dt_name(c.dbt), sizeof c.label - strlen(c.label) - 1);
-                glu_run(&c);
-            }
+            for (s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++)
+                glu_one(++k, KINDS[a], SHAPES[s][0], SHAPES[s][1], combo, s);
+    /* Many short rows, so that a block row of the gated forward walks
+       several of them even on a GPU with many compute units
+       (gpuact__rows_per_block); x and y of one dtype, each dtype. */
+    for (a = 0; a < sizeof KINDS / sizeof KINDS[0]; a++)
+        for (combo = 0; combo < 9; combo += 4)
+            glu_one(++k, KINDS[a], 33013, 9, combo, a + combo / 4);
 }
 
 /* >>main */

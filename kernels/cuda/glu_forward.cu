@@ -2,12 +2,12 @@
    each sum one f32 addition, one f32 product, y rounded once. X = a, b and
    the biases, Y = y (X2 = X). in = a, aux = b, bias / bias2 = the biases,
    out = y. A thread owns GPUACT_UNROLL vectors of VEC elements a block
-   apart (as the other kernels: the host's grid follows gpuact_vec). */
+   apart (GPUACT_GLU16_UNROLL when every array is 16-bit) (as the other kernels: the host's grid follows gpuact_vec). */
 #include "common.cuh"
 
 template <class X, class Y, class X2, int KIND, int MASK_, int DBIAS_, int SELECT_, int FROMX_>
 __device__ __forceinline__ void glu_forward(GPUACT_PARAMS) {
-    enum { VEC = gpuact_vec<X, Y, X2>::value, U = GPUACT_UNROLL, BLK = GPUACT_BLOCK };
+    enum { VEC = gpuact_vec<X, Y, X2>::value, U = VEC == 8 ? GPUACT_GLU16_UNROLL : GPUACT_UNROLL, BLK = GPUACT_BLOCK };
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
     const bool has_bias = flags & GPUACT_F_BIAS;
     const bool aligned = gpuact_rows_aligned(in, ld_in * X::size, rows) &&
