@@ -226,13 +226,16 @@ __device__ __forceinline__ gpuact_u32 gpuact_mask_read(const unsigned char *row,
    the compile checks append one GPUACT_KERNEL line per reachable variant
    instead. The _X form expands macro arguments first. */
 #define GPUACT_KERNEL(op, name, t0, t1, t2, kind, mask, dbias, select, fromx)                       \
-    extern "C" __global__ void GPUACT_LAUNCH_BOUNDS(select, dbias, GPUACT_MASK16(t0, t1, t2, mask),     \
+    extern "C" __global__ void GPUACT_LAUNCH_BOUNDS(select, dbias, GPUACT_BOUND16(op, t0, t1, t2, mask), \
                                                     GPUACT_HT16(op, t0, t1, t2, kind, mask, select)) \
         name(GPUACT_PARAMS) {                                                                       \
         op<t0, t1, t2, kind, mask, dbias, select, fromx>(GPUACT_ARGS);                              \
     }
-/* The mask read or written, every array 16-bit (see GPUACT_LAUNCH_BOUNDS). */
-#define GPUACT_MASK16(t0, t1, t2, mask) ((mask) && t0::size == 2 && t1::size == 2 && t2::size == 2)
+/* Every array 16-bit, and the mask read or written or the gated forward
+   (see GPUACT_LAUNCH_BOUNDS). */
+#define GPUACT_BOUND16(op, t0, t1, t2, mask)                                           \
+    (((mask) || GPUACT_OP_##op == GPUACT_OP_glu_forward) && t0::size == 2 && t1::size == 2 && \
+     t2::size == 2)
 /* hardtanh's forward on the selection path writing the mask, every array
    f16 (same). */
 #define GPUACT_HT16(op, t0, t1, t2, kind, mask, select)                                             \

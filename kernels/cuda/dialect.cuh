@@ -33,13 +33,15 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #ifndef GPUACT_MIN_BLOCKS_GENERAL
 #define GPUACT_MIN_BLOCKS_GENERAL 4
 #endif
-/* A general-path kernel that reads or writes the mask with every array
-   16-bit (the 16-bit epilogue writing the mask, above all): room for 5
-   blocks. Measured on the H200 at 4 (56 registers, 50% of warps) against 5
-   (48 registers, no spill): the bf16 epilogue forward with the mask 1.08x
-   faster; 6 spilled. */
-#ifndef GPUACT_MIN_BLOCKS_MASK16
-#define GPUACT_MIN_BLOCKS_MASK16 5
+/* A general-path kernel with every array 16-bit that reads or writes the
+   mask (the 16-bit epilogue writing the mask, above all), and the 16-bit
+   gated forward: room for 5 blocks (bound16). Measured on the H200 at 4
+   (56 registers, 50% of warps) against 5 (48 registers, no spill): the
+   bf16 epilogue forward with the mask 1.08x faster, 6 spilled; the gated
+   forward of GELU, tanh-GELU and SiLU 1.07-1.09x faster (ReGLU 1.00x),
+   the f32 one 0.97-1.01x (not bound). */
+#ifndef GPUACT_MIN_BLOCKS_16
+#define GPUACT_MIN_BLOCKS_16 5
 #endif
 /* hardtanh writing the mask from f16 arrays on the selection path (ht16)
    keeps both bounds, as values and as bits, beside the widened lanes: at
@@ -52,12 +54,12 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #ifndef GPUACT_MIN_BLOCKS_HT16
 #define GPUACT_MIN_BLOCKS_HT16 6
 #endif
-#define GPUACT_LAUNCH_BOUNDS(select, dbias, mask16, ht16)                                       \
-    __launch_bounds__(GPUACT_BLOCK, (dbias)    ? 1                                             \
-                                    : (ht16)   ? GPUACT_MIN_BLOCKS_HT16                        \
-                                    : (select) ? GPUACT_MIN_BLOCKS_SELECT                      \
-                                    : (mask16) ? GPUACT_MIN_BLOCKS_MASK16                      \
-                                               : GPUACT_MIN_BLOCKS_GENERAL)
+#define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16)                                      \
+    __launch_bounds__(GPUACT_BLOCK, (dbias)     ? 1                                            \
+                                    : (ht16)    ? GPUACT_MIN_BLOCKS_HT16                       \
+                                    : (select)  ? GPUACT_MIN_BLOCKS_SELECT                     \
+                                    : (bound16) ? GPUACT_MIN_BLOCKS_16                         \
+                                                : GPUACT_MIN_BLOCKS_GENERAL)
 
 /* Inline PTX (../act.h's GPUACT_PTX_SM80 / GPUACT_PTX_SM90 functions):
    sm_80 and later, and sm_90 and later; the fatbin's older targets take the
