@@ -860,11 +860,11 @@ static void elementwise_suite(void)
 }
 
 /* One large f32 relu, past 2^31 elements (and mask bits) on the GPU machine:
-   64-bit indexing. */
+   64-bit indexing; then a bf16 SiLU of as many elements. */
 static void large_suite(size_t n)
 {
     static const ew_place ALIGNED = {0, 0, 0, 0};
-    gpuact_activation relu = {GPUACT_RELU, 0.0f, 0.0f, 0.0f};
+    gpuact_activation relu = {GPUACT_RELU, 0.0f, 0.0f, 0.0f}, silu = {GPUACT_SILU, 0.0f, 0.0f, 0.0f};
     ew_data e;
     if (n == 0 || !ew_init(&e, GPUACT_F32, relu, n))
         return;
@@ -872,6 +872,13 @@ static void large_suite(size_t n)
     ew_forward(&e, &ALIGNED, 0, 1);
     ew_backward(&e, &ALIGNED, 1, FROM_X);
     ew_backward(&e, &ALIGNED, 0, FROM_MASK);
+    ew_free(&e);
+    /* a kind with exp: launched as a matrix of rows and a ragged rest
+       (gpuact__dispatch_rows), forward and backward */
+    if (!ew_init(&e, GPUACT_BF16, silu, n))
+        return;
+    ew_forward(&e, &ALIGNED, 0, 0);
+    ew_backward(&e, &ALIGNED, 0, FROM_X);
     ew_free(&e);
 }
 
