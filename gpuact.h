@@ -763,8 +763,8 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
 /* Matrix rows a block row of a forward or gated forward walks (tuning
    knobs, see gpuact__rows_per_block): a kind with exp/erf/tanh; every
    array 16-bit (forward, gated forward); writing the mask with a 4-byte
-   array, CUDA/HIP. Halved while the grid
-   would have fewer than GPUACT__ROWS_MIN_BLOCKS blocks per compute unit. */
+   array, CUDA/HIP. Halved while the grid would have fewer than
+   GPUACT__ROWS_MIN_BLOCKS blocks per compute unit. */
 #ifndef GPUACT__ROWS_TRANSCENDENTAL
 #define GPUACT__ROWS_TRANSCENDENTAL 8
 #endif
@@ -834,6 +834,8 @@ static int gpuact__kind_from_y(int kind) {
     static const unsigned char from_y[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_FROM_Y_) 0};
     return from_y[kind];
 }
+/* Whether the kind evaluates exp, erf or tanh (GPUACT_TRANSCENDENTAL_KINDS). */
+static int gpuact__kind_transcendental(int kind) { return (int)((GPUACT_TRANSCENDENTAL_KINDS >> kind) & 1u); }
 /* Whether the glu ops take the kind (the table's glu column). */
 static int gpuact__kind_glu(int kind) {
 #define GPUACT__KIND_GLU_(name, slope, ceiling, lower, from_y, select, glu) glu,
@@ -1691,7 +1693,7 @@ static float gpuact__round_to_dtype(gpuact_dtype dt, float f) {
 static uint64_t gpuact__rows_per_block(const gpuact_context *ctx, const gpuact__launch *L) {
     const gpuact__variant *V = &L->v;
     uint64_t per;
-    const int transcendental = (GPUACT_TRANSCENDENTAL_KINDS >> V->kind) & 1u;
+    const int transcendental = gpuact__kind_transcendental(V->kind);
     if (V->op != GPUACT_OP_forward && V->op != GPUACT_OP_glu_forward &&
         !(V->op == GPUACT_OP_backward && transcendental))
         return 1;
@@ -1712,25 +1714,31 @@ static uint64_t gpuact__rows_per_block(const gpuact_context *ctx, const gpuact__
    epilogues of those kinds 1.10-1.27x faster, and these 1.06-1.18x.
    Otherwise, and for every other launch, L as it is. Every buffer was
    validated for the whole row before; the rest is a launch of the same
-   kernel. */
+   kernel. L comes from gpuact__forward or from gpuact__backward without
+   the bias gradient, its grid not yet set (a transcendental kind has no
+   mask). */
 #ifndef GPUACT__VIEW_COLS
 #define GPUACT__VIEW_COLS 8192
 #endif
+/* Blocks along a row: the work-items its elements need, in blocks. */
+static uint64_t gpuact__grid_x(const gpuact_context *ctx, const gpuact__launch *L) {
+    return L->v.op == GPUACT_OP_dbias
+               ? gpuact__div_up((size_t)L->cols, GPUACT_DBIAS_COLS)
+               : gpuact__div_up(gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)), gpuact__block(ctx, L));
+}
 static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L);
 static gpuact_result gpuact__dispatch_rows(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L) {
     const uint64_t C = GPUACT__VIEW_COLS;
     const size_t es = gpuact_dtype_size(L->v.t[0]);
     gpuact__launch M;
     gpuact_result r;
-    if (L->rows != 1 || L->cols < 2 * C || !((GPUACT_TRANSCENDENTAL_KINDS >> L->v.kind) & 1u) || L->v.mask ||
-        L->v.dbias || (L->flags & GPUACT_F_BIAS) || L->grid_x || L->grid_y ||
-        !(L->v.op == GPUACT_OP_forward || L->v.op == GPUACT_OP_backward) ||
+    if (L->rows != 1 || L->cols < 2 * C || !gpuact__kind_transcendental(L->v.kind) || (L->flags & GPUACT_F_BIAS) ||
         gpuact_dtype_size(L->v.t[1]) != es || gpuact_dtype_size(L->v.t[2]) != es)
         return gpuact__dispatch(ctx, s, L);
     M = *L;
     M.rows = L->cols / C;
     M.cols = M.ld_in = M.ld_out = M.ld_aux = C;
-    M.grid_x = gpuact__div_up(gpuact__div_up((size_t)C, gpuact__items(ctx, &M)), gpuact__block(ctx, &M));
+    M.grid_x = gpuact__grid_x(ctx, &M);
     if (gpuact__rows_per_block(ctx, &M) == 1) return gpuact__dispatch(ctx, s, L);
     if ((r = gpuact__dispatch(ctx, s, &M)) != GPUACT_SUCCESS || L->cols % C == 0) return r;
     M = *L; /* the rest: one row, each array that many elements on */
@@ -1743,10 +1751,7 @@ static gpuact_result gpuact__dispatch_rows(gpuact_context *ctx, gpuact_stream s,
 
 /* Grid shape, then the backend. */
 static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L) {
-    if (!L->grid_x)
-        L->grid_x = L->v.op == GPUACT_OP_dbias
-                        ? gpuact__div_up((size_t)L->cols, GPUACT_DBIAS_COLS)
-                        : gpuact__div_up(gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)), gpuact__block(ctx, L));
+    if (!L->grid_x) L->grid_x = gpuact__grid_x(ctx, L);
     if (!gpuact__variant_reachable(&L->v)) {
         char name[GPUACT__NAME_MAX];
         gpuact__variant_name(&L->v, name, sizeof name);

@@ -226,7 +226,7 @@ typedef struct workload {
 
 static size_t wl_n(const workload *w) { return w->rows * w->cols; }
 static size_t mask_ld_of(const workload *w) {
-    return w->kind == K_EPI || w->kind == K_EPI_BWD || w->kind == K_GLU ? (w->cols + 127) / 128 * 128 : w->cols;
+    return w->kind == K_EPI || w->kind == K_EPI_BWD ? (w->cols + 127) / 128 * 128 : w->cols;
 }
 static size_t mask_bytes(const workload *w) {
     size_t ld = mask_ld_of(w);

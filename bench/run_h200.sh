@@ -165,21 +165,20 @@ if [ "$what" = ab ]; then
     -ldl -lpthread -lm || exit 1
   cc -std=c99 -O2 -I$base -I. bench/gpuact_bench.c -o build/gpuact-bench-base -ldl -lpthread -lm || exit 1
   builds="base now"
-  if [ -n "${AB_EXP_CFLAGS:-}" ]; then # an experiment beside them: the tree built with these options
-    cc -std=c99 -O2 $AB_EXP_CFLAGS -I. bench/gpuact_bench.c -o build/gpuact-bench-exp -ldl -lpthread -lm || exit 1
-    builds="base now exp"
-  elif [ -d .device/exp ]; then # an experiment beside them: the tree with the change under test
-    cc -std=c99 -O2 -I.device/exp -I. bench/gpuact_bench.c -o build/gpuact-bench-exp -ldl -lpthread -lm || exit 1
-    cc -std=c99 -O2 -fPIC -shared -I.device/exp .device/exp/tools/gpuact_shared.c -o build/libgpuact_exp.so \
-      -ldl -lpthread -lm || exit 1
-    builds="base now exp"
-  fi
-  # more experiments: AB_EXPS="tag:opt,opt tag2:..." (options comma-separated; the sources of
-  # .device/exp_<tag> when that folder exists, else the tree's)
-  for e in ${AB_EXPS:-}; do
+  # experiments beside them: AB_EXPS="tag:opt,opt tag2:..." (options comma-separated), each built from
+  # the sources of .device/exp_<tag> when that folder exists, else the tree's. The older forms are one
+  # such experiment, "exp": AB_EXP_CFLAGS (the tree with those options) or the folder .device/exp
+  # (also as build/libgpuact_exp.so, for matrix.py's AB_EXP_LIB).
+  exps=${AB_EXPS:-}
+  [ -n "${AB_EXP_CFLAGS:-}" ] && exps="exp:$(echo $AB_EXP_CFLAGS | tr ' ' ,) $exps"
+  [ -z "${AB_EXP_CFLAGS:-}" ] && [ -d .device/exp ] && exps="exp: $exps"
+  for e in $exps; do
     tag=${e%%:*} opts=$(echo "${e#*:}" | tr , ' ') src=.
     [ -d .device/exp_$tag ] && src=.device/exp_$tag
+    [ "$tag" = exp ] && [ -z "${AB_EXP_CFLAGS:-}" ] && src=.device/exp
     cc -std=c99 -O2 $opts -I$src -I. bench/gpuact_bench.c -o build/gpuact-bench-$tag -ldl -lpthread -lm || exit 1
+    [ "$src" = .device/exp ] && { cc -std=c99 -O2 -fPIC -shared -I$src $src/tools/gpuact_shared.c \
+      -o build/libgpuact_exp.so -ldl -lpthread -lm || exit 1; }
     builds="$builds $tag"
   done
   [ -n "${AB_NO_CONF:-}" ] || [ "$backend" != opencl ] || {

@@ -2,7 +2,8 @@
    each sum one f32 addition, one f32 product, y rounded once. X = a, b and
    the biases, Y = y (X2 = X). in = a, aux = b, bias / bias2 = the biases,
    out = y. A thread owns GPUACT_UNROLL vectors of VEC elements a block
-   apart (GPUACT_GLU16_UNROLL when every array is 16-bit) (as the other kernels: the host's grid follows gpuact_vec). */
+   apart, GPUACT_GLU16_UNROLL when every array is 16-bit (the host's grid
+   follows the same rule: per_item_glu16). */
 #include "common.cuh"
 
 template <class X, class Y, class X2, int KIND, int MASK_, int DBIAS_, int SELECT_, int FROMX_>
