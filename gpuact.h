@@ -780,18 +780,26 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
 #ifndef GPUACT__ROWS_MIN_BLOCKS
 #define GPUACT__ROWS_MIN_BLOCKS 32
 #endif
-/* Bias-gradient row groups per compute unit (tuning): blocks of a
-   bias-gradient kernel = units * this. 20 is a whole number of waves at 4
-   and 5 resident blocks per unit (the 16-bit and f32 kernels on an H200); at
-   8 the f32 kernel ran 1.6 waves and its last was 60% full: the f32
-   epilogue backward from the mask with dbias went 1.177 -> 1.110 ms (65536 x
-   8192) with 20. When a group would get fewer than
+/* Bias-gradient row groups per compute unit (tuning; ctx->dbias_groups,
+   set by the backend): blocks of a bias-gradient kernel = units * this.
+   A whole number of waves at the kernels' residency: at 8 the f32 kernel
+   ran 1.6 waves and its last was 60% full; 20 (whole at 4 and 5 resident
+   blocks) took the f32 epilogue backward from the mask with dbias 1.177 ->
+   1.110 ms (65536 x 8192). CUDA/HIP now 24 (whole at 3, 4, 6 and 8): the
+   ReLU family's backward from the mask into f32 runs 6 blocks per
+   multiprocessor (kernels/cuda/dialect.cuh, GPUACT_MIN_BLOCKS_DBIAS32),
+   1.010-1.065x with 24, 0.975x with 20; the other bias-gradient cells
+   0.986-1.008x (H200, 2026-11-24). OpenCL keeps 20 (its kernels were
+   measured there). When a group would get fewer than
    GPUACT__DBIAS_MIN_GROUP_ROWS rows (of slices) that way, its blocks are
    short and their partial sums weigh more than a last wave: the earlier
    count (_SHORT) then. At 1024 x 8192 the two counts measured within the
    cells' run-to-run spread (about 5% at 30 us), so the old one stays. */
 #ifndef GPUACT__DBIAS_GROUPS_PER_UNIT
 #define GPUACT__DBIAS_GROUPS_PER_UNIT 20
+#endif
+#ifndef GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA
+#define GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA 24
 #endif
 #ifndef GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT
 #define GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT 8
@@ -1036,6 +1044,7 @@ struct gpuact_context {
     unsigned per_item_pair;        /* on GPUACT_PAIR_PATH (kernels/contract.h: 16-bit forward paths) */
     unsigned per_item_glu16;       /* the gated forward, all 2-byte */
     unsigned dbias_slices;         /* row slices of a backward block with dbias (GPUACT_DBIAS_SLICES or 1) */
+    unsigned dbias_groups;         /* bias-gradient row groups per unit (GPUACT__DBIAS_GROUPS_PER_UNIT*) */
     int variant_blocks;            /* threads per block: GPUACT__BLOCKS_* (kernels/contract.h's rules) */
     pthread_mutex_t lock;          /* kernel builds (OpenCL: also argument setting and enqueue) */
     pthread_mutex_t ws_lock;       /* the workspace pool's bookkeeping (never held across a launch) */
@@ -1430,12 +1439,12 @@ static gpuact_result gpuact__workspace_release(gpuact_context *ctx, gpuact_strea
     return r;
 }
 
-/* Row groups of the bias gradient: about GPUACT__DBIAS_GROUPS_PER_UNIT per
+/* Row groups of the bias gradient: about `groups` (0: GPUACT__DBIAS_GROUPS_PER_UNIT) per
    compute unit (_SHORT for few rows), at most rows and GPUACT__MAX_GRID_Y, and few enough that
    the workspace's parts * cols * 4 bytes fit size_t (cols * 4 does: the
    dbias extent was checked). */
-static size_t gpuact__dbias_parts(size_t units, size_t gx, size_t rows, size_t cols) {
-    size_t want = gpuact__div_up(units * GPUACT__DBIAS_GROUPS_PER_UNIT, gx), parts;
+static size_t gpuact__dbias_parts(size_t units, size_t groups, size_t gx, size_t rows, size_t cols) {
+    size_t want = gpuact__div_up(units * (groups ? groups : GPUACT__DBIAS_GROUPS_PER_UNIT), gx), parts;
     if (rows / want < GPUACT__DBIAS_MIN_GROUP_ROWS) want = gpuact__div_up(units * GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT, gx);
     parts = want < rows ? want : rows;
     if (parts > GPUACT__MAX_GRID_Y) parts = GPUACT__MAX_GRID_Y;
@@ -1950,7 +1959,8 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
            the parts in order. No atomics, so every run gives the same bits. */
         const size_t slices = ctx->dbias_slices ? ctx->dbias_slices : 1;
         size_t gx = gpuact__div_up(gpuact__div_up(d->cols, gpuact__items(ctx, &L)), gpuact__block(ctx, &L) / slices);
-        size_t parts = gpuact__dbias_parts(ctx->units, gx, gpuact__div_up(d->rows, slices), d->cols);
+        size_t parts =
+            gpuact__dbias_parts(ctx->units, ctx->dbias_groups, gx, gpuact__div_up(d->rows, slices), d->cols);
         gpuact__launch F;
         int slot;
         if ((r = gpuact__workspace(ctx, s, parts * d->cols * 4, &L.part, &slot))) return r;
@@ -2180,7 +2190,7 @@ GPUACT_DEF gpuact_result gpuact_glu_backward(gpuact_context *ctx, const gpuact_g
     if (L.v.dbias) {
         /* row groups write the column sums of da then db ([parts][2 cols]); two finishes add them in order */
         size_t gx = gpuact__div_up(gpuact__div_up(d.cols, gpuact__items(ctx, &L)), gpuact__block(ctx, &L));
-        size_t parts = gpuact__dbias_parts(ctx->units, gx, d.rows, 2 * d.cols);
+        size_t parts = gpuact__dbias_parts(ctx->units, ctx->dbias_groups, gx, d.rows, 2 * d.cols);
         gpuact__launch F;
         int slot, h;
         if ((r = gpuact__workspace(ctx, s, parts * 2 * d.cols * 4, &L.part, &slot))) return r;

@@ -109,6 +109,7 @@ static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units
     ctx->per_item16 = ctx->per_item_pair = 8 * GPUACT__UNROLL;
     ctx->per_item_glu16 = 8 * GPUACT_GLU16_UNROLL;
     ctx->dbias_slices = GPUACT_DBIAS_SLICES;
+    ctx->dbias_groups = GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA;
     ctx->variant_blocks = GPUACT__BLOCKS_CUDA;
     g->rtc_options[2] = "-DGPUACT_UNROLL=" GPUACT__STR(GPUACT__UNROLL);
     g->rtc_options[3] = "-DGPUACT_MIN_BLOCKS_SELECT=" GPUACT__STR(GPUACT__MIN_BLOCKS_SELECT);

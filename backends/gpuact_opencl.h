@@ -372,6 +372,7 @@ static gpuact_result gpuact__opencl_create(gpuact_context *ctx) {
     }
     ctx->per_item32 = ctx->per_item16 = ctx->per_item_glu16 = GPUACT_CL_VEC;
     ctx->per_item_pair = GPUACT_CL_VEC * GPUACT_CL_GROUPS_PAIR;
+    ctx->dbias_groups = GPUACT__DBIAS_GROUPS_PER_UNIT;
     return GPUACT_SUCCESS;
 fail:
     gpuact__opencl_destroy(ctx);

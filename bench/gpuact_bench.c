@@ -39,9 +39,9 @@
 
 static struct {
     gpuact_backend backend;
-    int device, csv, reps, warmup, quick, large, reps_set, warmup_set, matrix;
+    int device, csv, reps, warmup, quick, large, reps_set, warmup_set, matrix, list;
     const char *only;
-} opt = {GPUACT_BACKEND_AUTO, 0, 0, 30, 5, 0, 0, 0, 0, 0, NULL};
+} opt = {GPUACT_BACKEND_AUTO, 0, 0, 30, 5, 0, 0, 0, 0, 0, 0, NULL};
 
 static int g_failed_checks = 0;
 
@@ -891,10 +891,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--large")) opt.large = 1;
         else if (!strcmp(a, "--matrix")) opt.matrix = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
-        else if (!strcmp(a, "--list")) {
-            for (i = 0; i < nwl; i++) printf("%-18s %s%s\n", wl[i].name, wl[i].op, wl[i].optional ? " (--large)" : "");
-            return 0;
-        } else if (v && !strcmp(a, "--backend")) {
+        else if (!strcmp(a, "--list")) opt.list = 1;
+        else if (v && !strcmp(a, "--backend")) {
             if (!strcmp(v, "cuda")) opt.backend = GPUACT_BACKEND_CUDA;
             else if (!strcmp(v, "hip")) opt.backend = GPUACT_BACKEND_HIP;
             else if (!strcmp(v, "opencl")) opt.backend = GPUACT_BACKEND_OPENCL;
@@ -956,6 +954,25 @@ int main(int argc, char **argv) {
                     n++;
                 }
         nwl = n;
+    }
+    if (opt.list) { /* the workloads of this invocation: the matrix's cells with --matrix */
+        for (i = 0; i < nwl; i++) printf("%-22s %s%s\n", all[i].name, all[i].op, all[i].optional ? " (--large)" : "");
+        return 0;
+    }
+    if (opt.only) { /* every name must be one: a typo would silently drop a cell from a comparison */
+        const char *p = opt.only;
+        while (*p) {
+            const char *end = strchr(p, ',');
+            size_t k = end ? (size_t)(end - p) : strlen(p);
+            int found = 0;
+            for (i = 0; i < nwl && !found; i++) found = strlen(all[i].name) == k && !strncmp(all[i].name, p, k);
+            if (!found) {
+                fprintf(stderr, "gpuact-bench: --only: no workload named %.*s%s; --list%s shows them\n", (int)k, p,
+                        opt.matrix ? " in the matrix" : "", opt.matrix ? " --matrix" : "");
+                return 2;
+            }
+            p = end ? end + 1 : p + k;
+        }
     }
 
     /* sizes and the selection */

@@ -17,6 +17,7 @@ faster. Exit status 1 if an output differs.
 import argparse
 import datetime
 import os
+import re
 import statistics
 import sys
 import time
@@ -28,8 +29,9 @@ KINDS = (("relu", RELU, 0.0, 0.0), ("leaky", LEAKY, 0.01, 0.0), ("clipped", CLIP
 
 
 class Matrix:
-    def __init__(self, torch, libs, reps, warmup):
+    def __init__(self, torch, libs, reps, warmup, only=None):
         self.t = torch
+        self.only = re.compile(only) if only else None  # cells whose name matches, or every cell
         self.F = torch.nn.functional
         self.libs = libs  # [(label, Gpuact)]
         self.reps, self.warmup = reps, warmup
@@ -65,8 +67,13 @@ class Matrix:
                 ts[i].append(self.e0.elapsed_time(self.e1))
         return [statistics.median(x) for x in ts]
 
+    def wants(self, name):
+        return not self.only or bool(self.only.search(name))
+
     def cell(self, name, nbytes, torch_fn, gp_fns, out, ref, torch_label="torch"):
         """gp_fns(g) -> callable for each lib; out: the tensor gpuact writes; ref: torch's result (or None)."""
+        if not self.wants(name):
+            return
         row = dict(cell=name, bytes=nbytes, torch=None, torch_label=torch_label, ms={}, ok={})
         fns = []
         for label, g in self.libs:
@@ -143,7 +150,7 @@ class Matrix:
                 eager = lambda: t.relu(xx + bb)
                 self.cell(f"epi relu(x+b) fwd {dn} {rows}x{cols}", nb, eager,
                           lambda g: g.epilogue_op(rows, cols, xx, yy, c, c, bias=bb), yy, eager, "eager")
-                if do_compile:
+                if do_compile and self.wants(f"epi relu(x+b) fwd {dn} {rows}x{cols} vs compile"):
                     cf = t.compile(lambda a_, b_: t.relu(a_ + b_), dynamic=False)
                     cf(xx, bb)
                     self.cell(f"epi relu(x+b) fwd {dn} {rows}x{cols} vs compile", nb, lambda: cf(xx, bb),
@@ -206,6 +213,7 @@ def main():
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--compile", action="store_true", help="also time torch.compile of relu(x + b)")
+    ap.add_argument("--only", metavar="REGEX", help="only the cells whose name matches (the copy is always timed)")
     ap.add_argument("--out")
     args = ap.parse_args()
     import torch
@@ -214,7 +222,7 @@ def main():
     for spec in args.lib or [f"gpuact={default_lib()}"]:
         label, path = spec.split("=", 1)
         libs.append((label, Gpuact(path, backend="cuda", stream=stream)))
-    m = Matrix(torch, libs, args.reps, args.warmup)
+    m = Matrix(torch, libs, args.reps, args.warmup, args.only)
     m.run(args.n, [int(r) for r in args.epi_rows.split(",")], args.compile)
     meta = (f"{torch.cuda.get_device_name()}, {datetime.date.today().isoformat()}, torch {torch.__version__}, "
             f"n = {args.n}, median of {args.reps}, copy {m.copy_gbps:.0f} GB/s")

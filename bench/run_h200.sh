@@ -105,7 +105,7 @@ if [ "$what" = kinds-measure ]; then
   fi
   log "matrix A/B: before the new kinds vs now"
   PYTHONUNBUFFERED=1 timeout ${AB_TIMEOUT:-300} python3 bench/matrix.py --reps ${AB_REPS:-10} --warmup 3 --n $((1 << 28)) \
-    --lib before=build/libgpuact_base.so --lib now=build/libgpuact.so --out "$OUT/matrix_ab.md" >"$OUT/matrix_ab.txt" 2>&1
+    --lib before=build/libgpuact_base.so --lib now=build/libgpuact.so ${AB_MATRIX_ONLY:+--only "$AB_MATRIX_ONLY"} --out "$OUT/matrix_ab.md" >"$OUT/matrix_ab.txt" 2>&1
   echo "matrix exit $?"; tail -70 "$OUT/matrix_ab.md" 2>/dev/null || tail -30 "$OUT/matrix_ab.txt"
   if [ -f python/bench/bench_torch.py ] && [ -z "${NO_PYTHON:-}" ]; then
     log "Python package benchmark"
@@ -151,7 +151,7 @@ if [ "$what" = final-measure ]; then
   fi
 fi
 
-# A/B of a kernel change: conformance of the changed tree on CUDA (and the
+# A/B of a kernel change (AB_MATRIX_ONLY: a regex of the matrix.py cells to time): conformance of the changed tree on CUDA (and the
 # HIP mapping), then gpuact-bench --matrix and bench/matrix.py, each for the
 # build of .device/base (the sources before the change: git archive <rev>
 # gpuact.h backends kernels tools | tar -x -C .device/base) and the tree,
@@ -240,7 +240,7 @@ PY
     log "matrix.py A/B (torch beside)"
     PYTHONUNBUFFERED=1 timeout ${AB_TIMEOUT:-240} python3 bench/matrix.py --reps ${AB_REPS:-20} --warmup 3 \
       --lib before=build/libgpuact_base.so ${AB_EXP_LIB:+--lib exp=build/libgpuact_exp.so} \
-      --lib now=build/libgpuact.so --out "$OUT/matrix_ab.md" >"$OUT/matrix_ab.txt" 2>&1
+      --lib now=build/libgpuact.so ${AB_MATRIX_ONLY:+--only "$AB_MATRIX_ONLY"} --out "$OUT/matrix_ab.md" >"$OUT/matrix_ab.txt" 2>&1
     echo "matrix exit $?"; grep -E "${AB_MATRIX_GREP:-epi|fwd\+mask}" "$OUT/matrix_ab.md" | head -40
   fi
 fi

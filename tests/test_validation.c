@@ -743,14 +743,15 @@ static gpuact__cl_int GPUACT__CLAPI set_arg_fails_at_3(gpuact__cl_kernel k, gpua
 static void internals(void)
 {
     char why[400];
-    const size_t cols = SIZE_MAX / 8, p = gpuact__dbias_parts(132, 1, 1000, cols);
+    const size_t cols = SIZE_MAX / 8, p = gpuact__dbias_parts(132, 0, 1, 1000, cols);
     snprintf(why, sizeof why, "%zu parts of %zu columns overflow the workspace size", p, cols);
     expect_true("dbias parts * cols * 4 fits size_t (SIZE_MAX/8 columns)", p >= 1 && p <= SIZE_MAX / 4 / cols, why);
-    expect_true("dbias parts for a plain shape", gpuact__dbias_parts(132, 1, 1000, 64) == 1000 &&
-                gpuact__dbias_parts(132, 4, 1000, 4096) == 132 * GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT / 4 &&
-                gpuact__dbias_parts(132, 16, 16384, 8192) == 132 * GPUACT__DBIAS_GROUPS_PER_UNIT / 16 &&
-                gpuact__dbias_parts(132, 1, 0, 64) == 1,
-                "want 1000, 264 (few rows per group: the short count), 165 (many rows) and 1");
+    expect_true("dbias parts for a plain shape", gpuact__dbias_parts(132, 0, 1, 1000, 64) == 1000 &&
+                gpuact__dbias_parts(132, 0, 4, 1000, 4096) == 132 * GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT / 4 &&
+                gpuact__dbias_parts(132, 0, 16, 16384, 8192) == 132 * GPUACT__DBIAS_GROUPS_PER_UNIT / 16 &&
+                gpuact__dbias_parts(132, 24, 16, 16384, 8192) == 132 * 24 / 16 &&
+                gpuact__dbias_parts(132, 0, 1, 0, 64) == 1,
+                "want 1000, 264 (few rows per group: the short count), 165 (many rows), 198 (24 groups) and 1");
 #ifndef GPUACT_NO_CUDA
     {
         const char *stub = gpuact__cuda_known_error(34);

@@ -54,8 +54,21 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #ifndef GPUACT_MIN_BLOCKS_HT16
 #define GPUACT_MIN_BLOCKS_HT16 6
 #endif
-#define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16)                                      \
-    __launch_bounds__(GPUACT_BLOCK, (dbias)     ? 1                                            \
+/* The ReLU family's backward from the mask with the bias gradient into a
+   4-byte dx (dbias32): room for 6 blocks (40 registers, no spill; 53
+   unbounded, 4 blocks). Measured on the H200 with 24 row groups per
+   multiprocessor (a whole number of waves at 6 blocks, see
+   GPUACT__DBIAS_GROUPS_PER_UNIT in gpuact.h): 1.01x (leaky 1.05x); at 20
+   groups 0.97x. From y the same bound spills 40 bytes (0.97-0.98x), so
+   those keep the compiler's choice. */
+#ifndef GPUACT_MIN_BLOCKS_DBIAS32
+#define GPUACT_MIN_BLOCKS_DBIAS32 6
+#endif
+#ifndef GPUACT_MIN_BLOCKS_DBIAS16
+#define GPUACT_MIN_BLOCKS_DBIAS16 1
+#endif
+#define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16, dbias_blocks)                        \
+    __launch_bounds__(GPUACT_BLOCK, (dbias)     ? (dbias_blocks)                               \
                                     : (ht16)    ? GPUACT_MIN_BLOCKS_HT16                       \
                                     : (select)  ? GPUACT_MIN_BLOCKS_SELECT                     \
                                     : (bound16) ? GPUACT_MIN_BLOCKS_16                         \
