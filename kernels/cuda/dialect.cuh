@@ -25,8 +25,9 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
    GPUACT_MIN_BLOCKS_SELECT blocks per multiprocessor, the other paths for
    GPUACT_MIN_BLOCKS_GENERAL (the host passes both, see GPUACT__MIN_BLOCKS_*
    in backends/gpuact_cudalike.h): more resident warps keep more loads in
-   flight. The bias-gradient kernels keep 16 sums per thread and are left
-   to the compiler (bounded, they spill). */
+   flight. The bias-gradient kernels keep 8 (f32) or 16 sums per thread and
+   are left to the compiler (bounded, they spill), but for the ReLU family's
+   backward from the mask (GPUACT_MIN_BLOCKS_DBIAS32 / _DBIAS16 below). */
 #ifndef GPUACT_MIN_BLOCKS_SELECT
 #define GPUACT_MIN_BLOCKS_SELECT 8
 #endif
@@ -60,7 +61,9 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
    multiprocessor (a whole number of waves at 6 blocks, see
    GPUACT__DBIAS_GROUPS_PER_UNIT in gpuact.h): 1.01x (leaky 1.05x); at 20
    groups 0.97x. From y the same bound spills 40 bytes (0.97-0.98x), so
-   those keep the compiler's choice. */
+   those keep the compiler's choice. Into a 16-bit dx, 4 blocks (59-61
+   registers instead of 70, no spill) measured 0.995-1.003x and 5 spills:
+   1, the compiler's choice. */
 #ifndef GPUACT_MIN_BLOCKS_DBIAS32
 #define GPUACT_MIN_BLOCKS_DBIAS32 6
 #endif
