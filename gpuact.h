@@ -1715,6 +1715,17 @@ static uint64_t gpuact__rows_per_block(const gpuact_context *ctx, const gpuact__
     return per;
 }
 
+/* Blocks along a row: the work-items its elements need, in blocks (of a
+   backward with the bias gradient, in a row slice of a block: its block is
+   ctx->dbias_slices slices of rows, kernels/contract.h). */
+static uint64_t gpuact__grid_x(const gpuact_context *ctx, const gpuact__launch *L) {
+    const size_t slices = L->v.op == GPUACT_OP_backward && L->v.dbias && ctx->dbias_slices ? ctx->dbias_slices : 1;
+    return L->v.op == GPUACT_OP_dbias
+               ? gpuact__div_up((size_t)L->cols, GPUACT_DBIAS_COLS)
+               : gpuact__div_up(gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)), gpuact__block(ctx, L) / slices);
+}
+static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L);
+
 /* A long elementwise row of a kind with exp/erf/tanh (forward, or
    backward without the bias gradient; one dtype, no bias, no mask) is
    launched as the matrix of GPUACT__VIEW_COLS-element rows its contiguous
@@ -1729,13 +1740,6 @@ static uint64_t gpuact__rows_per_block(const gpuact_context *ctx, const gpuact__
 #ifndef GPUACT__VIEW_COLS
 #define GPUACT__VIEW_COLS 8192
 #endif
-/* Blocks along a row: the work-items its elements need, in blocks. */
-static uint64_t gpuact__grid_x(const gpuact_context *ctx, const gpuact__launch *L) {
-    return L->v.op == GPUACT_OP_dbias
-               ? gpuact__div_up((size_t)L->cols, GPUACT_DBIAS_COLS)
-               : gpuact__div_up(gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)), gpuact__block(ctx, L));
-}
-static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L);
 static gpuact_result gpuact__dispatch_rows(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L) {
     const uint64_t C = GPUACT__VIEW_COLS;
     const size_t es = gpuact_dtype_size(L->v.t[0]);
@@ -1958,7 +1962,7 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
            column sums to the workspace in a fixed order, then one pass adds
            the parts in order. No atomics, so every run gives the same bits. */
         const size_t slices = ctx->dbias_slices ? ctx->dbias_slices : 1;
-        size_t gx = gpuact__div_up(gpuact__div_up(d->cols, gpuact__items(ctx, &L)), gpuact__block(ctx, &L) / slices);
+        const size_t gx = gpuact__grid_x(ctx, &L);
         size_t parts =
             gpuact__dbias_parts(ctx->units, ctx->dbias_groups, gx, gpuact__div_up(d->rows, slices), d->cols);
         gpuact__launch F;
@@ -2189,7 +2193,7 @@ GPUACT_DEF gpuact_result gpuact_glu_backward(gpuact_context *ctx, const gpuact_g
     L.flags = d.bias_a.handle ? GPUACT_F_BIAS : 0;
     if (L.v.dbias) {
         /* row groups write the column sums of da then db ([parts][2 cols]); two finishes add them in order */
-        size_t gx = gpuact__div_up(gpuact__div_up(d.cols, gpuact__items(ctx, &L)), gpuact__block(ctx, &L));
+        const size_t gx = gpuact__grid_x(ctx, &L);
         size_t parts = gpuact__dbias_parts(ctx->units, ctx->dbias_groups, gx, d.rows, 2 * d.cols);
         gpuact__launch F;
         int slot, h;

@@ -823,14 +823,19 @@ static void usage(FILE *f) {
             "              not model are timed and marked '-' (the conformance suite checks them)\n");
 }
 
+/* The comma-separated list's item at *p: its length; *p moves past it and its comma. */
+static size_t list_next(const char **p) {
+    const char *end = strchr(*p, ',');
+    size_t k = end ? (size_t)(end - *p) : strlen(*p);
+    *p += k + (end != NULL);
+    return k;
+}
+static int item_is(const char *item, size_t k, const char *name) { return strlen(name) == k && !strncmp(item, name, k); }
 static int name_listed(const char *list, const char *name) {
-    size_t len = strlen(name);
     const char *p = list;
-    while (p && *p) {
-        const char *end = strchr(p, ',');
-        size_t k = end ? (size_t)(end - p) : strlen(p);
-        if (k == len && strncmp(p, name, len) == 0) return 1;
-        p = end ? end + 1 : NULL;
+    while (*p) {
+        const char *item = p;
+        if (item_is(item, list_next(&p), name)) return 1;
     }
     return 0;
 }
@@ -962,16 +967,15 @@ int main(int argc, char **argv) {
     if (opt.only) { /* every name must be one: a typo would silently drop a cell from a comparison */
         const char *p = opt.only;
         while (*p) {
-            const char *end = strchr(p, ',');
-            size_t k = end ? (size_t)(end - p) : strlen(p);
+            const char *item = p;
+            const size_t k = list_next(&p);
             int found = 0;
-            for (i = 0; i < nwl && !found; i++) found = strlen(all[i].name) == k && !strncmp(all[i].name, p, k);
+            for (i = 0; i < nwl && !found; i++) found = item_is(item, k, all[i].name);
             if (!found) {
-                fprintf(stderr, "gpuact-bench: --only: no workload named %.*s%s; --list%s shows them\n", (int)k, p,
+                fprintf(stderr, "gpuact-bench: --only: no workload named %.*s%s; --list%s shows them\n", (int)k, item,
                         opt.matrix ? " in the matrix" : "", opt.matrix ? " --matrix" : "");
                 return 2;
             }
-            p = end ? end + 1 : p + k;
         }
     }
 

@@ -27,7 +27,7 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
    in backends/gpuact_cudalike.h): more resident warps keep more loads in
    flight. The bias-gradient kernels keep 8 (f32) or 16 sums per thread and
    are left to the compiler (bounded, they spill), but for the ReLU family's
-   backward from the mask (GPUACT_MIN_BLOCKS_DBIAS32 / _DBIAS16 below). */
+   backward from the mask into f32 (GPUACT_MIN_BLOCKS_DBIAS32 below). */
 #ifndef GPUACT_MIN_BLOCKS_SELECT
 #define GPUACT_MIN_BLOCKS_SELECT 8
 #endif
@@ -61,14 +61,11 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
    multiprocessor (a whole number of waves at 6 blocks, see
    GPUACT__DBIAS_GROUPS_PER_UNIT in gpuact.h): 1.01x (leaky 1.05x); at 20
    groups 0.97x. From y the same bound spills 40 bytes (0.97-0.98x), so
-   those keep the compiler's choice. Into a 16-bit dx, 4 blocks (59-61
-   registers instead of 70, no spill) measured 0.995-1.003x and 5 spills:
-   1, the compiler's choice. */
+   those keep the compiler's choice, and so does the one into a 16-bit dx:
+   4 blocks there (59-61 registers instead of 70, no spill) measured
+   0.995-1.003x, and 5 spills. */
 #ifndef GPUACT_MIN_BLOCKS_DBIAS32
 #define GPUACT_MIN_BLOCKS_DBIAS32 6
-#endif
-#ifndef GPUACT_MIN_BLOCKS_DBIAS16
-#define GPUACT_MIN_BLOCKS_DBIAS16 1
 #endif
 #define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16, dbias_blocks)                        \
     __launch_bounds__(GPUACT_BLOCK, (dbias)     ? (dbias_blocks)                               \
