@@ -58,7 +58,7 @@ template <class DY, class DX, class S, int KIND, int FROM_MASK, int DBIAS, int S
 __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<DY, DX, S>::value, U = GPUACT_UNROLL, PAIRS = VEC == 8 };
     enum { SELECT = SELECT_ && gpuact_same<DY, DX>::value };
-    enum { CS = FROM_MASK && !DBIAS && (!PAIRS || GPUACT_EVICT_FIRST16) }; /* evict-first dy, dx: gpuact_ld16 */
+    enum { CS = FROM_MASK && !DBIAS && (!PAIRS || GPUACT_EVICT_FIRST16) }; /* evict-first dx: gpuact_st16 */
     /* with DBIAS the block is SL row slices of W threads (../contract.h) */
     enum { SL = DBIAS ? GPUACT_DBIAS_SLICES : 1, W = GPUACT_VARIANT_BLOCK(GPUACT_OP_backward, FROM_MASK, DBIAS, VEC == 4) / SL };
     const int slice = SL > 1 ? threadIdx.x / W : 0; /* without DBIAS: 0, known at compile time */
@@ -124,8 +124,8 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
             const gpuact_u64 cv = v0 + u * W, c0 = shift + cv * VEC;
             const bool vec_ok = aligned && c0 + VEC <= cols;
             if (c0 >= cols) continue;
-            if (PAIRS) gpuact_load_words<DY, CS>(dyr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(dy[u]));
-            else gpuact_load<DY, VEC, CS>(dyr, c0, cols, vec_ok, dy[u]);
+            if (PAIRS) gpuact_load_words<DY>(dyr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(dy[u]));
+            else gpuact_load<DY, VEC>(dyr, c0, cols, vec_ok, dy[u]);
             if (FROM_MASK) bits[u] = gpuact_mask_read<VEC>(mask + r * (mask_ld / 8), cv);
             else if (PAIRS) gpuact_load_words<S>(sr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(s[u]));
             else gpuact_load<S, VEC>(sr, c0, cols, vec_ok, s[u]);

@@ -43,22 +43,14 @@ template <class A, class B, class C> struct gpuact_vec {
     enum { value = GPUACT_VEC(A::size == 2 && B::size == 2 && C::size == 2) };
 };
 
-/* 16-byte global accesses; CS marks them evict-first (.cs, CUDA only).
-   Measured on the H200 (docs/PERFORMANCE.md): .cs makes the forward 5%
-   slower and the dbias backward 10% slower, but the backward from the mask
-   (its only other input is 1/32 of the bytes) 3% faster, so only that
-   kernel asks for it. */
-template <bool CS> __device__ __forceinline__ uint4 gpuact_ld16(const unsigned char *p) {
-#if defined(GPUACT_DIALECT_CUDA)
-    if (CS) {
-        uint4 v;
-        asm volatile("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-        return v;
-    }
-#endif
-    return *reinterpret_cast<const uint4 *>(p);
-}
+/* 16-byte global stores; CS marks them evict-first (.cs, CUDA only).
+   Only the f32 backward from the mask asks for it (its only other input is
+   1/32 of the bytes). Measured on the H200 (docs/PERFORMANCE.md): .cs on
+   its stores and loads took it from 94.7% to 97.0% of copy, on its stores
+   alone to 99.1% (the loads' .cs cost 2.7%); .cs stores made the forward,
+   the epilogues, the 16-bit backward from the mask and the bias-gradient
+   kernels 0.2-3.2% slower, .cs loads and stores the forward 5% and the
+   bias-gradient kernels 8-10%. */
 template <bool CS> __device__ __forceinline__ void gpuact_st16(unsigned char *p, uint4 v) {
 #if defined(GPUACT_DIALECT_CUDA)
     if (CS) {
@@ -73,13 +65,13 @@ template <bool CS> __device__ __forceinline__ void gpuact_st16(unsigned char *p,
 
 /* VEC elements of a row starting at column c0, as raw bits. vec_ok: the
    whole group is inside the row and 16-byte aligned (one 8/16-byte access). */
-template <class T, int VEC, bool CS = false>
+template <class T, int VEC>
 __device__ __forceinline__ void gpuact_load(const unsigned char *row, gpuact_u64 c0, gpuact_u64 cols, bool vec_ok,
                                             gpuact_u32 (&v)[VEC]) {
     if (vec_ok) {
         gpuact_u32 w[4];
         if (VEC * T::size == 16) {
-            uint4 q = gpuact_ld16<CS>(row + c0 * T::size);
+            uint4 q = *reinterpret_cast<const uint4 *>(row + c0 * T::size);
             w[0] = q.x; w[1] = q.y; w[2] = q.z; w[3] = q.w;
         } else {
             uint2 q = *reinterpret_cast<const uint2 *>(row + c0 * T::size);
@@ -122,11 +114,11 @@ __device__ __forceinline__ void gpuact_store(unsigned char *row, gpuact_u64 c0, 
 /* A vector of 8 16-bit elements as 4 words of two (element 2j in the low
    half of word j): one 16-byte access when vec_ok, else element by element
    (0 past the row's end). */
-template <class T, bool CS = false>
+template <class T>
 __device__ __forceinline__ void gpuact_load_words(const unsigned char *row, gpuact_u64 c0, gpuact_u64 cols,
                                                   bool vec_ok, gpuact_u32 (&w)[4]) {
     if (vec_ok) {
-        const uint4 q = gpuact_ld16<CS>(row + c0 * 2);
+        const uint4 q = *reinterpret_cast<const uint4 *>(row + c0 * 2);
         w[0] = q.x; w[1] = q.y; w[2] = q.z; w[3] = q.w;
     } else {
         const unsigned short *e = reinterpret_cast<const unsigned short *>(row);
