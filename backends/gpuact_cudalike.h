@@ -108,8 +108,8 @@ static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units
     ctx->per_item32 = 4 * GPUACT__UNROLL;
     ctx->per_item16 = ctx->per_item_pair = 8 * GPUACT__UNROLL;
     ctx->per_item_glu16 = 8 * GPUACT_GLU16_UNROLL;
-    ctx->per_item_sdbias32 = 4 * GPUACT_DBIAS_UNROLL_SMOOTH;
-    ctx->per_item_sdbias16 = 8 * GPUACT_DBIAS_UNROLL_SMOOTH;
+    ctx->per_item_one32 = 4;
+    ctx->per_item_one16 = 8;
     ctx->dbias_slices = GPUACT_DBIAS_SLICES;
     ctx->dbias_groups = GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA;
     ctx->variant_blocks = GPUACT__BLOCKS_CUDA;

@@ -141,16 +141,21 @@ enum {
    16 elements, hoisted out of the row loop as floats); at 1: 48 (ReGLU)
    to 56. */
 #define GPUACT_GLU16_UNROLL 1
-/* CUDA/HIP: vectors a thread handles in the backward with the bias
-   gradient of a kind with exp/erf/tanh (GPUACT_SMOOTH_DBIAS): the kernel
-   is compute-bound there, and one vector per thread halves its registers
-   for the column sums, so more blocks are resident. Measured on the H200
-   (docs/PERFORMANCE.md, 65536 x 8192) against GPUACT_UNROLL's 2: erf-GELU
-   bf16 1.155x, SiLU f32 1.022x; the ReLU family's 0.94-0.98x at that
-   size (1.07-1.19x at 1024 x 8192 and 8192 x 4096), so not for them. */
-#define GPUACT_DBIAS_UNROLL_SMOOTH 1
-#define GPUACT_SMOOTH_DBIAS(op, dbias, kind) \
-    ((op) == GPUACT_OP_backward && (dbias) && ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u))
+/* CUDA/HIP kernels whose thread handles one vector instead of
+   GPUACT_UNROLL: fewer registers (the column sums, the gated form's two
+   inputs and two outputs), so more resident blocks where the kernel is
+   compute- or register-bound. Measured on the H200 against two vectors
+   (docs/PERFORMANCE.md):
+     - the backward with the bias gradient of a kind with exp/erf/tanh:
+       1.02-1.23x (65536 x 8192, 1024 x 8192, 8192 x 4096); for the ReLU
+       family's 0.94-0.98x at 65536 x 8192, so not for them;
+     - the gated backward with the bias gradients: 1.21-2.02x (SwiGLU,
+       GeGLU), ReGLU 1.03-1.68x; without them, every array 16-bit:
+       1.06-1.22x; f32 without them 0.90-0.93x (SiLU, tanh-GELU), so not
+       there. */
+#define GPUACT_ONE_VECTOR(op, kind, dbias, all_16bit)                                           \
+    (((op) == GPUACT_OP_backward && (dbias) && ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u)) || \
+     ((op) == GPUACT_OP_glu_backward && ((dbias) || (all_16bit))))
 /* CUDA/HIP: elements in a thread's 16-byte vector: 8 when every array of the
    kernel is 16-bit, else 4. */
 #define GPUACT_VEC(all_16bit) ((all_16bit) ? 8 : 4)

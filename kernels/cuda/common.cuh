@@ -7,8 +7,8 @@
    Every kernel has the parameter list of GPUACT_KERNEL_PARAMS
    (../contract.h) and is specialised at compile time by its named fields
    (kind, mask, dbias, select), so each module holds one straight-line path.
-   A thread owns GPUACT_UNROLL vectors (GPUACT_DBIAS_UNROLL_SMOOTH on
-   GPUACT_SMOOTH_DBIAS) of VEC consecutive elements of a row,
+   A thread owns GPUACT_UNROLL vectors (one on GPUACT_ONE_VECTOR) of VEC
+   consecutive elements of a row,
    a block's width apart (GPUACT_VARIANT_BLOCK; each warp access stays contiguous; two
    16-byte loads in flight per thread is what reaches the copy bandwidth on
    an H200). A vector is 16 bytes of the widest array (GPUACT_VEC), loaded
