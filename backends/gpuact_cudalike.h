@@ -105,11 +105,11 @@ typedef struct gpuact__gpu {
 #define GPUACT__STR(x) GPUACT__STR_(x)
 static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units) {
     ctx->units = units > 0 ? (unsigned)units : 1;
-    ctx->per_item32 = 4 * GPUACT__UNROLL;
-    ctx->per_item16 = ctx->per_item_pair = 8 * GPUACT__UNROLL;
-    ctx->per_item_glu16 = 8 * GPUACT_GLU16_UNROLL;
-    ctx->per_item_one32 = 4;
-    ctx->per_item_one16 = 8;
+    ctx->per_item_one32 = GPUACT_VEC(0); /* one vector: kernels/contract.h */
+    ctx->per_item_one16 = GPUACT_VEC(1);
+    ctx->per_item32 = ctx->per_item_one32 * GPUACT__UNROLL;
+    ctx->per_item16 = ctx->per_item_pair = ctx->per_item_one16 * GPUACT__UNROLL;
+    ctx->per_item_glu16 = ctx->per_item_one16 * GPUACT_GLU16_UNROLL;
     ctx->dbias_slices = GPUACT_DBIAS_SLICES;
     ctx->dbias_groups = GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA;
     ctx->variant_blocks = GPUACT__BLOCKS_CUDA;
