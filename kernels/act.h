@@ -115,6 +115,13 @@ GPUACT_FN int gpuact_passes_ord(int kind, int ord, int nan, int cord, int lord) 
     if (kind == GPUACT_KIND_hardtanh) return nan || (ord > lord && ord < cord);
     return nan || ord > 0;
 }
+/* relu's output on f32 bits alone (no mask bit): whether y is x's own
+   bits. It also keeps +0, which is y either way, so the kept bits, the
+   NaNs of both signs and +0 to +inf, are one arc of the unsigned circle:
+   an add and a compare in place of the NaN test, the signed compare and
+   their combination (the forward at sizes that sit in the L2 is
+   instruction-bound, docs/PERFORMANCE.md). */
+GPUACT_FN int gpuact_relu_keeps32(gpuact_u32 b) { return b + 0x007fffffu < 0x807fffffu; }
 /* On a selection path, the constant written where the gradient is blocked
    for relu and clipped ReLU, from the element's ord: the ceiling above the
    range, else +0. */

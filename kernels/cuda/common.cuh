@@ -163,10 +163,23 @@ __device__ __forceinline__ bool gpuact_rows_aligned(const void *p, gpuact_u64 ld
     return ((gpuact_u64)p % 16 == 0) && (rows == 1 || ld_bytes % 16 == 0);
 }
 
+/* Whether every vector of this block is inside the row and 16-byte
+   aligned: the block's columns, span = its threads x vectors x VEC
+   elements from the row's first aligned element (shift), end at or before
+   cols. Decided once per block (uniform, so the mask writers' lane
+   exchange stays in step): all blocks but a row's last take the path
+   without per-access bounds tests, which at sizes that sit in the L2 was
+   two thirds of a kernel's instructions (docs/PERFORMANCE.md). */
+__device__ __forceinline__ bool gpuact_block_full(bool aligned, gpuact_u64 shift, gpuact_u64 span, gpuact_u64 cols) {
+    return aligned && shift + ((gpuact_u64)blockIdx.x + 1) * span <= cols;
+}
+
 /* gpuact_passes_ord (../act.h) on raw bits of type T: a NaN by its exponent
    and mantissa, order by the signed integer (exact for non-NaN values). The
    selection paths use it, so no compiler can rewrite `z <= 0 ? 0 : x` into
-   a NaN-canonicalising max (NVIDIA's OpenCL compiler did), and f16 needs no
+   a NaN-canonicalising max (NVIDIA's OpenCL compiler did; so did ptxas
+   from sm_90 PTX that selected f32 bits on a float comparison: 107
+   conformance failures on the H200, 2026-11-25), and f16 needs no
    conversion. cbits / lbits: the bounds as T. */
 template <class T> __device__ __forceinline__ int gpuact_sbits(gpuact_u32 b) {
     return T::size == 4 ? (int)b : (int)(short)(unsigned short)b;

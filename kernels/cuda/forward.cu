@@ -30,6 +30,8 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC
                 pass = hp;
             } else if (gpuact_kind_slope(KIND))
                 y[k] = pass ? x[k] : gpuact_fromf<Y>(gpuact_tof<X>(x[k]) * slope);
+            else if (KIND == GPUACT_KIND_relu && X::size == 4) /* pass is for the mask bit only */
+                y[k] = gpuact_relu_keeps32(x[k]) ? x[k] : 0u;
             else
                 y[k] = pass ? x[k] : gpuact_blocked_bits(KIND, gpuact_sbits<X>(x[k]), cbits);
         } else {
@@ -49,8 +51,10 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC
 /* The rows of one thread's columns (the main loop of forward). FL >= 0: the
    run-time flags as a constant, so the 16-bit general path (bias, scale, the
    NaN rule: per-word choices) has no branch inside the loop; forward picks
-   the instance (FL = -1: the flags read at run time). */
-template <class X, class Y, class B, int KIND, int MASK, int SELECT, int FL, int VEC>
+   the instance (FL = -1: the flags read at run time). FULL: every vector of
+   the block is inside the row and 16-byte aligned (gpuact_block_full), so
+   no access tests its bounds. */
+template <class X, class Y, class B, int KIND, int MASK, int SELECT, int FL, int VEC, int FULL>
 __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigned char *out, unsigned char *mask,
                                                 gpuact_u64 rows, gpuact_u64 cols, gpuact_u64 ld_in,
                                                 gpuact_u64 ld_out, gpuact_u64 mask_ld, int flags_, float scale,
@@ -65,7 +69,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
 #pragma unroll
     for (int u = 0; u < U; u++) {
         const gpuact_u64 c0 = shift + (v0 + u * BLK) * VEC;
-        const bool load = has_bias && c0 < cols, vec_ok = aligned && c0 + VEC <= cols;
+        const bool load = has_bias && (FULL || c0 < cols), vec_ok = FULL || (aligned && c0 + VEC <= cols);
         gpuact_u32 bb[VEC];
         if (PAIRS) {
             if (load) gpuact_load_words<B>(bias, c0, cols, vec_ok, bw[u]);
@@ -84,17 +88,17 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
 #pragma unroll
         for (int u = 0; u < U; u++) { /* every load first: two vectors in flight */
             const gpuact_u64 c0 = shift + (v0 + u * BLK) * VEC;
-            const bool vec_ok = aligned && c0 + VEC <= cols;
-            if (c0 >= cols) continue;
+            const bool vec_ok = FULL || (aligned && c0 + VEC <= cols);
+            if (!FULL && c0 >= cols) continue;
             if (PAIRS) gpuact_load_words<X>(xr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(x[u]));
             else gpuact_load<X, VEC>(xr, c0, cols, vec_ok, x[u]);
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const gpuact_u64 cv = v0 + u * BLK, c0 = shift + cv * VEC;
-            const bool vec_ok = aligned && c0 + VEC <= cols;
+            const bool vec_ok = FULL || (aligned && c0 + VEC <= cols), in_row = FULL || c0 < cols;
             bits[u] = 0;
-            if (c0 < cols) {
+            if (in_row) {
                 if (PAIRS) {
                     bits[u] = gpuact_fwd_words(KIND, X::id, Y::id, B::id, SELECT, FL, x[u], bw[u], y[u], has_bias, flags,
                                                scale, slope, ceiling, lower, cbits * 0x00010001u, lbits * 0x00010001u);
@@ -104,9 +108,9 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                                                                          slope, ceiling, lower, cbits, lbits);
                     gpuact_store<Y, VEC>(yr, c0, cols, vec_ok, y[u]);
                 }
-                if (c0 + VEC > cols) bits[u] &= (1u << (cols - c0)) - 1u; /* padding bits are 0 */
+                if (!FULL && c0 + VEC > cols) bits[u] &= (1u << (cols - c0)) - 1u; /* padding bits are 0 */
             }
-            if (MASK) gpuact_mask_write<VEC>(mask + r * (mask_ld / 8), cv, c0 < cols, bits[u]);
+            if (MASK) gpuact_mask_write<VEC>(mask + r * (mask_ld / 8), cv, in_row, bits[u]);
         }
     }
 }
@@ -157,10 +161,14 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
                 gpuact_store<Y, VEC>(yr, 0, hn, false, hy);
             }
         }
-#define GPUACT_FWD_ROWS_(fl)                                                                                    \
-    gpuact_fwd_rows<X, Y, B, KIND, MASK, SELECT, fl, VEC>(in, out, mask, rows, cols, ld_in, ld_out, mask_ld, flags, \
-                                                          scale, slope, ceiling, lower, cbits, lbits, bias, has_bias, \
-                                                          v0, shift, aligned)
+    const bool full = SELECT && gpuact_block_full(aligned, shift, BLK * U * VEC, cols); /* GPUACT_FULL_PATH */
+#define GPUACT_FWD_ROWS_FULL_(fl, f)                                                                                \
+    gpuact_fwd_rows<X, Y, B, KIND, MASK, SELECT, fl, VEC, f>(in, out, mask, rows, cols, ld_in, ld_out, mask_ld, flags, \
+                                                             scale, slope, ceiling, lower, cbits, lbits, bias, has_bias, \
+                                                             v0, shift, aligned)
+#define GPUACT_FWD_ROWS_(fl)                      \
+    if (full) GPUACT_FWD_ROWS_FULL_(fl, 1);       \
+    else GPUACT_FWD_ROWS_FULL_(fl, 0)
     /* The 16-bit general path gets a second loop with the flags as constants
        (no branch on them per word; ReLU folds into the conversion) where
        that was measured faster on the H200: the epilogue without scale of
@@ -182,6 +190,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     }
     GPUACT_FWD_ROWS_(-1);
 #undef GPUACT_FWD_ROWS_
+#undef GPUACT_FWD_ROWS_FULL_
 }
 
 GPUACT_INSTANTIATE(forward)
