@@ -54,63 +54,17 @@ __device__ __forceinline__ void gpuact_bwd_vec(const gpuact_u32 (&dy)[VEC], cons
     }
 }
 
-/* The rows of one thread's columns (the main loop of backward), acc: its
-   column sums (DBIAS). FULL: every vector of the block is inside the row
-   and 16-byte aligned (gpuact_block_full), so no access tests its bounds. */
-template <class DY, class DX, class S, int KIND, int FROM_MASK, int DBIAS, int SELECT, int FROMX, int VEC, int U, int W,
-          int SL, int CS, int FULL>
-__device__ __forceinline__ void gpuact_bwd_rows(const unsigned char *in, unsigned char *out, const unsigned char *aux,
-                                                const unsigned char *mask, gpuact_u64 rows, gpuact_u64 cols,
-                                                gpuact_u64 ld_in, gpuact_u64 ld_out, gpuact_u64 ld_aux,
-                                                gpuact_u64 mask_ld, gpuact_u64 v0, gpuact_u64 shift, bool aligned,
-                                                int slice, const float (&b)[U][VEC], float (&acc)[U][VEC],
-                                                bool has_bias, bool do_scale, float scale, float slope, float ceiling,
-                                                float lower, gpuact_u32 cbits, gpuact_u32 lbits) {
-    enum { PAIRS = VEC == 8 };
-    for (gpuact_u64 r = (gpuact_u64)blockIdx.y * SL + slice; r < rows; r += (gpuact_u64)gridDim.y * SL) {
-        const unsigned char *dyr = in + r * ld_in * DY::size, *sr = aux + r * ld_aux * S::size;
-        unsigned char *dxr = out + r * ld_out * DX::size;
-        gpuact_u32 dy[U][VEC], s[U][VEC], dx[U][VEC], bits[U];
-#pragma unroll
-        for (int u = 0; u < U; u++) { /* every load first */
-            const gpuact_u64 cv = v0 + u * W, c0 = shift + cv * VEC;
-            const bool vec_ok = FULL || (aligned && c0 + VEC <= cols);
-            if (!FULL && c0 >= cols) continue;
-            if (PAIRS) gpuact_load_words<DY>(dyr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(dy[u]));
-            else gpuact_load<DY, VEC>(dyr, c0, cols, vec_ok, dy[u]);
-            if (FROM_MASK) bits[u] = gpuact_mask_read<VEC>(mask + r * (mask_ld / 8), cv);
-            else if (PAIRS) gpuact_load_words<S>(sr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(s[u]));
-            else gpuact_load<S, VEC>(sr, c0, cols, vec_ok, s[u]);
-        }
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            const gpuact_u64 c0 = shift + (v0 + u * W) * VEC;
-            const bool vec_ok = FULL || (aligned && c0 + VEC <= cols);
-            if (!FULL && c0 >= cols) continue;
-            gpuact_bwd_vec<DY, DX, S, KIND, FROM_MASK, SELECT, FROMX, VEC>(dy[u], s[u], FROM_MASK ? bits[u] : 0u, b[u],
-                                                                         has_bias, do_scale, scale, slope, ceiling,
-                                                                         lower, cbits, lbits, dx[u]);
-            if (PAIRS) {
-                gpuact_store_words<DX, CS>(dxr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(dx[u]));
-                if (DBIAS)
-#pragma unroll
-                    for (int j = 0; j < 4; j++) {
-                        float lo, hi;
-                        gpuact_unpack2_dt(DX::id, dx[u][j], &lo, &hi);
-                        acc[u][2 * j] += lo;
-                        acc[u][2 * j + 1] += hi;
-                    }
-            } else {
-                gpuact_store<DX, VEC, CS>(dxr, c0, cols, vec_ok, dx[u]);
-                if (DBIAS)
-#pragma unroll
-                    for (int k = 0; k < VEC; k++) acc[u][k] += gpuact_tof<DX>(dx[u][k]);
-            }
-        }
-    }
-}
-
-template <class DY, class DX, class S, int KIND, int FROM_MASK, int DBIAS, int SELECT_, int FROMX>
+/* FULL: every vector of this block is inside the row and 16-byte aligned
+   (gpuact_block_full), so no access tests its bounds: the instance with
+   FULL = 0 calls the one with FULL = 1 for such blocks, on the selection
+   paths without the bias gradient. Not with evict-first stores (CS): the
+   f32 backward from the mask ran 0.966x with it at 1.6e9 elements (H200,
+   bench/matrix.py); nor from x or y with every array 16-bit, where the
+   second loop spilled 4-12 bytes at the selection's 32 registers (relu
+   and clipped 0.993x). A separate row-loop function taking the layout as
+   arguments changed the bias-gradient kernels' register allocation (4-12
+   bytes spilled, 0.99x at 65536 x 8192), so the loop stays here. */
+template <class DY, class DX, class S, int KIND, int FROM_MASK, int DBIAS, int SELECT_, int FROMX, int FULL = 0>
 __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<DY, DX, S>::value, PAIRS = VEC == 8 };
     enum { U = GPUACT_ONE_VECTOR(GPUACT_OP_backward, KIND, DBIAS, PAIRS) ? 1 : GPUACT_UNROLL };
@@ -152,7 +106,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     }
     /* The head of a shifted row, columns [0, shift), before the main loop so
        its registers are free again there (shift > 0 implies no DBIAS). */
-    if (shift && blockIdx.x == 0 && threadIdx.x == 0)
+    if (!FULL && shift && blockIdx.x == 0 && threadIdx.x == 0)
         for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
             const unsigned char *dyr = in + r * ld_in * DY::size, *sr = aux + r * ld_aux * S::size;
             unsigned char *dxr = out + r * ld_out * DX::size;
@@ -172,15 +126,51 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
             else gpuact_store<DX, VEC>(dxr, 0, hn, false, hdx);
         }
     if (!DBIAS && v0 * VEC >= cols) return; /* no lane exchange in the backward */
-#define GPUACT_BWD_ROWS_(f)                                                                                      \
-    gpuact_bwd_rows<DY, DX, S, KIND, FROM_MASK, DBIAS, SELECT, FROMX, VEC, U, W, SL, CS, f>(                         \
-        in, out, aux, mask, rows, cols, ld_in, ld_out, ld_aux, mask_ld, v0, shift, aligned, slice, b, acc, has_bias, \
-        do_scale, scale, slope, ceiling, lower, cbits, lbits)
-    if (SELECT && !DBIAS && gpuact_block_full(aligned, shift, W * U * VEC, cols)) /* GPUACT_FULL_PATH */
-        GPUACT_BWD_ROWS_(1);
-    else
-        GPUACT_BWD_ROWS_(0);
-#undef GPUACT_BWD_ROWS_
+    if (!FULL && SELECT && !DBIAS && !CS && (FROM_MASK || !PAIRS) && gpuact_block_full(aligned, shift, W * U * VEC, cols)) {
+        backward<DY, DX, S, KIND, FROM_MASK, DBIAS, SELECT_, FROMX, 1>(GPUACT_ARGS);
+        return;
+    }
+    for (gpuact_u64 r = (gpuact_u64)blockIdx.y * SL + slice; r < rows; r += (gpuact_u64)gridDim.y * SL) {
+        const unsigned char *dyr = in + r * ld_in * DY::size, *sr = aux + r * ld_aux * S::size;
+        unsigned char *dxr = out + r * ld_out * DX::size;
+        gpuact_u32 dy[U][VEC], s[U][VEC], dx[U][VEC], bits[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) { /* every load first */
+            const gpuact_u64 cv = v0 + u * W, c0 = shift + cv * VEC;
+            const bool vec_ok = FULL || (aligned && c0 + VEC <= cols);
+            if (!FULL && c0 >= cols) continue;
+            if (PAIRS) gpuact_load_words<DY>(dyr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(dy[u]));
+            else gpuact_load<DY, VEC>(dyr, c0, cols, vec_ok, dy[u]);
+            if (FROM_MASK) bits[u] = gpuact_mask_read<VEC>(mask + r * (mask_ld / 8), cv);
+            else if (PAIRS) gpuact_load_words<S>(sr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(s[u]));
+            else gpuact_load<S, VEC>(sr, c0, cols, vec_ok, s[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const gpuact_u64 c0 = shift + (v0 + u * W) * VEC;
+            const bool vec_ok = FULL || (aligned && c0 + VEC <= cols);
+            if (!FULL && c0 >= cols) continue;
+            gpuact_bwd_vec<DY, DX, S, KIND, FROM_MASK, SELECT, FROMX, VEC>(dy[u], s[u], FROM_MASK ? bits[u] : 0u, b[u],
+                                                                         has_bias, do_scale, scale, slope, ceiling,
+                                                                         lower, cbits, lbits, dx[u]);
+            if (PAIRS) {
+                gpuact_store_words<DX, CS>(dxr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(dx[u]));
+                if (DBIAS)
+#pragma unroll
+                    for (int j = 0; j < 4; j++) {
+                        float lo, hi;
+                        gpuact_unpack2_dt(DX::id, dx[u][j], &lo, &hi);
+                        acc[u][2 * j] += lo;
+                        acc[u][2 * j + 1] += hi;
+                    }
+            } else {
+                gpuact_store<DX, VEC, CS>(dxr, c0, cols, vec_ok, dx[u]);
+                if (DBIAS)
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) acc[u][k] += gpuact_tof<DX>(dx[u][k]);
+            }
+        }
+    }
     if (DBIAS) { /* the slices' sums in slice order, then one partial row per block row */
         __shared__ float red[SL > 1 ? SL - 1 : 1][W * U * VEC];
         float *p = reinterpret_cast<float *>(part) + (gpuact_u64)blockIdx.y * cols;

@@ -161,7 +161,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
                 gpuact_store<Y, VEC>(yr, 0, hn, false, hy);
             }
         }
-    const bool full = SELECT && gpuact_block_full(aligned, shift, BLK * U * VEC, cols); /* GPUACT_FULL_PATH */
+    const bool full = SELECT && gpuact_block_full(aligned, shift, BLK * U * VEC, cols);
 #define GPUACT_FWD_ROWS_FULL_(fl, f)                                                                                \
     gpuact_fwd_rows<X, Y, B, KIND, MASK, SELECT, fl, VEC, f>(in, out, mask, rows, cols, ld_in, ld_out, mask_ld, flags, \
                                                              scale, slope, ceiling, lower, cbits, lbits, bias, has_bias, \
