@@ -822,7 +822,7 @@ typedef struct gpuact__variant {
 #define GPUACT__L_BUF_(name) gpuact_buffer name;
 #define GPUACT__L_U64_(name) uint64_t name;
 #define GPUACT__L_F32_(name) float name;
-#define GPUACT__L_I32_(name) int name; /* flags: GPUACT_F_* */
+#define GPUACT__L_I32_(name) int name; /* flags: GPUACT_F_*; layout: GPUACT_LAYOUT_* (gpuact__layout) */
 typedef struct gpuact__launch {
     gpuact__variant v;
     GPUACT_KERNEL_PARAMS(GPUACT__L_BUF_, GPUACT__L_U64_, GPUACT__L_F32_, GPUACT__L_I32_, )
@@ -1049,6 +1049,9 @@ struct gpuact_context {
     unsigned dbias_slices;         /* row slices of a backward block with dbias (GPUACT_DBIAS_SLICES or 1) */
     unsigned dbias_groups;         /* bias-gradient row groups per unit (GPUACT__DBIAS_GROUPS_PER_UNIT*) */
     int variant_blocks;            /* threads per block: GPUACT__BLOCKS_* (kernels/contract.h's rules) */
+    int address_handles;           /* a buffer's handle is its device address (CUDA, HIP); else a cl_mem,
+                                      whose base is aligned to far more than 16 bytes */
+    int shifted_rows;              /* the forward and backward kernels take a shifted layout (GPUACT_LAYOUT_SHIFT) */
     pthread_mutex_t lock;          /* kernel builds (OpenCL: also argument setting and enqueue) */
     pthread_mutex_t ws_lock;       /* the workspace pool's bookkeeping (never held across a launch) */
     pthread_cond_t ws_freed;       /* a slot was given back (waited for only when all 64 are taken) */
@@ -1768,9 +1771,67 @@ static gpuact_result gpuact__dispatch_rows(gpuact_context *ctx, gpuact_stream s,
     return gpuact__dispatch(ctx, s, &M);
 }
 
-/* Grid shape, then the backend. */
+/* The rows' layout a kernel takes (GPUACT_LAYOUT_*, kernels/contract.h),
+   from the arrays it accesses in 16-byte vectors: the forward's x, y and
+   bias; the backward's dy, dx, the forward's x or y unless the region
+   comes from the mask, and the bias; the gated ops' inputs, outputs and
+   biases. Aligned when every such array's row starts are 16-byte aligned.
+   Else, where the backend's kernel has the head path (GPUACT_HEAD_PATH;
+   the backward also without the bias): when all of them are the same number
+   of bytes off the 16-byte grid, a whole number of elements (a view offset
+   by a few elements, in place or not), and their rows keep that, the
+   vectors start at the first aligned element, `shift` columns on. The bias
+   gradient's finish takes no vectors. */
+static int gpuact__layout(const gpuact_context *ctx, const gpuact__launch *L) {
+    const gpuact__variant *V = &L->v;
+    const int bias = (L->flags & GPUACT_F_BIAS) != 0;
+    const size_t es = gpuact_dtype_size(V->t[0]);
+    struct { const gpuact_buffer *b; uint64_t ld; gpuact_dtype t; } a[7];
+    int n = 0, i, same_phase = 1, one_size = 1, rows_ok = 1;
+    uint64_t phase = 0;
+#define GPUACT__LAYOUT_ARRAY_(buf, stride, dt) \
+    do {                                       \
+        a[n].b = &L->buf;                      \
+        a[n].ld = (stride);                    \
+        a[n++].t = (dt);                       \
+    } while (0)
+    if (V->op == GPUACT_OP_dbias) return 0;
+    GPUACT__LAYOUT_ARRAY_(in, L->ld_in, V->t[0]);
+    GPUACT__LAYOUT_ARRAY_(out, L->ld_out, V->t[1]);
+    if (V->op == GPUACT_OP_glu_forward || V->op == GPUACT_OP_glu_backward) {
+        const gpuact_dtype x = V->t[V->op == GPUACT_OP_glu_forward ? 0 : 1];
+        GPUACT__LAYOUT_ARRAY_(aux, L->ld_aux, x);
+        if (V->op == GPUACT_OP_glu_backward) {
+            GPUACT__LAYOUT_ARRAY_(aux2, L->ld_aux2, x);
+            GPUACT__LAYOUT_ARRAY_(out2, L->ld_out2, x);
+        }
+        if (bias) GPUACT__LAYOUT_ARRAY_(bias2, 0, x);
+    } else if (V->op == GPUACT_OP_backward && !V->mask) {
+        GPUACT__LAYOUT_ARRAY_(aux, L->ld_aux, V->t[2]);
+    }
+    if (bias) GPUACT__LAYOUT_ARRAY_(bias, 0, V->t[2]);
+#undef GPUACT__LAYOUT_ARRAY_
+    for (i = 0; i < n; i++) {
+        const uint64_t addr = (ctx->address_handles ? (uint64_t)(uintptr_t)a[i].b->handle : 0) + a[i].b->offset;
+        const size_t size = gpuact_dtype_size(a[i].t);
+        if (i == 0) phase = addr % 16;
+        same_phase = same_phase && addr % 16 == phase;
+        one_size = one_size && size == es;
+        rows_ok = rows_ok && (L->rows == 1 || a[i].ld * size % 16 == 0);
+    }
+    if (!same_phase || !rows_ok) return 0;
+    if (phase == 0) return GPUACT_LAYOUT_ALIGNED;
+    if (!ctx->shifted_rows || !one_size || phase % es != 0 || (V->op == GPUACT_OP_backward && bias) ||
+        !GPUACT_HEAD_PATH(V->op, V->mask, V->dbias,
+                          gpuact_dtype_size(V->t[1]) == es && gpuact_dtype_size(V->t[2]) == es))
+        return 0;
+    return GPUACT_LAYOUT_ALIGNED | (int)((16 - phase) / es) * GPUACT_LAYOUT_SHIFT;
+}
+
+/* Grid shape and layout, then the backend. */
 static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L) {
     if (!L->grid_x) L->grid_x = gpuact__grid_x(ctx, L);
+    L->layout = gpuact__layout(ctx, L);
     if (!gpuact__variant_reachable(&L->v)) {
         char name[GPUACT__NAME_MAX];
         gpuact__variant_name(&L->v, name, sizeof name);

@@ -113,6 +113,7 @@ static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units
     ctx->dbias_slices = GPUACT_DBIAS_SLICES;
     ctx->dbias_groups = GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA;
     ctx->variant_blocks = GPUACT__BLOCKS_CUDA;
+    ctx->address_handles = ctx->shifted_rows = 1;
     g->rtc_options[2] = "-DGPUACT_UNROLL=" GPUACT__STR(GPUACT__UNROLL);
     g->rtc_options[3] = "-DGPUACT_MIN_BLOCKS_SELECT=" GPUACT__STR(GPUACT__MIN_BLOCKS_SELECT);
     g->rtc_options[4] = "-DGPUACT_MIN_BLOCKS_GENERAL=" GPUACT__STR(GPUACT__MIN_BLOCKS_GENERAL);

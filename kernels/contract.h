@@ -75,6 +75,27 @@ enum {
     GPUACT_F_RAW = 4    /* forward, no bias, scale 1, one dtype: a NaN x keeps its bits */
 };
 
+/* The rows' layout, the kernel parameter `layout`: the host decides it once
+   per launch (gpuact__layout in gpuact.h) from the arrays' addresses, row
+   strides and dtypes, so no thread spends its prologue on it (on the H200
+   that prologue cost the small ReLU forwards 3-4%, docs/PERFORMANCE.md).
+     GPUACT_LAYOUT_ALIGNED  every array the kernel accesses in 16-byte
+                            vectors has its row starts 16-byte aligned from
+                            column shift on
+     shift                  layout / GPUACT_LAYOUT_SHIFT: columns [0, shift)
+                            of every row come before the first aligned
+                            element and are taken one by one (only where
+                            the backend's forward and backward kernels have
+                            that head path; else 0) */
+enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
+/* The kernels with the head path, CUDA/HIP: the forward without the mask
+   (whose bytes follow the row's own element numbering) and the backward
+   without the mask or the bias gradient, every array of one element size;
+   the host gives the backward a shift only without the bias as well. The
+   others are compiled without the path (shift 0). */
+#define GPUACT_HEAD_PATH(op, mask, dbias, one_size) \
+    (((op) == GPUACT_OP_forward || ((op) == GPUACT_OP_backward && !(dbias))) && !(mask) && (one_size))
+
 /* Work-items per block (CUDA/HIP threads per block, OpenCL local size). The
    backends pass the host's value to the kernels (a build-time tuning knob;
    a multiple of GPUACT_DBIAS_COLS and of 32 * GPUACT_DBIAS_SLICES). */
@@ -202,6 +223,7 @@ enum {
 /* The kernel parameter list, the same for every op (OpenCL passes each
    buffer as cl_mem plus a byte offset, CUDA/HIP as a pointer):
    BUF(name) a buffer, U64 / F32 / I32(name) a scalar, SEP between two.
+   flags are GPUACT_F_*, layout is the rows' layout (GPUACT_LAYOUT_*).
      forward:  in = x, out = y, bias, mask written
      backward: in = dy, out = dx, aux = the forward's x or y, bias (fromx),
                mask read, part = f32 partial column sums [row groups][cols]
@@ -212,7 +234,7 @@ enum {
     BUF(in) SEP BUF(out) SEP BUF(aux) SEP BUF(bias) SEP BUF(mask) SEP BUF(part) SEP BUF(aux2) SEP      \
         BUF(out2) SEP BUF(bias2) SEP U64(rows) SEP U64(cols) SEP U64(ld_in) SEP U64(ld_out) SEP             \
         U64(ld_aux) SEP U64(mask_ld) SEP U64(ld_aux2) SEP U64(ld_out2) SEP F32(scale) SEP F32(slope) SEP    \
-        F32(ceiling) SEP F32(lower) SEP I32(flags)
+        F32(ceiling) SEP F32(lower) SEP I32(flags) SEP I32(layout)
 
 /* GPUACT_KIND_<name>, GPUACT_DT_<name>, GPUACT_OP_<name> as enum constants
    (the kernels compare with them; the -D options carry their values). */

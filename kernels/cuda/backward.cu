@@ -74,21 +74,14 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     enum { SL = DBIAS ? GPUACT_DBIAS_SLICES : 1, W = GPUACT_VARIANT_BLOCK(GPUACT_OP_backward, FROM_MASK, DBIAS, VEC == 4) / SL };
     const int slice = SL > 1 ? threadIdx.x / W : 0; /* without DBIAS: 0, known at compile time */
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (W * U) + (SL > 1 ? threadIdx.x % W : threadIdx.x);
-    const gpuact_u64 phase = (gpuact_u64)in % 16;
     const bool has_bias = FROMX && (flags & GPUACT_F_BIAS);
-    /* Every array off the 16-byte grid by the same amount: vectors from the
-       first aligned element, thread 0 of each row's first block takes the
-       head (as in the forward; not with the mask, the bias or the bias
-       gradient). */
-    const bool shifted = !FROM_MASK && !DBIAS && !has_bias && DY::size == DX::size && DY::size == S::size &&
-                         phase % DY::size == 0 && (gpuact_u64)out % 16 == phase && (gpuact_u64)aux % 16 == phase &&
-                         (rows == 1 || ((ld_in * DY::size) % 16 == 0 && (ld_out * DX::size) % 16 == 0 &&
-                                        (ld_aux * S::size) % 16 == 0));
-    const gpuact_u64 shift = shifted ? (16 - phase) % 16 / DY::size : 0;
-    const bool aligned = shifted || (gpuact_rows_aligned(in, ld_in * DY::size, rows) &&
-                                     gpuact_rows_aligned(out, ld_out * DX::size, rows) &&
-                                     (FROM_MASK || gpuact_rows_aligned(aux, ld_aux * S::size, rows)) &&
-                                     (!has_bias || (gpuact_u64)bias % 16 == 0));
+    /* the rows' layout (../contract.h; a shifted one only without the mask,
+       the bias or the bias gradient) */
+    const gpuact_u64 shift =
+        GPUACT_HEAD_PATH(GPUACT_OP_backward, FROM_MASK, DBIAS, DY::size == DX::size && DY::size == S::size)
+            ? (unsigned)layout / GPUACT_LAYOUT_SHIFT
+            : 0;
+    const int aligned = layout & GPUACT_LAYOUT_ALIGNED;
     const bool do_scale = !SELECT && (flags & GPUACT_F_SCALE);
     /* the bounds as S: exact where used (see gpuact_passes_bits) */
     const gpuact_u32 cbits = gpuact_fromf<S>(ceiling), lbits = gpuact_fromf<S>(lower);
@@ -104,8 +97,76 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
             b[u][k] = has_bias && c0 < cols ? gpuact_tof<S>(bb[k]) : 0.0f;
         }
     }
-    /* The head of a shifted row, columns [0, shift), before the main loop so
-       its registers are free again there (shift > 0 implies no DBIAS). */
+    if (!DBIAS && v0 * VEC >= cols) return; /* no lane exchange in the backward */
+    if (!FULL && SELECT && !DBIAS && !CS && (FROM_MASK || !PAIRS) && gpuact_block_full(aligned, shift, W * U * VEC, cols)) {
+        backward<DY, DX, S, KIND, FROM_MASK, DBIAS, SELECT_, FROMX, 1>(GPUACT_ARGS);
+    } else {
+        for (gpuact_u64 r = (gpuact_u64)blockIdx.y * SL + slice; r < rows; r += (gpuact_u64)gridDim.y * SL) {
+            const unsigned char *dyr = in + r * ld_in * DY::size, *sr = aux + r * ld_aux * S::size;
+            unsigned char *dxr = out + r * ld_out * DX::size;
+            gpuact_u32 dy[U][VEC], s[U][VEC], dx[U][VEC], bits[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) { /* every load first */
+                const gpuact_u64 cv = v0 + u * W, c0 = shift + cv * VEC;
+                const bool vec_ok = FULL || (aligned && c0 + VEC <= cols);
+                if (!FULL && c0 >= cols) continue;
+                if (PAIRS) gpuact_load_words<DY>(dyr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(dy[u]));
+                else gpuact_load<DY, VEC>(dyr, c0, cols, vec_ok, dy[u]);
+                if (FROM_MASK) bits[u] = gpuact_mask_read<VEC>(mask + r * (mask_ld / 8), cv);
+                else if (PAIRS) gpuact_load_words<S>(sr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(s[u]));
+                else gpuact_load<S, VEC>(sr, c0, cols, vec_ok, s[u]);
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const gpuact_u64 c0 = shift + (v0 + u * W) * VEC;
+                const bool vec_ok = FULL || (aligned && c0 + VEC <= cols);
+                if (!FULL && c0 >= cols) continue;
+                gpuact_bwd_vec<DY, DX, S, KIND, FROM_MASK, SELECT, FROMX, VEC>(dy[u], s[u], FROM_MASK ? bits[u] : 0u, b[u],
+                                                                             has_bias, do_scale, scale, slope, ceiling,
+                                                                             lower, cbits, lbits, dx[u]);
+                if (PAIRS) {
+                    gpuact_store_words<DX, CS>(dxr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(dx[u]));
+                    if (DBIAS)
+#pragma unroll
+                        for (int j = 0; j < 4; j++) {
+                            float lo, hi;
+                            gpuact_unpack2_dt(DX::id, dx[u][j], &lo, &hi);
+                            acc[u][2 * j] += lo;
+                            acc[u][2 * j + 1] += hi;
+                        }
+                } else {
+                    gpuact_store<DX, VEC, CS>(dxr, c0, cols, vec_ok, dx[u]);
+                    if (DBIAS)
+#pragma unroll
+                        for (int k = 0; k < VEC; k++) acc[u][k] += gpuact_tof<DX>(dx[u][k]);
+                }
+            }
+        }
+        if (DBIAS) { /* the slices' sums in slice order, then one partial row per block row */
+            __shared__ float red[SL > 1 ? SL - 1 : 1][W * U * VEC];
+            float *p = reinterpret_cast<float *>(part) + (gpuact_u64)blockIdx.y * cols;
+            const int t = threadIdx.x % W;
+            if (slice > 0)
+#pragma unroll
+                for (int u = 0; u < U; u++)
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) red[slice - 1][(u * VEC + k) * W + t] = acc[u][k];
+            __syncthreads();
+            if (slice > 0) return;
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    const gpuact_u64 c = (v0 + u * W) * VEC + k;
+                    float sum = acc[u][k];
+#pragma unroll
+                    for (int l = 1; l < SL; l++) sum += red[l - 1][(u * VEC + k) * W + t];
+                    if (c < cols) p[c] = sum;
+                }
+        }
+    }
+    /* The head of a shifted row, columns [0, shift), after the main loop
+       (as in the forward; shift > 0 implies no DBIAS). */
     if (!FULL && shift && blockIdx.x == 0 && threadIdx.x == 0)
         for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
             const unsigned char *dyr = in + r * ld_in * DY::size, *sr = aux + r * ld_aux * S::size;
@@ -125,74 +186,6 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
             if (PAIRS) gpuact_store_words<DX>(dxr, 0, hn, false, reinterpret_cast<const gpuact_u32(&)[4]>(hdx));
             else gpuact_store<DX, VEC>(dxr, 0, hn, false, hdx);
         }
-    if (!DBIAS && v0 * VEC >= cols) return; /* no lane exchange in the backward */
-    if (!FULL && SELECT && !DBIAS && !CS && (FROM_MASK || !PAIRS) && gpuact_block_full(aligned, shift, W * U * VEC, cols)) {
-        backward<DY, DX, S, KIND, FROM_MASK, DBIAS, SELECT_, FROMX, 1>(GPUACT_ARGS);
-        return;
-    }
-    for (gpuact_u64 r = (gpuact_u64)blockIdx.y * SL + slice; r < rows; r += (gpuact_u64)gridDim.y * SL) {
-        const unsigned char *dyr = in + r * ld_in * DY::size, *sr = aux + r * ld_aux * S::size;
-        unsigned char *dxr = out + r * ld_out * DX::size;
-        gpuact_u32 dy[U][VEC], s[U][VEC], dx[U][VEC], bits[U];
-#pragma unroll
-        for (int u = 0; u < U; u++) { /* every load first */
-            const gpuact_u64 cv = v0 + u * W, c0 = shift + cv * VEC;
-            const bool vec_ok = FULL || (aligned && c0 + VEC <= cols);
-            if (!FULL && c0 >= cols) continue;
-            if (PAIRS) gpuact_load_words<DY>(dyr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(dy[u]));
-            else gpuact_load<DY, VEC>(dyr, c0, cols, vec_ok, dy[u]);
-            if (FROM_MASK) bits[u] = gpuact_mask_read<VEC>(mask + r * (mask_ld / 8), cv);
-            else if (PAIRS) gpuact_load_words<S>(sr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(s[u]));
-            else gpuact_load<S, VEC>(sr, c0, cols, vec_ok, s[u]);
-        }
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            const gpuact_u64 c0 = shift + (v0 + u * W) * VEC;
-            const bool vec_ok = FULL || (aligned && c0 + VEC <= cols);
-            if (!FULL && c0 >= cols) continue;
-            gpuact_bwd_vec<DY, DX, S, KIND, FROM_MASK, SELECT, FROMX, VEC>(dy[u], s[u], FROM_MASK ? bits[u] : 0u, b[u],
-                                                                         has_bias, do_scale, scale, slope, ceiling,
-                                                                         lower, cbits, lbits, dx[u]);
-            if (PAIRS) {
-                gpuact_store_words<DX, CS>(dxr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(dx[u]));
-                if (DBIAS)
-#pragma unroll
-                    for (int j = 0; j < 4; j++) {
-                        float lo, hi;
-                        gpuact_unpack2_dt(DX::id, dx[u][j], &lo, &hi);
-                        acc[u][2 * j] += lo;
-                        acc[u][2 * j + 1] += hi;
-                    }
-            } else {
-                gpuact_store<DX, VEC, CS>(dxr, c0, cols, vec_ok, dx[u]);
-                if (DBIAS)
-#pragma unroll
-                    for (int k = 0; k < VEC; k++) acc[u][k] += gpuact_tof<DX>(dx[u][k]);
-            }
-        }
-    }
-    if (DBIAS) { /* the slices' sums in slice order, then one partial row per block row */
-        __shared__ float red[SL > 1 ? SL - 1 : 1][W * U * VEC];
-        float *p = reinterpret_cast<float *>(part) + (gpuact_u64)blockIdx.y * cols;
-        const int t = threadIdx.x % W;
-        if (slice > 0)
-#pragma unroll
-            for (int u = 0; u < U; u++)
-#pragma unroll
-                for (int k = 0; k < VEC; k++) red[slice - 1][(u * VEC + k) * W + t] = acc[u][k];
-        __syncthreads();
-        if (slice > 0) return;
-#pragma unroll
-        for (int u = 0; u < U; u++)
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                const gpuact_u64 c = (v0 + u * W) * VEC + k;
-                float sum = acc[u][k];
-#pragma unroll
-                for (int l = 1; l < SL; l++) sum += red[l - 1][(u * VEC + k) * W + t];
-                if (c < cols) p[c] = sum;
-            }
-    }
 }
 
 GPUACT_INSTANTIATE(backward)

@@ -158,11 +158,6 @@ template <class T> __device__ __forceinline__ void gpuact_fromf2(float lo, float
     }
 }
 
-/* Row starts are 16-byte aligned (a single row needs only its base). */
-__device__ __forceinline__ bool gpuact_rows_aligned(const void *p, gpuact_u64 ld_bytes, gpuact_u64 rows) {
-    return ((gpuact_u64)p % 16 == 0) && (rows == 1 || ld_bytes % 16 == 0);
-}
-
 /* Whether every vector of this block is inside the row and 16-byte
    aligned: the block's columns, span = its threads x vectors x VEC
    elements from the row's first aligned element (shift), end at or before

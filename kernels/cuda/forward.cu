@@ -121,23 +121,48 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     enum { SELECT = SELECT_ && gpuact_same<X, Y>::value, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0, VEC == 4) };
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
     const bool has_bias = !SELECT && (flags & GPUACT_F_BIAS);
-    const gpuact_u64 phase = (gpuact_u64)in % 16;
-    /* Every array off the 16-byte grid by the same amount (a view offset by
-       a few elements, in place or not): the vectors start at the first
-       aligned element and thread 0 of each row's first block takes the
-       head. Not when writing the mask, whose bytes follow the row's own
-       element numbering. */
-    const bool shifted = !MASK && X::size == Y::size && X::size == B::size && phase % X::size == 0 &&
-                         (gpuact_u64)out % 16 == phase && (!has_bias || (gpuact_u64)bias % 16 == phase) &&
-                         (rows == 1 || ((ld_in * X::size) % 16 == 0 && (ld_out * Y::size) % 16 == 0));
-    const gpuact_u64 shift = shifted ? (16 - phase) % 16 / X::size : 0;
-    const bool aligned = shifted || (gpuact_rows_aligned(in, ld_in * X::size, rows) &&
-                                     gpuact_rows_aligned(out, ld_out * Y::size, rows) &&
-                                     (!has_bias || (gpuact_u64)bias % 16 == 0));
+    /* the rows' layout (../contract.h): a view offset by a few elements
+       has its vectors from the first aligned element, and thread 0 of each
+       row's first block takes the head */
+    const gpuact_u64 shift = GPUACT_HEAD_PATH(GPUACT_OP_forward, MASK, 0, X::size == Y::size && X::size == B::size)
+                                 ? (unsigned)layout / GPUACT_LAYOUT_SHIFT
+                                 : 0;
+    const bool aligned = layout & GPUACT_LAYOUT_ALIGNED;
     const gpuact_u32 cbits = gpuact_fromf<Y>(ceiling), lbits = gpuact_fromf<Y>(lower); /* the bounds as Y */
     (void)aux; (void)part; (void)ld_aux; (void)cbits; (void)lbits; (void)DBIAS_; (void)FROMX_;
-    /* The head of a shifted row, columns [0, shift), before the main loop so
-       its registers are free again there. */
+    const bool full = SELECT && gpuact_block_full(aligned, shift, BLK * U * VEC, cols);
+#define GPUACT_FWD_ROWS_FULL_(fl, f)                                                                                \
+    gpuact_fwd_rows<X, Y, B, KIND, MASK, SELECT, fl, VEC, f>(in, out, mask, rows, cols, ld_in, ld_out, mask_ld, flags, \
+                                                             scale, slope, ceiling, lower, cbits, lbits, bias, has_bias, \
+                                                             v0, shift, aligned)
+#define GPUACT_FWD_ROWS_(fl)                      \
+    if (full) GPUACT_FWD_ROWS_FULL_(fl, 1);       \
+    else GPUACT_FWD_ROWS_FULL_(fl, 0)
+    /* The 16-bit general path gets a second loop with the flags as constants
+       (no branch on them per word; ReLU folds into the conversion) where
+       that was measured faster on the H200: the epilogue without scale of
+       the ReLU family (3-14%), and erf-GELU's epilogue and elementwise
+       forward (7-10%). An instance per combination of flags made nvcc
+       allocate for all of them at once and spill. For tanh-GELU, SiLU and
+       squared ReLU the second loop took the kernel from 55 to 64 registers
+       and their elementwise forwards (one kernel with the epilogue) 2-6%
+       slower: not for them. The f32 epilogue writing the mask gets it too:
+       hardtanh's 1.5% faster, the others' within 0.5%. */
+    if ((PAIRS || MASK) && !SELECT &&
+        (gpuact_kind_select(KIND) || KIND == GPUACT_KIND_gelu) && flags == GPUACT_F_BIAS) {
+        GPUACT_FWD_ROWS_(GPUACT_F_BIAS);
+    } else if (PAIRS && !SELECT && KIND == GPUACT_KIND_gelu && flags == GPUACT_F_RAW) {
+        GPUACT_FWD_ROWS_(GPUACT_F_RAW);
+    } else {
+        GPUACT_FWD_ROWS_(-1);
+    }
+#undef GPUACT_FWD_ROWS_
+#undef GPUACT_FWD_ROWS_FULL_
+    /* The head of a shifted row, columns [0, shift), after the main loop,
+       so the kernel's first instructions are the path every block takes:
+       with the head first, its code sat between the prologue and the loop,
+       and the relu forwards at 2^18-2^20 elements ran 3-5% slower than
+       without a head path (H200, docs/PERFORMANCE.md). */
     if (shift && blockIdx.x == 0 && threadIdx.x == 0)
         for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
             const unsigned char *xr = in + r * ld_in * X::size;
@@ -161,36 +186,6 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
                 gpuact_store<Y, VEC>(yr, 0, hn, false, hy);
             }
         }
-    const bool full = SELECT && gpuact_block_full(aligned, shift, BLK * U * VEC, cols);
-#define GPUACT_FWD_ROWS_FULL_(fl, f)                                                                                \
-    gpuact_fwd_rows<X, Y, B, KIND, MASK, SELECT, fl, VEC, f>(in, out, mask, rows, cols, ld_in, ld_out, mask_ld, flags, \
-                                                             scale, slope, ceiling, lower, cbits, lbits, bias, has_bias, \
-                                                             v0, shift, aligned)
-#define GPUACT_FWD_ROWS_(fl)                      \
-    if (full) GPUACT_FWD_ROWS_FULL_(fl, 1);       \
-    else GPUACT_FWD_ROWS_FULL_(fl, 0)
-    /* The 16-bit general path gets a second loop with the flags as constants
-       (no branch on them per word; ReLU folds into the conversion) where
-       that was measured faster on the H200: the epilogue without scale of
-       the ReLU family (3-14%), and erf-GELU's epilogue and elementwise
-       forward (7-10%). An instance per combination of flags made nvcc
-       allocate for all of them at once and spill. For tanh-GELU, SiLU and
-       squared ReLU the second loop took the kernel from 55 to 64 registers
-       and their elementwise forwards (one kernel with the epilogue) 2-6%
-       slower: not for them. The f32 epilogue writing the mask gets it too:
-       hardtanh's 1.5% faster, the others' within 0.5%. */
-    if ((PAIRS || MASK) && !SELECT &&
-        (gpuact_kind_select(KIND) || KIND == GPUACT_KIND_gelu) && flags == GPUACT_F_BIAS) {
-        GPUACT_FWD_ROWS_(GPUACT_F_BIAS);
-        return;
-    }
-    if (PAIRS && !SELECT && KIND == GPUACT_KIND_gelu && flags == GPUACT_F_RAW) {
-        GPUACT_FWD_ROWS_(GPUACT_F_RAW);
-        return;
-    }
-    GPUACT_FWD_ROWS_(-1);
-#undef GPUACT_FWD_ROWS_
-#undef GPUACT_FWD_ROWS_FULL_
 }
 
 GPUACT_INSTANTIATE(forward)

@@ -15,12 +15,7 @@ __device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
     enum { U = GPUACT_ONE_VECTOR(GPUACT_OP_glu_backward, KIND, DBIAS, VEC == 8) ? 1 : GPUACT_UNROLL };
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
     const bool has_bias = flags & GPUACT_F_BIAS;
-    const bool aligned = gpuact_rows_aligned(in, ld_in * DY::size, rows) &&
-                         gpuact_rows_aligned(aux, ld_aux * X::size, rows) &&
-                         gpuact_rows_aligned(aux2, ld_aux2 * X::size, rows) &&
-                         gpuact_rows_aligned(out, ld_out * X::size, rows) &&
-                         gpuact_rows_aligned(out2, ld_out2 * X::size, rows) &&
-                         (!has_bias || ((gpuact_u64)bias % 16 == 0 && (gpuact_u64)bias2 % 16 == 0));
+    const bool aligned = layout & GPUACT_LAYOUT_ALIGNED; /* ../contract.h */
     float ba[U][VEC], bb[U][VEC], acc_a[U][VEC], acc_b[U][VEC];
     (void)mask; (void)mask_ld; (void)scale; (void)slope; (void)ceiling; (void)lower;
 #pragma unroll

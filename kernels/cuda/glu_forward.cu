@@ -11,10 +11,7 @@ __device__ __forceinline__ void glu_forward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<X, Y, X2>::value, U = VEC == 8 ? GPUACT_GLU16_UNROLL : GPUACT_UNROLL, BLK = GPUACT_BLOCK };
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
     const bool has_bias = flags & GPUACT_F_BIAS;
-    const bool aligned = gpuact_rows_aligned(in, ld_in * X::size, rows) &&
-                         gpuact_rows_aligned(aux, ld_aux * X::size, rows) &&
-                         gpuact_rows_aligned(out, ld_out * Y::size, rows) &&
-                         (!has_bias || ((gpuact_u64)bias % 16 == 0 && (gpuact_u64)bias2 % 16 == 0));
+    const bool aligned = layout & GPUACT_LAYOUT_ALIGNED; /* ../contract.h */
     float ba[U][VEC], bb[U][VEC];
     (void)mask; (void)part; (void)aux2; (void)out2; (void)mask_ld; (void)ld_aux2; (void)ld_out2; (void)scale;
     (void)slope; (void)ceiling; (void)lower;

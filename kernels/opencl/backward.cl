@@ -14,10 +14,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     int from_mask = GPUACT_MASK, select = GPUACT_SELECT, dbias = GPUACT_DBIAS, fromx = GPUACT_FROMX;
     /* ^ not const: clang warns on `constant && x` */
     const int has_bias = fromx && (flags & GPUACT_F_BIAS);
-    const int aligned = gpuact_rows_aligned(in_off, ld_in, SZ(GPUACT_T0), rows) &&
-                        gpuact_rows_aligned(out_off, ld_out, SZ(GPUACT_T1), rows) &&
-                        (from_mask || gpuact_rows_aligned(aux_off, ld_aux, SZ(GPUACT_T2), rows)) &&
-                        (!has_bias || bias_off % 16 == 0);
+    const int aligned = layout & GPUACT_LAYOUT_ALIGNED; /* ../contract.h; OpenCL gets no shift */
     const uint n = gpuact_cl_count(c0, cols);
     const int vec_ok = aligned && n == GPUACT_CL_VEC;
     const int do_scale = !select && (flags & GPUACT_F_SCALE);

@@ -117,12 +117,6 @@ uint gpuact_cl_count(ulong c0, ulong cols) {
         }                                                                             \
     } while (0)
 
-/* Vector accesses need 16-byte aligned row starts (cl_mem bases are aligned
-   far more than that, so the offsets decide). */
-int gpuact_rows_aligned(ulong off, ulong ld, ulong size, ulong rows) {
-    return off % 16 == 0 && (rows == 1 || (ld * size) % 16 == 0);
-}
-
 /* gpuact_passes_ord (../act.h) on raw bits of type t, for the selection
    paths: no compiler can rewrite `z <= 0 ? 0 : x` on bits into a
    NaN-canonicalising max (NVIDIA's OpenCL compiler did, on floats). cbits /

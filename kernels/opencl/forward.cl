@@ -80,9 +80,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     int select = GPUACT_SELECT, has_mask = GPUACT_MASK, kind = GPUACT_KIND;
     /* ^ not const: clang warns on `constant && x` */
     const int has_bias = !select && (flags & GPUACT_F_BIAS);
-    const int aligned = gpuact_rows_aligned(in_off, ld_in, SZ(GPUACT_T0), rows) &&
-                        gpuact_rows_aligned(out_off, ld_out, SZ(GPUACT_T1), rows) &&
-                        (!has_bias || bias_off % 16 == 0);
+    const int aligned = layout & GPUACT_LAYOUT_ALIGNED; /* ../contract.h; OpenCL gets no shift */
     const uint cbits = FROMF(GPUACT_T1)(ceiling), lbits = FROMF(GPUACT_T1)(lower);
     if (gpuact_cl_c0(0) >= cols) return;
 #if SZ(GPUACT_T0) == 2 && SZ(GPUACT_T1) == 2 && SZ(GPUACT_T2) == 2

@@ -10,12 +10,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     const ulong c0 = get_global_id(0) * GPUACT_CL_VEC;
     const int has_bias = flags & GPUACT_F_BIAS;
     int dbias = GPUACT_DBIAS; /* not const: clang warns on `constant && x` */
-    const int aligned = gpuact_rows_aligned(in_off, ld_in, SZ(GPUACT_T0), rows) &&
-                        gpuact_rows_aligned(aux_off, ld_aux, SZ(GPUACT_T1), rows) &&
-                        gpuact_rows_aligned(aux2_off, ld_aux2, SZ(GPUACT_T1), rows) &&
-                        gpuact_rows_aligned(out_off, ld_out, SZ(GPUACT_T1), rows) &&
-                        gpuact_rows_aligned(out2_off, ld_out2, SZ(GPUACT_T1), rows) &&
-                        (!has_bias || (bias_off % 16 == 0 && bias2_off % 16 == 0));
+    const int aligned = layout & GPUACT_LAYOUT_ALIGNED; /* ../contract.h; OpenCL gets no shift */
     const uint n = gpuact_cl_count(c0, cols);
     const int vec_ok = aligned && n == GPUACT_CL_VEC;
     uint ba[GPUACT_CL_VEC], bb[GPUACT_CL_VEC], dy[GPUACT_CL_VEC], a[GPUACT_CL_VEC], b[GPUACT_CL_VEC];
