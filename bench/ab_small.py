@@ -14,6 +14,7 @@ separate processes differ by about 3% at these sizes.
 import os, sys, statistics
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_compare import F32, BF16, RELU, Gpuact, act
+from sweep import timed_batch
 import torch as t
 
 libs = [s.split("=", 1) for s in os.environ["LIBS"].split(",")]
@@ -24,14 +25,8 @@ NB = int(os.environ.get("NB", "11"))
 
 
 def batch(fn, calls):
-    t.cuda.synchronize()
-    t.cuda._sleep(int(2e9 * 20e-6 * calls) + 1000000)
-    e0.record()
-    for _ in range(calls):
-        fn()
-    e1.record()
-    e1.synchronize()
-    return e0.elapsed_time(e1) / calls * 1e3
+    """us per call, device time"""
+    return timed_batch(t, e0, e1, fn, calls, True) * 1e3
 
 
 def same(a, b):

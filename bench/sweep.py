@@ -31,6 +31,21 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_compare import BF16, F32, RELU, Gpuact, act, default_lib, mask_ld_default  # noqa
 
 
+def timed_batch(t, e0, e1, fn, calls, spin):
+    """ms per call of one batch of calls (t: torch, e0 and e1 timing events). spin: the GPU is kept busy
+    by a spin kernel while the calls are queued, longer than queueing them takes (20 us each at most), so
+    they wait behind it and launch latency hides ("device" time)."""
+    t.cuda.synchronize()
+    if spin:
+        t.cuda._sleep(int(2e9 * 20e-6 * calls) + 1000000)
+    e0.record()
+    for _ in range(calls):
+        fn()
+    e1.record()
+    e1.synchronize()
+    return e0.elapsed_time(e1) / calls
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lib", default=default_lib())
@@ -47,16 +62,7 @@ def main():
     bad = 0
 
     def batch(fn, calls, spin):
-        """ms per call of one batch of calls."""
-        t.cuda.synchronize()
-        if spin:  # longer than queueing the calls takes (20 us each at most): they wait behind it
-            t.cuda._sleep(int(2e9 * 20e-6 * calls) + 1000000)
-        e0.record()
-        for _ in range(calls):
-            fn()
-        e1.record()
-        e1.synchronize()
-        return e0.elapsed_time(e1) / calls
+        return timed_batch(t, e0, e1, fn, calls, spin)
 
     def per_call(fns, calls, spin):
         """ms per call of each function, median of 5 batches; the functions take turns batch by batch
