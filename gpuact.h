@@ -1786,14 +1786,14 @@ static int gpuact__layout(const gpuact_context *ctx, const gpuact__launch *L) {
     const gpuact__variant *V = &L->v;
     const int bias = (L->flags & GPUACT_F_BIAS) != 0;
     const size_t es = gpuact_dtype_size(V->t[0]);
-    struct { const gpuact_buffer *b; uint64_t ld; gpuact_dtype t; } a[7];
+    struct { const gpuact_buffer *b; uint64_t ld; size_t size; } a[7]; /* ld in elements of size bytes */
     int n = 0, i, same_phase = 1, one_size = 1, rows_ok = 1;
     uint64_t phase = 0;
 #define GPUACT__LAYOUT_ARRAY_(buf, stride, dt) \
     do {                                       \
         a[n].b = &L->buf;                      \
         a[n].ld = (stride);                    \
-        a[n++].t = (dt);                       \
+        a[n++].size = gpuact_dtype_size(dt);   \
     } while (0)
     if (V->op == GPUACT_OP_dbias) return 0;
     GPUACT__LAYOUT_ARRAY_(in, L->ld_in, V->t[0]);
@@ -1813,17 +1813,16 @@ static int gpuact__layout(const gpuact_context *ctx, const gpuact__launch *L) {
 #undef GPUACT__LAYOUT_ARRAY_
     for (i = 0; i < n; i++) {
         const uint64_t addr = (ctx->address_handles ? (uint64_t)(uintptr_t)a[i].b->handle : 0) + a[i].b->offset;
-        const size_t size = gpuact_dtype_size(a[i].t);
         if (i == 0) phase = addr % 16;
         same_phase = same_phase && addr % 16 == phase;
-        one_size = one_size && size == es;
-        rows_ok = rows_ok && (L->rows == 1 || a[i].ld * size % 16 == 0);
+        one_size = one_size && a[i].size == es;
+        rows_ok = rows_ok && (L->rows == 1 || a[i].ld * a[i].size % 16 == 0);
     }
     if (!same_phase || !rows_ok) return 0;
     if (phase == 0) return GPUACT_LAYOUT_ALIGNED;
-    if (!ctx->shifted_rows || !one_size || phase % es != 0 || (V->op == GPUACT_OP_backward && bias) ||
-        !GPUACT_HEAD_PATH(V->op, V->mask, V->dbias,
-                          gpuact_dtype_size(V->t[1]) == es && gpuact_dtype_size(V->t[2]) == es))
+    /* one_size covers y; the forward's bias dtype counts even without a bias, as the kernel's does */
+    if (!ctx->shifted_rows || phase % es != 0 || (V->op == GPUACT_OP_backward && bias) ||
+        !GPUACT_HEAD_PATH(V->op, V->mask, V->dbias, one_size && gpuact_dtype_size(V->t[2]) == es))
         return 0;
     return GPUACT_LAYOUT_ALIGNED | (int)((16 - phase) / es) * GPUACT_LAYOUT_SHIFT;
 }

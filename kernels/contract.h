@@ -78,7 +78,7 @@ enum {
 /* The rows' layout, the kernel parameter `layout`: the host decides it once
    per launch (gpuact__layout in gpuact.h) from the arrays' addresses, row
    strides and dtypes, so no thread spends its prologue on it (on the H200
-   that prologue cost the small ReLU forwards 3-4%, docs/PERFORMANCE.md).
+   that prologue cost the small ReLU forwards 2-4%, docs/PERFORMANCE.md).
      GPUACT_LAYOUT_ALIGNED  every array the kernel accesses in 16-byte
                             vectors has its row starts 16-byte aligned from
                             column shift on

@@ -81,6 +81,9 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
         GPUACT_HEAD_PATH(GPUACT_OP_backward, FROM_MASK, DBIAS, DY::size == DX::size && DY::size == S::size)
             ? (unsigned)layout / GPUACT_LAYOUT_SHIFT
             : 0;
+    /* an int, not a bool: as a bool, ptxas gave the 16-bit bias-gradient
+       kernels of the smooth kinds up to 22 more registers (72 -> 94) and a
+       resident block less (fourteenth session, docs/PERFORMANCE.md) */
     const int aligned = layout & GPUACT_LAYOUT_ALIGNED;
     const bool do_scale = !SELECT && (flags & GPUACT_F_SCALE);
     /* the bounds as S: exact where used (see gpuact_passes_bits) */
