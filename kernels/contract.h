@@ -176,8 +176,8 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
        there;
      - the backward from the mask with a 4-byte array, without the bias
        gradient: 1.06-1.13x at 2^18-2^22 elements (device time), 0.998-0.999x
-       at 1.6e9 (fourteenth session; its conformance on the GPU is still to
-       be run). */
+       at 1.6e9 (fourteenth session). With every array 16-bit it was
+       0.96-1.00x at 2^19-2^22 (fifteenth session), so not there. */
 #define GPUACT_ONE_VECTOR(op, kind, mask, dbias, all_16bit)                                       \
     (((op) == GPUACT_OP_backward && (dbias) && ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u)) || \
      ((op) == GPUACT_OP_glu_backward && ((dbias) || (all_16bit))) ||                              \
