@@ -3,7 +3,7 @@
 
      build/gpuact-bench [--backend cuda|hip|opencl] [--device N] [--csv]
                         [--reps N] [--warmup N] [--quick] [--large]
-                        [--only NAME[,NAME...]] [--list]
+                        [--only NAME[,NAME...]] [--list] [--matrix] [--shape RxC]
 
    For each workload: allocate, fill the inputs with fresh random non-zero
    data on the host (about half negative) and upload once, poison the output
@@ -41,7 +41,8 @@ static struct {
     gpuact_backend backend;
     int device, csv, reps, warmup, quick, large, reps_set, warmup_set, matrix, list;
     const char *only;
-} opt = {GPUACT_BACKEND_AUTO, 0, 0, 30, 5, 0, 0, 0, 0, 0, 0, NULL};
+    size_t shape_rows, shape_cols; /* --shape: 0 = each workload's own */
+} opt = {GPUACT_BACKEND_AUTO, 0, 0, 30, 5, 0, 0, 0, 0, 0, 0, NULL, 0, 0};
 
 static int g_failed_checks = 0;
 
@@ -810,6 +811,7 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: gpuact-bench [--backend cuda|hip|opencl] [--device N] [--csv] [--reps N] [--warmup N]\n"
             "                    [--quick] [--large] [--only NAME[,NAME...]] [--list] [--matrix]\n"
+            "                    [--shape ROWSxCOLS]\n"
             "  --backend   backend to use (default: AUTO; GPUACT_BACKEND overrides AUTO)\n"
             "  --csv       print the results as CSV (progress and header go to stderr)\n"
             "  --reps N    timed repetitions per workload (default 30); the median is reported\n"
@@ -817,6 +819,8 @@ static void usage(FILE *f) {
             "  --quick     small sizes (a smoke test on a CPU OpenCL device); reps 10, warm-up 2 unless given\n"
             "  --large     add relu forward f32 over 2^31 + 17 elements (17.2 GB of device memory)\n"
             "  --only      run only the named workloads (see --list); the copy is always measured\n"
+            "  --shape RxC rows and columns of the epilogue and gated workloads (default 65536x8192, 32768x8192\n"
+            "              gated, 1024x8192 epi-small; with --quick 512 or 64 rows)\n"
             "  --matrix    every cell instead: relu, leaky, clipped x f32, bf16, f16 x forward (with and without\n"
             "              the mask), backward (from x, from the mask), epilogue forward (with and without the\n"
             "              mask) and backward + dbias (from the mask, from y); outputs the CPU check below does\n"
@@ -908,7 +912,17 @@ int main(int argc, char **argv) {
         else if (v && !strcmp(a, "--reps")) { opt.reps = parse_int(v, a); opt.reps_set = 1; i++; }
         else if (v && !strcmp(a, "--warmup")) { opt.warmup = parse_int(v, a); opt.warmup_set = 1; i++; }
         else if (v && !strcmp(a, "--only")) { opt.only = v; i++; }
-        else { fprintf(stderr, "gpuact-bench: unknown or incomplete option %s\n", a); usage(stderr); return 2; }
+        else if (v && !strcmp(a, "--shape")) {
+            char *e1 = NULL, *e2 = NULL;
+            const unsigned long long r_ = strtoull(v, &e1, 10), c_ = *e1 == 'x' ? strtoull(e1 + 1, &e2, 10) : 0;
+            if (!r_ || !c_ || !e2 || *e2 || r_ > ((size_t)1 << 31) || c_ > ((size_t)1 << 31)) {
+                fprintf(stderr, "gpuact-bench: --shape expects ROWSxCOLS, both from 1 to 2^31 (got %s)\n", v);
+                return 2;
+            }
+            opt.shape_rows = (size_t)r_;
+            opt.shape_cols = (size_t)c_;
+            i++;
+        } else { fprintf(stderr, "gpuact-bench: unknown or incomplete option %s\n", a); usage(stderr); return 2; }
     }
     if (opt.quick && !opt.reps_set) opt.reps = 10;
     if (opt.quick && !opt.warmup_set) opt.warmup = 2;
@@ -984,6 +998,9 @@ int main(int argc, char **argv) {
         workload *w = &all[i];
         if (w->kind == K_FWD || w->kind == K_BWD) {
             if (!w->optional) w->cols = opt.quick ? quick_n : big;
+        } else if (opt.shape_rows && (w->kind == K_EPI || w->kind == K_EPI_BWD || w->kind == K_GLU)) {
+            w->rows = opt.shape_rows;
+            w->cols = opt.shape_cols;
         } else if (opt.quick && (w->kind == K_EPI || w->kind == K_EPI_BWD || w->kind == K_GLU)) {
             w->rows = w->rows >= 65536 ? 512 : 64; /* cols stay 8192 */
         }
