@@ -10,7 +10,8 @@ DTS=float32 (or bfloat16) keeps one dtype; NO_FWD=1 skips the forwards (FWD_N el
 """
 import os, sys, statistics
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_compare import BF16, F32, F16, RELU, LEAKY, GELU, GELU_TANH, SILU, Gpuact, act  # noqa
+from torch_compare import BF16, F32, F16, RELU, LEAKY, GELU, GELU_TANH, SILU, Gpuact, act, same_bits  # noqa
+from sweep import timed_batch
 import torch
 libs = [(l.split("=")[0], Gpuact(l.split("=")[1], backend="cuda", stream=torch.cuda.current_stream().cuda_stream))
         for l in os.environ["LIBS"].split(",")]
@@ -25,9 +26,7 @@ def timeit(fns):
     torch.cuda.synchronize()
     for _ in range(reps):
         for i, f in enumerate(fns):
-            e0.record()
-            for _ in range(batch): f()
-            e1.record(); e1.synchronize(); res[i].append(e0.elapsed_time(e1) / batch)
+            res[i].append(timed_batch(torch, e0, e1, f, batch, False))
     return [statistics.median(r) for r in res]
 
 
@@ -49,9 +48,7 @@ for rows, cols in shapes:
                 dx.fill_(0); db.fill_(float("nan")); f(); torch.cuda.synchronize()
                 got = (dx.clone(), db.clone())
                 if ref is None: ref = got
-                else: same.append(torch.equal(ref[0].view(torch.int16 if dt != torch.float32 else torch.int32),
-                                              got[0].view(torch.int16 if dt != torch.float32 else torch.int32))
-                                  and torch.equal(ref[1].view(torch.int32), got[1].view(torch.int32)))
+                else: same.append(same_bits(ref[0], got[0]) and same_bits(ref[1], got[1]))
             t = timeit(fns)
             line = f"{rows}x{cols} {str(dt)[6:]:8s} {name:13s}"
             for (lab, _), ms in zip(libs, t):

@@ -13,7 +13,7 @@ separate processes differ by about 3% at these sizes.
 """
 import os, sys, statistics
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_compare import F32, BF16, RELU, Gpuact, act
+from torch_compare import F32, BF16, RELU, Gpuact, act, same_bits
 from sweep import timed_batch
 import torch as t
 
@@ -27,11 +27,6 @@ NB = int(os.environ.get("NB", "11"))
 def batch(fn, calls):
     """us per call, device time"""
     return timed_batch(t, e0, e1, fn, calls, True) * 1e3
-
-
-def same(a, b):
-    iv = t.int32 if a.dtype == t.float32 else t.int16
-    return bool(t.equal(a.view(iv), b.view(iv)))
 
 
 wls = os.environ.get("WL", "fwd f32,fwd bf16,bwd bf16,bwd f32").split(",")
@@ -66,7 +61,7 @@ for lg in range(int(os.environ.get("LO", 17)), int(os.environ.get("HI", 22)) + 1
         for tag, _ in gs:
             fns[tag]()
         t.cuda.synchronize()
-        bad = [tag for tag, _ in gs if not same(outs[tag], ref)]
+        bad = [tag for tag, _ in gs if not same_bits(outs[tag], ref)]
         calls = max(20, min(2000, (1 << 28) // n))
         res = {k: [] for k in fns}
         for _ in range(NB + 1):

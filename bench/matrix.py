@@ -23,7 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_compare import BF16, CLIPPED, F16, F32, LEAKY, RELU, Gpuact, act, default_lib, mask_ld_default  # noqa
+from torch_compare import BF16, CLIPPED, F16, F32, LEAKY, RELU, Gpuact, act, default_lib, mask_ld_default, same_bits  # noqa
 
 KINDS = (("relu", RELU, 0.0, 0.0), ("leaky", LEAKY, 0.01, 0.0), ("clipped", CLIPPED, 0.0, 6.0))
 
@@ -44,11 +44,6 @@ class Matrix:
 
     def randn(self, *shape, dtype=None):
         return self.t.randn(*shape, device="cuda", dtype=dtype or self.t.float32, generator=self.gen)
-
-    def same(self, a, b):
-        t = self.t
-        iv = t.int32 if a.dtype == t.float32 else t.int16
-        return bool(t.equal(a.contiguous().view(iv), b.contiguous().view(iv)))
 
     def time_all(self, fns):
         """Median event time of each callable, taken round robin (one call of
@@ -81,7 +76,7 @@ class Matrix:
             out.fill_(float("nan")) if out.dtype.is_floating_point else out.zero_()
             fn()
             self.t.cuda.synchronize()
-            ok = self.same(out, ref()) if ref is not None else None
+            ok = same_bits(out, ref()) if ref is not None else None
             if ok is False:
                 self.bad += 1
             row["ok"][label] = ok

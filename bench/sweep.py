@@ -28,7 +28,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_compare import BF16, F32, RELU, Gpuact, act, default_lib, mask_ld_default  # noqa
+from torch_compare import BF16, F32, RELU, Gpuact, act, default_lib, mask_ld_default, same_bits  # noqa
 
 
 def timed_batch(t, e0, e1, fn, calls, spin):
@@ -87,10 +87,6 @@ def main():
                 return
             prev = cur
 
-    def same(a, b):
-        iv = t.int32 if a.dtype == t.float32 else t.int16
-        return bool(t.equal(a.contiguous().view(iv), b.contiguous().view(iv)))
-
     rows = []
     for lg in range(args.min_log2, args.max_log2 + 1, args.step):
         n = 1 << lg
@@ -134,7 +130,7 @@ def main():
                 continue
             ours()
             t.cuda.synchronize()
-            ok = same(y, ref())
+            ok = same_bits(y, ref())
             bad += not ok
             src = t.empty(nbytes // 2, dtype=t.uint8, device="cuda")
             dst = t.empty_like(src)

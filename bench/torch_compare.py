@@ -351,6 +351,14 @@ class Gpuact:
         return out.raw
 
 
+def same_bits(a, b):
+    """Whether two tensors of one 4- or 2-byte dtype hold the same bits (NaN payloads and signed zeros
+    included): how every benchmark here compares gpuact's outputs with torch's and builds with each other."""
+    import torch
+    iv = {4: torch.int32, 2: torch.int16}[a.element_size()]
+    return bool(torch.equal(a.contiguous().view(iv), b.contiguous().view(iv)))
+
+
 def default_lib():
     here = os.path.dirname(os.path.abspath(__file__))
     return os.path.join(os.path.dirname(here), "build", "libgpuact.so")
@@ -905,11 +913,6 @@ class Timing:
                 return r
         return None
 
-    def same_bits(self, a, b):
-        t = self.torch
-        iv = t.int32 if a.dtype == t.float32 else t.int16
-        return bool(t.equal(a.contiguous().view(iv), b.contiguous().view(iv)))
-
     def free(self):
         self.torch.cuda.synchronize()
         self.torch.cuda.empty_cache()
@@ -925,11 +928,11 @@ class Timing:
         x = self.randn(n)
         y = t.empty_like(x)
         r = self.add(f"copy f32 {shape}", "torch copy_ (cudaMemcpy D2D)", lambda: y.copy_(x), 8 * n,
-                     lambda: self.same_bits(y, x))
+                     lambda: same_bits(y, x))
         self.copy_gbps = r["bytes"] / (r["median_ms"] * 1e6)
         y.zero_()
         self.add(f"copy f32 {shape}", "gpuact_testing_copy (cuMemcpyDtoDAsync)", g.copy_op(y, x, 4 * n), 8 * n,
-                 lambda: self.same_bits(y, x))
+                 lambda: same_bits(y, x))
         del y
 
         # relu forward f32 / bf16 / f16
@@ -939,14 +942,14 @@ class Timing:
             yd = t.empty_like(xd)
             w = f"relu fwd {str(dt)[6:]} {shape}"
             self.add(w, "gpuact", g.relu_forward_op(code[dt], n, xd, yd), 2 * es * n,
-                     lambda: self.same_bits(yd, t.relu(xd)))
+                     lambda: same_bits(yd, t.relu(xd)))
             self.add(w, "torch.relu", lambda: t.relu(xd), 2 * es * n)
             self.pair(w, "gpuact", "torch.relu", ">= 1.00x, >= 98% of copy")
             if dt == t.float32:
                 mask = t.empty((n + 7) // 8, dtype=t.uint8, device=self.dev)
                 w2 = f"relu fwd + mask f32 {shape}"
                 self.add(w2, "gpuact", g.forward_op(F32, n, x, yd, act(RELU), mask), 8 * n + n // 8,
-                         lambda: self.same_bits(yd, t.relu(x)))
+                         lambda: same_bits(yd, t.relu(x)))
                 self.pair(w2, "gpuact", None, "<= 1.04x the plain forward's time", "vs-plain")
                 self.plain_fwd = self.find(w, "gpuact")
                 self.add(f"leaky(0.01) fwd f32 {shape}", "gpuact", g.forward_op(F32, n, x, yd, act(LEAKY, 0.01)),
@@ -964,9 +967,9 @@ class Timing:
                 wb = f"relu bwd f32 {shape}"
                 ref = lambda: t.ops.aten.threshold_backward(dy, x, 0)
                 self.add(wb, "gpuact from x (12 B/elem)", g.relu_backward_op(F32, n, dy, x, dx), 12 * n,
-                         lambda: self.same_bits(dx, ref()))
+                         lambda: same_bits(dx, ref()))
                 self.add(wb, "gpuact from mask (8.125 B/elem)", g.backward_op(F32, n, dy, dx, mask=mask),
-                         8 * n + n // 8, lambda: self.same_bits(dx, ref()))
+                         8 * n + n // 8, lambda: same_bits(dx, ref()))
                 self.add(wb, "torch threshold_backward", ref, 12 * n)
                 self.pair(wb, "gpuact from x (12 B/elem)", "torch threshold_backward", ">= 1.00x")
                 self.pair(wb, "gpuact from mask (8.125 B/elem)", "torch threshold_backward", ">= 1.40x")
@@ -989,11 +992,11 @@ class Timing:
             yy = t.empty_like(xx)
             nb = 8 * rows * cols + 4 * cols
             self.add(w, "gpuact", g.epilogue_op(rows, cols, xx, yy, F32, F32, bias=bb), nb,
-                     lambda: self.same_bits(yy, epi_eager(xx, bb)))
+                     lambda: same_bits(yy, epi_eager(xx, bb)))
             mld = mask_ld_default(cols)
             mm = t.empty(rows * mld // 8, dtype=t.uint8, device=self.dev)
             self.add(w, "gpuact + mask", g.epilogue_op(rows, cols, xx, yy, F32, F32, bias=bb, mask=mm), nb +
-                     rows * cols // 8, lambda: self.same_bits(yy, epi_eager(xx, bb)))
+                     rows * cols // 8, lambda: same_bits(yy, epi_eager(xx, bb)))
             self.add(w, "torch eager relu(x + b)", lambda: epi_eager(xx, bb), nb)
             self.pair(w, "gpuact", "torch eager relu(x + b)", target)
             if self.compile_ok:
@@ -1005,7 +1008,7 @@ class Timing:
                     t.cuda.synchronize()
                     print(f"      torch.compile took {time.time() - t0:.1f} s")
                     self.add(w, "torch.compile relu(x + b)", lambda: cf(xx, bb), nb,
-                             lambda: self.same_bits(cf(xx, bb), epi_eager(xx, bb)))
+                             lambda: same_bits(cf(xx, bb), epi_eager(xx, bb)))
                     self.pair(w, "gpuact", "torch.compile relu(x + b)", "> 1.00x")
                 except Exception as e:
                     print(f"      torch.compile failed, continuing without it: {type(e).__name__}: {e}")
@@ -1033,7 +1036,7 @@ class Timing:
 
         def check_bwd():
             d, s = eager_bwd()
-            return self.same_bits(dx, d) and bool(t.allclose(db, s, rtol=1e-5, atol=1e-5 * float(d.abs().sum(0).max())))
+            return same_bits(dx, d) and bool(t.allclose(db, s, rtol=1e-5, atol=1e-5 * float(d.abs().sum(0).max())))
         self.add(w, "gpuact from mask", g.epilogue_backward_op(rows, cols, dy, dx, F32, F32, mask=mm, dbias=db),
                  8 * rows * cols + rows * cols // 8 + 4 * cols, check_bwd)
         self.add(w, "gpuact from y", g.epilogue_backward_op(rows, cols, dy, dx, F32, F32, y=yy, dbias=db),
@@ -1066,7 +1069,7 @@ class Timing:
         def check_linear():  # the epilogue against torch on the same GEMM output
             gemm()
             epi_oop()
-            return self.same_bits(out2, t.relu(out + bb))
+            return same_bits(out2, t.relu(out + bb))
         self.add(w, "torch.mm + gpuact epilogue (in place)", gemm_epi, None, check_linear)
         self.add(w, "torch._addmm_activation (cuBLASLt RELU_BIAS)",
                  lambda: t._addmm_activation(bb, xx, wt, use_gelu=False))
@@ -1082,7 +1085,7 @@ class Timing:
         xs = self.randn(1024)
         ys = t.empty_like(xs)
         op = g.relu_forward_op(F32, 1024, xs, ys)
-        r = self.add(w, "gpuact (ctypes)", op, None, lambda: self.same_bits(ys, t.relu(xs)))
+        r = self.add(w, "gpuact (ctypes)", op, None, lambda: same_bits(ys, t.relu(xs)))
         r["host_us"] = self.host_us(op, 1000 if self.quick else 10000)
         r["note"] = "host time includes the ctypes call (C: build/gpuact-bench)"
         r2 = self.add(w, "torch.relu", lambda: t.relu(xs))
