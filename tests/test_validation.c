@@ -739,19 +739,76 @@ static gpuact__cl_int GPUACT__CLAPI set_arg_fails_at_3(gpuact__cl_kernel k, gpua
 }
 #endif
 
+/* The bias gradient's row groups for a backward launch of `gx` blocks of
+   `block` work-items (0: the variant's) on a device of 132 units. */
+static size_t dbias_parts(int blocks, unsigned groups, unsigned block, size_t gx, size_t rows, size_t cols)
+{
+    gpuact_context c;
+    gpuact__launch L;
+    memset(&c, 0, sizeof c);
+    memset(&L, 0, sizeof L);
+    c.units = 132;
+    c.dbias_groups = groups;
+    c.variant_blocks = blocks;
+    L.v.op = GPUACT_OP_backward;
+    L.v.dbias = 1;
+    L.v.mask = 1;
+    L.v.t[0] = L.v.t[1] = L.v.t[2] = GPUACT_F32;
+    L.block = block;
+    L.grid_x = gx;
+    return gpuact__dbias_parts(&c, &L, rows, cols);
+}
+
+/* NVIDIA's OpenCL: the work-group width of the backward with the bias
+   gradient, from the mask into dtype t, over cols columns */
+static unsigned cl_dbias_width(gpuact_dtype t, size_t cols)
+{
+    gpuact_context c;
+    gpuact__launch L;
+    memset(&c, 0, sizeof c);
+    memset(&L, 0, sizeof L);
+    c.variant_blocks = GPUACT__BLOCKS_CL_NV;
+    c.per_item32 = c.per_item16 = c.per_item_one32 = c.per_item_one16 = GPUACT_CL_VEC;
+    L.v.op = GPUACT_OP_backward;
+    L.v.dbias = 1;
+    L.v.mask = 1;
+    L.v.t[0] = L.v.t[1] = L.v.t[2] = t;
+    L.cols = cols;
+    return gpuact__cl_dbias_width(&c, &L);
+}
+
 /* Pieces that are hard to reach through the API on this machine. */
 static void internals(void)
 {
     char why[400];
-    const size_t cols = SIZE_MAX / 8, p = gpuact__dbias_parts(132, 0, 1, 1000, cols);
+    const size_t cols = SIZE_MAX / 8, p = dbias_parts(GPUACT__BLOCKS_FIXED, 0, 0, 1, 1000, cols);
     snprintf(why, sizeof why, "%zu parts of %zu columns overflow the workspace size", p, cols);
     expect_true("dbias parts * cols * 4 fits size_t (SIZE_MAX/8 columns)", p >= 1 && p <= SIZE_MAX / 4 / cols, why);
-    expect_true("dbias parts for a plain shape", gpuact__dbias_parts(132, 0, 1, 1000, 64) == 1000 &&
-                gpuact__dbias_parts(132, 0, 4, 1000, 4096) == 132 * GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT / 4 &&
-                gpuact__dbias_parts(132, 0, 16, 16384, 8192) == 132 * GPUACT__DBIAS_GROUPS_PER_UNIT / 16 &&
-                gpuact__dbias_parts(132, 24, 16, 16384, 8192) == 132 * 24 / 16 &&
-                gpuact__dbias_parts(132, 0, 1, 0, 64) == 1,
+    expect_true("dbias parts for a plain shape", dbias_parts(GPUACT__BLOCKS_FIXED, 0, 0, 1, 1000, 64) == 1000 &&
+                dbias_parts(GPUACT__BLOCKS_FIXED, 0, 0, 4, 1000, 4096) == 132 * GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT / 4 &&
+                dbias_parts(GPUACT__BLOCKS_FIXED, 0, 0, 16, 16384, 8192) == 132 * GPUACT__DBIAS_GROUPS_PER_UNIT / 16 &&
+                dbias_parts(GPUACT__BLOCKS_FIXED, 24, 0, 16, 16384, 8192) == 132 * 24 / 16 &&
+                dbias_parts(GPUACT__BLOCKS_FIXED, 0, 0, 1, 0, 64) == 1,
                 "want 1000, 264 (few rows per group: the short count), 165 (many rows), 198 (24 groups) and 1");
+    /* a launch of its own width keeps the variant's work-items: 132 * 20 groups of 768 are 1980 of 1024 */
+    snprintf(why, sizeof why, "768 wide: %zu parts, 1024 wide: %zu, 128 wide over 1000 rows: %zu",
+             dbias_parts(GPUACT__BLOCKS_CL_NV, 20, 0, 2, 65536, 8192), dbias_parts(GPUACT__BLOCKS_CL_NV, 20, 1024, 1, 65536, 8192),
+             dbias_parts(GPUACT__BLOCKS_CL_NV, 20, 128, 1, 1000, 1000));
+    expect_true("dbias parts of a launch of its own width, counted in work-items",
+                dbias_parts(GPUACT__BLOCKS_CL_NV, 20, 0, 2, 65536, 8192) == 132 * 20 / 2 &&
+                    dbias_parts(GPUACT__BLOCKS_CL_NV, 20, 1024, 1, 65536, 8192) == 132 * 20 * 768 / 1024 &&
+                    dbias_parts(GPUACT__BLOCKS_CL_NV, 20, 128, 1, 1000, 1000) == 1000,
+                why);
+    snprintf(why, sizeof why, "f32 over 8192 / 16384 / 4096 / 12288 / 1000 / 8 columns: %u %u %u %u %u %u; bf16: %u",
+             cl_dbias_width(GPUACT_F32, 8192), cl_dbias_width(GPUACT_F32, 16384), cl_dbias_width(GPUACT_F32, 4096),
+             cl_dbias_width(GPUACT_F32, 12288), cl_dbias_width(GPUACT_F32, 1000), cl_dbias_width(GPUACT_F32, 8),
+             cl_dbias_width(GPUACT_BF16, 8192));
+    expect_true("NVIDIA OpenCL's bias-gradient width tiles the row",
+                cl_dbias_width(GPUACT_F32, 8192) == 1024 && cl_dbias_width(GPUACT_F32, 16384) == 1024 &&
+                    cl_dbias_width(GPUACT_F32, 4096) == 512 && cl_dbias_width(GPUACT_F32, 12288) == 768 &&
+                    cl_dbias_width(GPUACT_F32, 1000) == 128 && cl_dbias_width(GPUACT_F32, 8) == 128 &&
+                    cl_dbias_width(GPUACT_BF16, 8192) == 0,
+                why);
 #ifndef GPUACT_NO_CUDA
     {
         const char *stub = gpuact__cuda_known_error(34);
