@@ -794,7 +794,11 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
    GPUACT__DBIAS_MIN_GROUP_ROWS rows (of slices) that way, its blocks are
    short and their partial sums weigh more than a last wave: the earlier
    count (_SHORT) then. At 1024 x 8192 the two counts measured within the
-   cells' run-to-run spread (about 5% at 30 us), so the old one stays. */
+   cells' run-to-run spread (about 5% at 30 us), so the old one stays.
+   Each of those groups gets at least GPUACT__DBIAS_MIN_SHORT_ROWS rows (of
+   slices): with one or two rows each, NVIDIA's OpenCL wrote partial sums
+   as large as dx. With 8, its f32 cells at 512-2048 x 8192 ran 1.2-2.1x
+   faster (H200, 2026-11-25, sixteenth session). */
 #ifndef GPUACT__DBIAS_GROUPS_PER_UNIT
 #define GPUACT__DBIAS_GROUPS_PER_UNIT 20
 #endif
@@ -806,6 +810,9 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
 #endif
 #ifndef GPUACT__DBIAS_MIN_GROUP_ROWS
 #define GPUACT__DBIAS_MIN_GROUP_ROWS 32
+#endif
+#ifndef GPUACT__DBIAS_MIN_SHORT_ROWS
+#define GPUACT__DBIAS_MIN_SHORT_ROWS 8
 #endif
 
 #define GPUACT__FIELD_ONE_(name, NAME, count) +1
@@ -1452,17 +1459,18 @@ static gpuact_result gpuact__workspace_release(gpuact_context *ctx, gpuact_strea
     return r;
 }
 
-/* Row groups of the bias gradient: about `groups` (0: GPUACT__DBIAS_GROUPS_PER_UNIT) per
-   compute unit (_SHORT for few rows), at most rows and GPUACT__MAX_GRID_Y, and few enough that
-   the workspace's parts * cols * 4 bytes fit size_t (cols * 4 does: the
-   dbias extent was checked). */
-static size_t gpuact__dbias_parts(const gpuact_context *ctx, const gpuact__launch *L, size_t rows, size_t cols) {
-    /* the counts are in blocks of the variant's width: a launch of its own width keeps their work-items */
-    const size_t items = (size_t)ctx->units * gpuact__variant_block(ctx, &L->v);
-    const size_t per_part = (size_t)L->grid_x * gpuact__block(ctx, L);
-    size_t want = gpuact__div_up(items * (ctx->dbias_groups ? ctx->dbias_groups : GPUACT__DBIAS_GROUPS_PER_UNIT), per_part), parts;
-    if (rows / want < GPUACT__DBIAS_MIN_GROUP_ROWS)
-        want = gpuact__div_up(items * GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT, per_part);
+/* Row groups of the bias gradient for a launch of gx blocks per row: about
+   ctx->dbias_groups (0: GPUACT__DBIAS_GROUPS_PER_UNIT) blocks per compute
+   unit; for few rows _SHORT, with at least GPUACT__DBIAS_MIN_SHORT_ROWS
+   rows each; at most rows and GPUACT__MAX_GRID_Y, and few enough that the
+   workspace's parts * cols * 4 bytes fit size_t (cols * 4 does: the dbias
+   extent was checked). */
+static size_t gpuact__dbias_parts(const gpuact_context *ctx, size_t gx, size_t rows, size_t cols) {
+    size_t want = gpuact__div_up((size_t)ctx->units * (ctx->dbias_groups ? ctx->dbias_groups : GPUACT__DBIAS_GROUPS_PER_UNIT), gx), parts;
+    if (rows / want < GPUACT__DBIAS_MIN_GROUP_ROWS) {
+        want = gpuact__div_up((size_t)ctx->units * GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT, gx);
+        if (want > rows / GPUACT__DBIAS_MIN_SHORT_ROWS) want = rows / GPUACT__DBIAS_MIN_SHORT_ROWS;
+    }
     parts = want < rows ? want : rows;
     if (parts > GPUACT__MAX_GRID_Y) parts = GPUACT__MAX_GRID_Y;
     if (cols && parts > SIZE_MAX / 4 / cols) parts = SIZE_MAX / 4 / cols;
@@ -1747,15 +1755,14 @@ static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpua
    work-groups of GPUACT_CL_BLOCK_WIDE: its work-group width for this
    launch, the one of GPUACT__CL_DBIAS_WIDTHS (widest first) that leaves
    the fewest work-items of a row's work-groups idle (0 elsewhere: the
-   variant's). Its row groups keep the work-items of the variant's count
-   (gpuact__dbias_parts). Measured on the H200 (docs/PERFORMANCE.md):
-   work-groups of 1024 took 8192 f32 columns in one group and ran
-   1.05-1.13x faster than 768, which leave a third of the second group
-   idle, but 0.64-0.93x at widths they do not tile. The backend narrows
-   a width the built kernel cannot take (CL_KERNEL_WORK_GROUP_SIZE) back
-   to the variant's. A build-time tuning knob. */
+   variant's). Measured on the H200 (docs/PERFORMANCE.md): work-groups of
+   1024 take 8192 f32 columns in one group and ran 1.05-1.13x faster than
+   768, which leave a third of the second group idle, but 0.64-0.93x where
+   they tile the row worse; narrower groups (128-512) where they tile it
+   better ran 0.69-0.95x. The backend falls back to the variant's width
+   where the kernel cannot take this one. A build-time tuning knob. */
 #ifndef GPUACT__CL_DBIAS_WIDTHS
-#define GPUACT__CL_DBIAS_WIDTHS 1024, 768, 512, 384, 256, 128
+#define GPUACT__CL_DBIAS_WIDTHS 1024, 768
 #endif
 static unsigned gpuact__cl_dbias_width(const gpuact_context *ctx, const gpuact__launch *L) {
     static const unsigned widths[] = {GPUACT__CL_DBIAS_WIDTHS};
@@ -2071,7 +2078,7 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
         int slot;
         L.block = gpuact__cl_dbias_width(ctx, &L);
         L.grid_x = gpuact__grid_x(ctx, &L);
-        parts = gpuact__dbias_parts(ctx, &L, gpuact__div_up(d->rows, slices), d->cols);
+        parts = gpuact__dbias_parts(ctx, L.grid_x, gpuact__div_up(d->rows, slices), d->cols);
         if ((r = gpuact__workspace(ctx, s, parts * d->cols * 4, &L.part, &slot))) return r;
         L.grid_y = parts;
         memset(&F, 0, sizeof F);
@@ -2301,7 +2308,7 @@ GPUACT_DEF gpuact_result gpuact_glu_backward(gpuact_context *ctx, const gpuact_g
         gpuact__launch F;
         int slot, h;
         L.grid_x = gpuact__grid_x(ctx, &L);
-        parts = gpuact__dbias_parts(ctx, &L, d.rows, 2 * d.cols);
+        parts = gpuact__dbias_parts(ctx, L.grid_x, d.rows, 2 * d.cols);
         if ((r = gpuact__workspace(ctx, s, parts * 2 * d.cols * 4, &L.part, &slot))) return r;
         L.grid_y = parts;
         r = gpuact__dispatch(ctx, s, &L);

@@ -115,17 +115,9 @@ typedef struct gpuact__cl_api {
     gpuact__cl_int(GPUACT__CLAPI *clEnqueueBarrierWithWaitList)(gpuact__cl_queue, gpuact__cl_uint,
                                                                const gpuact__cl_event *, gpuact__cl_event *);
     gpuact__cl_int(GPUACT__CLAPI *clGetMemObjectInfo)(gpuact__cl_mem, gpuact__cl_uint, size_t, void *, size_t *);
-    gpuact__cl_int(GPUACT__CLAPI *clGetKernelWorkGroupInfo)(gpuact__cl_kernel, gpuact__cl_device, gpuact__cl_uint,
-                                                           size_t, void *, size_t *);
 } gpuact__cl_api;
 
-/* a built kernel, and the most work-items per work-group it can be
-   launched with (CL_KERNEL_WORK_GROUP_SIZE) */
-typedef struct gpuact__cl_kernel_slot {
-    gpuact__cl_program program;
-    gpuact__cl_kernel kernel;
-    size_t max_local;
-} gpuact__cl_kernel_slot;
+typedef struct gpuact__cl_kernel_slot { gpuact__cl_program program; gpuact__cl_kernel kernel; } gpuact__cl_kernel_slot;
 
 typedef struct gpuact__opencl {
     void *lib;
@@ -235,7 +227,6 @@ static gpuact_result gpuact__opencl_load_once(gpuact__opencl *o) {
     o->cl.clGetEventInfo = clGetEventInfo;
     o->cl.clEnqueueBarrierWithWaitList = clEnqueueBarrierWithWaitList;
     o->cl.clGetMemObjectInfo = clGetMemObjectInfo;
-    o->cl.clGetKernelWorkGroupInfo = clGetKernelWorkGroupInfo;
     return GPUACT_SUCCESS;
 #else
     static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so", NULL};
@@ -253,7 +244,6 @@ static gpuact_result gpuact__opencl_load_once(gpuact__opencl *o) {
         GPUACT__SYM(clSetKernelArg), GPUACT__SYM(clEnqueueNDRangeKernel), GPUACT__SYM(clEnqueueMarkerWithWaitList),
         GPUACT__SYM(clWaitForEvents), GPUACT__SYM(clGetEventProfilingInfo), GPUACT__SYM(clReleaseEvent),
         GPUACT__SYM(clGetEventInfo), GPUACT__SYM(clEnqueueBarrierWithWaitList), GPUACT__SYM(clGetMemObjectInfo),
-        GPUACT__SYM(clGetKernelWorkGroupInfo),
 #undef GPUACT__SYM
     };
     o->lib = gpuact__dlopen_first("GPUACT_OPENCL_LIBRARY", names, tried, sizeof tried);
@@ -527,9 +517,6 @@ static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__lau
         slot->program = NULL;
         return gpuact__cl_fail(e, "clCreateKernel");
     }
-    slot->max_local = 0; /* unknown: launches keep their variant's width */
-    o->cl.clGetKernelWorkGroupInfo(slot->kernel, o->device, 0x11B0 /* CL_KERNEL_WORK_GROUP_SIZE */,
-                                   sizeof slot->max_local, &slot->max_local, NULL);
     return GPUACT_SUCCESS;
 }
 
@@ -578,12 +565,6 @@ static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s,
     global[1] = (size_t)L->grid_y;
     pthread_mutex_lock(&ctx->lock);
     if (!slot->kernel) r = gpuact__opencl_build(ctx, L, slot);
-    /* A launch's own width (L->block) that the kernel cannot take: the variant's, over as many work-items
-       (at least; the kernels leave out the ones past a row's end) */
-    if (r == GPUACT_SUCCESS && L->block && local[0] > slot->max_local) {
-        local[0] = gpuact__variant_block(ctx, &L->v);
-        global[0] = gpuact__div_up(global[0], local[0]) * local[0];
-    }
     if (r == GPUACT_SUCCESS && !L->prepare_only) r = gpuact__opencl_set_args(o, slot->kernel, L);
     /* The bias gradient sums the partial rows the kernel enqueued just before
        wrote (rows = their number): an out-of-order queue would start it
@@ -593,6 +574,16 @@ static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s,
         r = gpuact__cl_fail(e, "clEnqueueBarrierWithWaitList (before the bias gradient's sum)");
     if (r == GPUACT_SUCCESS && !L->prepare_only) {
         e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, slot->kernel, 2, NULL, global, local, 0, NULL, NULL);
+        /* A launch's own width (L->block) that the kernel cannot take: the variant's, over as many work-items
+           (at least; the kernels leave out the ones past a row's end). NVIDIA's driver cannot be asked first:
+           its CL_KERNEL_WORK_GROUP_SIZE for these kernels is 256 (H200, 580.159.04), though they run in
+           work-groups of 768 and 1024. */
+        if ((e == -54 /* CL_INVALID_WORK_GROUP_SIZE */ || e == -5 /* CL_OUT_OF_RESOURCES */) && L->block &&
+            local[0] != gpuact__variant_block(ctx, &L->v)) {
+            local[0] = gpuact__variant_block(ctx, &L->v);
+            global[0] = gpuact__div_up(global[0], local[0]) * local[0];
+            e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, slot->kernel, 2, NULL, global, local, 0, NULL, NULL);
+        }
         if (e) r = gpuact__cl_fail(e, "clEnqueueNDRangeKernel");
     }
     pthread_mutex_unlock(&ctx->lock);
