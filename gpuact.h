@@ -794,7 +794,11 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
    GPUACT__DBIAS_MIN_GROUP_ROWS rows (of slices) that way, its blocks are
    short and their partial sums weigh more than a last wave: the earlier
    count (_SHORT) then. At 1024 x 8192 the two counts measured within the
-   cells' run-to-run spread (about 5% at 30 us), so the old one stays. */
+   cells' run-to-run spread (about 5% at 30 us), so the old one stays.
+   Each of those groups gets at least GPUACT__DBIAS_MIN_SHORT_ROWS rows (of
+   slices): with one or two rows each, NVIDIA's OpenCL wrote partial sums
+   as large as dx. With 8, its f32 cells at 512-2048 x 8192 ran 1.2-2.1x
+   faster (H200, 2026-11-25, sixteenth session). */
 #ifndef GPUACT__DBIAS_GROUPS_PER_UNIT
 #define GPUACT__DBIAS_GROUPS_PER_UNIT 20
 #endif
@@ -806,6 +810,9 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
 #endif
 #ifndef GPUACT__DBIAS_MIN_GROUP_ROWS
 #define GPUACT__DBIAS_MIN_GROUP_ROWS 32
+#endif
+#ifndef GPUACT__DBIAS_MIN_SHORT_ROWS
+#define GPUACT__DBIAS_MIN_SHORT_ROWS 8
 #endif
 
 #define GPUACT__FIELD_ONE_(name, NAME, count) +1
@@ -827,6 +834,7 @@ typedef struct gpuact__launch {
     gpuact__variant v;
     GPUACT_KERNEL_PARAMS(GPUACT__L_BUF_, GPUACT__L_U64_, GPUACT__L_F32_, GPUACT__L_I32_, )
     uint64_t grid_x, grid_y;   /* blocks */
+    unsigned block;            /* work-items per block of this launch; 0: the variant's (gpuact__block) */
     int prepare_only;          /* build (or load) the kernel, launch nothing (gpuact_testing_prepare) */
 } gpuact__launch;
 
@@ -1081,17 +1089,20 @@ static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L
     return GPUACT_PAIR_PATH(L->v.op, L->v.kind, L->v.select, 1) ? ctx->per_item_pair : ctx->per_item16;
 }
 
-/* Threads (work-items) per block of a variant: GPUACT_VARIANT_BLOCK
+/* Threads (work-items) per block of a launch: its own (L->block, see
+   gpuact__cl_dbias_width), else its variant's: GPUACT_VARIANT_BLOCK
    (CUDA/HIP), GPUACT_CL_NV_BLOCK (NVIDIA's OpenCL), else GPUACT_BLOCK. */
 enum { GPUACT__BLOCKS_FIXED, GPUACT__BLOCKS_CUDA, GPUACT__BLOCKS_CL_NV };
-static unsigned gpuact__block(const gpuact_context *ctx, const gpuact__launch *L) {
-    const gpuact__variant *V = &L->v;
+static unsigned gpuact__variant_block(const gpuact_context *ctx, const gpuact__variant *V) {
     const int some_4byte = gpuact__some_4byte(V);
     if (ctx->variant_blocks == GPUACT__BLOCKS_CUDA)
         return (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->mask, V->dbias, some_4byte);
     if (ctx->variant_blocks == GPUACT__BLOCKS_CL_NV)
         return (unsigned)GPUACT_CL_NV_BLOCK(V->op, V->kind, V->dbias, V->select, some_4byte);
     return GPUACT_BLOCK;
+}
+static unsigned gpuact__block(const gpuact_context *ctx, const gpuact__launch *L) {
+    return L->block ? L->block : gpuact__variant_block(ctx, &L->v);
 }
 
 /* Directory of the disk cache: desc, else $GPUACT_CACHE_DIR, else
@@ -1448,13 +1459,18 @@ static gpuact_result gpuact__workspace_release(gpuact_context *ctx, gpuact_strea
     return r;
 }
 
-/* Row groups of the bias gradient: about `groups` (0: GPUACT__DBIAS_GROUPS_PER_UNIT) per
-   compute unit (_SHORT for few rows), at most rows and GPUACT__MAX_GRID_Y, and few enough that
-   the workspace's parts * cols * 4 bytes fit size_t (cols * 4 does: the
-   dbias extent was checked). */
-static size_t gpuact__dbias_parts(size_t units, size_t groups, size_t gx, size_t rows, size_t cols) {
-    size_t want = gpuact__div_up(units * (groups ? groups : GPUACT__DBIAS_GROUPS_PER_UNIT), gx), parts;
-    if (rows / want < GPUACT__DBIAS_MIN_GROUP_ROWS) want = gpuact__div_up(units * GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT, gx);
+/* Row groups of the bias gradient for a launch of gx blocks per row: about
+   ctx->dbias_groups (0: GPUACT__DBIAS_GROUPS_PER_UNIT) blocks per compute
+   unit; for few rows _SHORT, with at least GPUACT__DBIAS_MIN_SHORT_ROWS
+   rows each; at most rows and GPUACT__MAX_GRID_Y, and few enough that the
+   workspace's parts * cols * 4 bytes fit size_t (cols * 4 does: the dbias
+   extent was checked). */
+static size_t gpuact__dbias_parts(const gpuact_context *ctx, size_t gx, size_t rows, size_t cols) {
+    size_t want = gpuact__div_up((size_t)ctx->units * (ctx->dbias_groups ? ctx->dbias_groups : GPUACT__DBIAS_GROUPS_PER_UNIT), gx), parts;
+    if (rows / want < GPUACT__DBIAS_MIN_GROUP_ROWS) {
+        want = gpuact__div_up((size_t)ctx->units * GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT, gx);
+        if (want > rows / GPUACT__DBIAS_MIN_SHORT_ROWS) want = rows / GPUACT__DBIAS_MIN_SHORT_ROWS;
+    }
     parts = want < rows ? want : rows;
     if (parts > GPUACT__MAX_GRID_Y) parts = GPUACT__MAX_GRID_Y;
     if (cols && parts > SIZE_MAX / 4 / cols) parts = SIZE_MAX / 4 / cols;
@@ -1734,6 +1750,35 @@ static uint64_t gpuact__grid_x(const gpuact_context *ctx, const gpuact__launch *
                : gpuact__div_up(gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)), gpuact__block(ctx, L) / slices);
 }
 static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L);
+
+/* NVIDIA's OpenCL, the backward with the bias gradient of a variant in
+   work-groups of GPUACT_CL_BLOCK_WIDE: its work-group width for this
+   launch, the one of GPUACT__CL_DBIAS_WIDTHS (widest first) that leaves
+   the fewest work-items of a row's work-groups idle (0 elsewhere: the
+   variant's). Measured on the H200 (docs/PERFORMANCE.md): work-groups of
+   1024 take 8192 f32 columns in one group and ran 1.05-1.13x faster than
+   768, which leave a third of the second group idle, but 0.64-0.93x where
+   they tile the row worse; narrower groups (128-512) where they tile it
+   better ran 0.69-0.95x. The backend falls back to the variant's width
+   where the kernel cannot take this one. A build-time tuning knob. */
+#ifndef GPUACT__CL_DBIAS_WIDTHS
+#define GPUACT__CL_DBIAS_WIDTHS 1024, 768
+#endif
+static unsigned gpuact__cl_dbias_width(const gpuact_context *ctx, const gpuact__launch *L) {
+    static const unsigned widths[] = {GPUACT__CL_DBIAS_WIDTHS};
+    const size_t need = gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L));
+    size_t idle, least = SIZE_MAX;
+    unsigned best = 0, i;
+    if (ctx->variant_blocks != GPUACT__BLOCKS_CL_NV || L->v.op != GPUACT_OP_backward || !L->v.dbias ||
+        gpuact__variant_block(ctx, &L->v) != GPUACT_CL_BLOCK_WIDE)
+        return 0;
+    for (i = 0; i < sizeof widths / sizeof widths[0]; i++)
+        if ((idle = gpuact__div_up(need, widths[i]) * widths[i] - need) < least) {
+            least = idle;
+            best = widths[i];
+        }
+    return best;
+}
 
 /* A long elementwise row of a kind with exp/erf/tanh (forward, or
    backward without the bias gradient; one dtype, no bias, no mask) is
@@ -2028,13 +2073,13 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
            column sums to the workspace in a fixed order, then one pass adds
            the parts in order. No atomics, so every run gives the same bits. */
         const size_t slices = ctx->dbias_slices ? ctx->dbias_slices : 1;
-        const size_t gx = gpuact__grid_x(ctx, &L);
-        size_t parts =
-            gpuact__dbias_parts(ctx->units, ctx->dbias_groups, gx, gpuact__div_up(d->rows, slices), d->cols);
+        size_t parts;
         gpuact__launch F;
         int slot;
+        L.block = gpuact__cl_dbias_width(ctx, &L);
+        L.grid_x = gpuact__grid_x(ctx, &L);
+        parts = gpuact__dbias_parts(ctx, L.grid_x, gpuact__div_up(d->rows, slices), d->cols);
         if ((r = gpuact__workspace(ctx, s, parts * d->cols * 4, &L.part, &slot))) return r;
-        L.grid_x = gx;
         L.grid_y = parts;
         memset(&F, 0, sizeof F);
         F.v.op = GPUACT_OP_dbias;
@@ -2259,12 +2304,12 @@ GPUACT_DEF gpuact_result gpuact_glu_backward(gpuact_context *ctx, const gpuact_g
     L.flags = d.bias_a.handle ? GPUACT_F_BIAS : 0;
     if (L.v.dbias) {
         /* row groups write the column sums of da then db ([parts][2 cols]); two finishes add them in order */
-        const size_t gx = gpuact__grid_x(ctx, &L);
-        size_t parts = gpuact__dbias_parts(ctx->units, ctx->dbias_groups, gx, d.rows, 2 * d.cols);
+        size_t parts;
         gpuact__launch F;
         int slot, h;
+        L.grid_x = gpuact__grid_x(ctx, &L);
+        parts = gpuact__dbias_parts(ctx, L.grid_x, d.rows, 2 * d.cols);
         if ((r = gpuact__workspace(ctx, s, parts * 2 * d.cols * 4, &L.part, &slot))) return r;
-        L.grid_x = gx;
         L.grid_y = parts;
         r = gpuact__dispatch(ctx, s, &L);
         for (h = 0; h < 2 && r == GPUACT_SUCCESS; h++) {

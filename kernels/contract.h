@@ -137,7 +137,10 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
        backward 3-8%) and the backward with the bias gradient 5-10% slower
        from the mask and from the smooth kinds' x.
    Else, and on other drivers, GPUACT_BLOCK. Measured on the H200
-   (docs/PERFORMANCE.md). A build-time tuning knob. */
+   (docs/PERFORMANCE.md). A build-time tuning knob. The backward with the
+   bias gradient in GPUACT_CL_BLOCK_WIDE groups may take 1024 instead, per
+   launch (the host's gpuact__cl_dbias_width); the kernels do not depend
+   on the width. */
 #ifndef GPUACT_CL_BLOCK_WIDE
 #define GPUACT_CL_BLOCK_WIDE 768
 #endif

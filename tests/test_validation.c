@@ -739,19 +739,141 @@ static gpuact__cl_int GPUACT__CLAPI set_arg_fails_at_3(gpuact__cl_kernel k, gpua
 }
 #endif
 
+/* The bias gradient's row groups for a launch of gx blocks per row on a
+   device of 132 units, `groups` per unit (0: the default) */
+static size_t dbias_parts(unsigned groups, size_t gx, size_t rows, size_t cols)
+{
+    gpuact_context c;
+    memset(&c, 0, sizeof c);
+    c.units = 132;
+    c.dbias_groups = groups;
+    return gpuact__dbias_parts(&c, gx, rows, cols);
+}
+
+/* NVIDIA's OpenCL: the work-group width of the backward with the bias
+   gradient, from the mask into dtype t, over cols columns */
+static unsigned cl_dbias_width(gpuact_dtype t, size_t cols)
+{
+    gpuact_context c;
+    gpuact__launch L;
+    memset(&c, 0, sizeof c);
+    memset(&L, 0, sizeof L);
+    c.variant_blocks = GPUACT__BLOCKS_CL_NV;
+    c.per_item32 = c.per_item16 = c.per_item_one32 = c.per_item_one16 = GPUACT_CL_VEC;
+    L.v.op = GPUACT_OP_backward;
+    L.v.dbias = 1;
+    L.v.mask = 1;
+    L.v.t[0] = L.v.t[1] = L.v.t[2] = t;
+    L.cols = cols;
+    return gpuact__cl_dbias_width(&c, &L);
+}
+
+#ifndef GPUACT_NO_OPENCL
+/* clEnqueueNDRangeKernel as a driver whose kernels take work-groups of at
+   most local_limit work-items: it counts the wider ones it refused */
+static gpuact__cl_api real_cl;
+static size_t local_limit, widest_local, refused_local;
+static gpuact__cl_int GPUACT__CLAPI enqueue_limited(gpuact__cl_queue q, gpuact__cl_kernel k, gpuact__cl_uint dims,
+                                                    const size_t *offset, const size_t *global, const size_t *local,
+                                                    gpuact__cl_uint waits, const gpuact__cl_event *wait,
+                                                    gpuact__cl_event *event)
+{
+    if (local && local[0] > widest_local) widest_local = local[0];
+    if (local && local[0] > local_limit) {
+        refused_local++;
+        return -54; /* CL_INVALID_WORK_GROUP_SIZE */
+    }
+    return real_cl.clEnqueueNDRangeKernel(q, k, dims, offset, global, local, waits, wait, event);
+}
+
+/* The bias-gradient backward as on NVIDIA's OpenCL (gpuact__cl_dbias_width):
+   8192 f32 columns go in work-groups of 1024; a driver that refuses them
+   gets the variant's 768. Both give dx and dbias exactly (3 rows of small
+   integers: every sum is exact). */
+static void cl_wide_dbias(void)
+{
+    enum { R = 3, C = 8192 };
+    static float dy[R * C], dx[R * C], want_dx[R * C], db[C], want_db[C];
+    static unsigned char mask[R * C / 8];
+    gpuact__opencl *o;
+    gpuact_epilogue_backward_desc d;
+    gpuact_buffer b[4];
+    const int blocks = ctx->variant_blocks;
+    char why[300];
+    int pass, i, ok = 1;
+    size_t r, c;
+    if (gpuact_context_backend(ctx) != GPUACT_BACKEND_OPENCL) return;
+    o = GPUACT__CL(ctx);
+    for (r = 0; r < R; r++)
+        for (c = 0; c < C; c++) dy[r * C + c] = (float)((int)((r * 7 + c) % 13) - 6);
+    for (i = 0; i < R * C / 8; i++) mask[i] = (unsigned char)(0xA5 ^ (i * 37));
+    for (c = 0; c < C; c++) {
+        want_db[c] = 0.0f;
+        for (r = 0; r < R; r++) {
+            want_dx[r * C + c] = (mask[(r * C + c) / 8] >> (c % 8)) & 1 ? dy[r * C + c] : 0.0f;
+            want_db[c] += want_dx[r * C + c];
+        }
+    }
+    memset(b, 0, sizeof b);
+    if (gpuact_buffer_alloc(ctx, sizeof dy, &b[0]) || gpuact_buffer_alloc(ctx, sizeof dx, &b[1]) ||
+        gpuact_buffer_alloc(ctx, sizeof mask, &b[2]) || gpuact_buffer_alloc(ctx, sizeof db, &b[3]) ||
+        gpuact_buffer_write(ctx, b[0], dy, sizeof dy) || gpuact_buffer_write(ctx, b[2], mask, sizeof mask)) {
+        expect_true("NVIDIA OpenCL's wide bias-gradient launch: buffers", 0, first_line(gpuact_last_error()));
+        ok = 0;
+    }
+    memset(&d, 0, sizeof d);
+    d.rows = R; d.cols = C;
+    d.dy_dtype = d.dx_dtype = d.y_dtype = d.dbias_dtype = d.x_dtype = GPUACT_F32;
+    d.dy = b[0]; d.dx = b[1]; d.mask = b[2]; d.mask_ld = C; d.dbias = b[3];
+    real_cl = o->cl;
+    for (pass = 0; ok && pass < 2; pass++) {
+        gpuact_result res;
+        size_t bad = 0;
+        local_limit = pass ? 768 : SIZE_MAX;
+        widest_local = refused_local = 0;
+        ctx->variant_blocks = GPUACT__BLOCKS_CL_NV;
+        o->cl.clEnqueueNDRangeKernel = enqueue_limited;
+        res = gpuact_epilogue_backward(ctx, &d, NULL);
+        o->cl = real_cl;
+        ctx->variant_blocks = blocks;
+        if (!res) res = gpuact_buffer_read(ctx, dx, b[1], sizeof dx);
+        if (!res) res = gpuact_buffer_read(ctx, db, b[3], sizeof db);
+        for (i = 0; !res && i < R * C; i++) bad += memcmp(&dx[i], &want_dx[i], 4) != 0;
+        for (i = 0; !res && i < C; i++) bad += memcmp(&db[i], &want_db[i], 4) != 0;
+        snprintf(why, sizeof why, "%s; widest work-group %zu, %zu refused, %zu values differ (%s)",
+                 gpuact_result_string(res), widest_local, refused_local, bad, res ? first_line(gpuact_last_error()) : "");
+        expect_true(pass ? "NVIDIA OpenCL's bias gradient falls back to 768 when 1024 is refused"
+                         : "NVIDIA OpenCL's bias gradient over 8192 f32 columns in work-groups of 1024",
+                    !res && bad == 0 && widest_local == 1024 && refused_local == (size_t)pass, why);
+    }
+    for (i = 0; i < 4; i++) gpuact_buffer_free(ctx, b[i]);
+}
+#endif
+
 /* Pieces that are hard to reach through the API on this machine. */
 static void internals(void)
 {
     char why[400];
-    const size_t cols = SIZE_MAX / 8, p = gpuact__dbias_parts(132, 0, 1, 1000, cols);
+    const size_t cols = SIZE_MAX / 8, p = dbias_parts(0, 1, 1000, cols);
     snprintf(why, sizeof why, "%zu parts of %zu columns overflow the workspace size", p, cols);
     expect_true("dbias parts * cols * 4 fits size_t (SIZE_MAX/8 columns)", p >= 1 && p <= SIZE_MAX / 4 / cols, why);
-    expect_true("dbias parts for a plain shape", gpuact__dbias_parts(132, 0, 1, 1000, 64) == 1000 &&
-                gpuact__dbias_parts(132, 0, 4, 1000, 4096) == 132 * GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT / 4 &&
-                gpuact__dbias_parts(132, 0, 16, 16384, 8192) == 132 * GPUACT__DBIAS_GROUPS_PER_UNIT / 16 &&
-                gpuact__dbias_parts(132, 24, 16, 16384, 8192) == 132 * 24 / 16 &&
-                gpuact__dbias_parts(132, 0, 1, 0, 64) == 1,
-                "want 1000, 264 (few rows per group: the short count), 165 (many rows), 198 (24 groups) and 1");
+    expect_true("dbias parts for a plain shape", dbias_parts(0, 1, 1000, 64) == 1000 / GPUACT__DBIAS_MIN_SHORT_ROWS &&
+                dbias_parts(0, 4, 4000, 4096) == 132 * GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT / 4 &&
+                dbias_parts(0, 16, 16384, 8192) == 132 * GPUACT__DBIAS_GROUPS_PER_UNIT / 16 &&
+                dbias_parts(24, 16, 16384, 8192) == 132 * 24 / 16 &&
+                dbias_parts(0, 1, 0, 64) == 1,
+                "want 125 (1000 rows, 8 each), 264 (few rows per group: the short count), 165 (many rows), 198 (24 "
+                "groups) and 1");
+    snprintf(why, sizeof why, "f32 over 8192 / 16384 / 4096 / 12288 / 1000 / 8 columns: %u %u %u %u %u %u; bf16: %u",
+             cl_dbias_width(GPUACT_F32, 8192), cl_dbias_width(GPUACT_F32, 16384), cl_dbias_width(GPUACT_F32, 4096),
+             cl_dbias_width(GPUACT_F32, 12288), cl_dbias_width(GPUACT_F32, 1000), cl_dbias_width(GPUACT_F32, 8),
+             cl_dbias_width(GPUACT_BF16, 8192));
+    expect_true("NVIDIA OpenCL's bias-gradient width: 1024 where it tiles the row better than 768",
+                cl_dbias_width(GPUACT_F32, 8192) == 1024 && cl_dbias_width(GPUACT_F32, 16384) == 1024 &&
+                    cl_dbias_width(GPUACT_F32, 4096) == 768 && cl_dbias_width(GPUACT_F32, 12288) == 768 &&
+                    cl_dbias_width(GPUACT_F32, 1000) == 768 && cl_dbias_width(GPUACT_F32, 8) == 768 &&
+                    cl_dbias_width(GPUACT_BF16, 8192) == 0,
+                why);
 #ifndef GPUACT_NO_CUDA
     {
         const char *stub = gpuact__cuda_known_error(34);
@@ -1268,6 +1390,9 @@ int main(int argc, char **argv)
     empty_work();
     empty_dbias();
     internals();
+#ifndef GPUACT_NO_OPENCL
+    cl_wide_dbias();
+#endif
     contexts_and_names();
     extents_and_owners();
     stream_lifetime();
