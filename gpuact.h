@@ -1466,7 +1466,8 @@ static gpuact_result gpuact__workspace_release(gpuact_context *ctx, gpuact_strea
    workspace's parts * cols * 4 bytes fit size_t (cols * 4 does: the dbias
    extent was checked). */
 static size_t gpuact__dbias_parts(const gpuact_context *ctx, size_t gx, size_t rows, size_t cols) {
-    size_t want = gpuact__div_up((size_t)ctx->units * (ctx->dbias_groups ? ctx->dbias_groups : GPUACT__DBIAS_GROUPS_PER_UNIT), gx), parts;
+    const size_t groups = ctx->dbias_groups ? ctx->dbias_groups : GPUACT__DBIAS_GROUPS_PER_UNIT;
+    size_t want = gpuact__div_up((size_t)ctx->units * groups, gx), parts;
     if (rows / want < GPUACT__DBIAS_MIN_GROUP_ROWS) {
         want = gpuact__div_up((size_t)ctx->units * GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT, gx);
         if (want > rows / GPUACT__DBIAS_MIN_SHORT_ROWS) want = rows / GPUACT__DBIAS_MIN_SHORT_ROWS;
