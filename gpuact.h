@@ -834,7 +834,6 @@ typedef struct gpuact__launch {
     gpuact__variant v;
     GPUACT_KERNEL_PARAMS(GPUACT__L_BUF_, GPUACT__L_U64_, GPUACT__L_F32_, GPUACT__L_I32_, )
     uint64_t grid_x, grid_y;   /* blocks */
-    unsigned block;            /* work-items per block of this launch; 0: the variant's (gpuact__block) */
     int prepare_only;          /* build (or load) the kernel, launch nothing (gpuact_testing_prepare) */
 } gpuact__launch;
 
@@ -1089,8 +1088,7 @@ static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L
     return GPUACT_PAIR_PATH(L->v.op, L->v.kind, L->v.select, 1) ? ctx->per_item_pair : ctx->per_item16;
 }
 
-/* Threads (work-items) per block of a launch: its own (L->block, see
-   gpuact__cl_dbias_width), else its variant's: GPUACT_VARIANT_BLOCK
+/* Threads (work-items) per block of a variant: GPUACT_VARIANT_BLOCK
    (CUDA/HIP), GPUACT_CL_NV_BLOCK (NVIDIA's OpenCL), else GPUACT_BLOCK. */
 enum { GPUACT__BLOCKS_FIXED, GPUACT__BLOCKS_CUDA, GPUACT__BLOCKS_CL_NV };
 static unsigned gpuact__variant_block(const gpuact_context *ctx, const gpuact__variant *V) {
@@ -1101,8 +1099,41 @@ static unsigned gpuact__variant_block(const gpuact_context *ctx, const gpuact__v
         return (unsigned)GPUACT_CL_NV_BLOCK(V->op, V->kind, V->dbias, V->select, some_4byte);
     return GPUACT_BLOCK;
 }
+
+/* NVIDIA's OpenCL, the backward with the bias gradient of a variant in
+   work-groups of GPUACT_CL_BLOCK_WIDE: its work-group width for this
+   launch, the one of GPUACT__CL_DBIAS_WIDTHS (widest first) that leaves
+   the fewest work-items of a row's work-groups idle (0 elsewhere: the
+   variant's). Measured on the H200 (docs/PERFORMANCE.md): work-groups of
+   1024 take 8192 f32 columns in one group and ran 1.05-1.13x faster than
+   768, which leave a third of the second group idle, but 0.64-0.93x where
+   they tile the row worse; narrower groups (128-512) where they tile it
+   better ran 0.69-0.95x. The backend falls back to the variant's width
+   where the kernel cannot take this one. A build-time tuning knob. */
+#ifndef GPUACT__CL_DBIAS_WIDTHS
+#define GPUACT__CL_DBIAS_WIDTHS 1024, 768
+#endif
+static unsigned gpuact__cl_dbias_width(const gpuact_context *ctx, const gpuact__launch *L) {
+    static const unsigned widths[] = {GPUACT__CL_DBIAS_WIDTHS};
+    size_t need, idle, least = SIZE_MAX;
+    unsigned best = 0, i;
+    if (ctx->variant_blocks != GPUACT__BLOCKS_CL_NV || L->v.op != GPUACT_OP_backward || !L->v.dbias ||
+        gpuact__variant_block(ctx, &L->v) != GPUACT_CL_BLOCK_WIDE)
+        return 0;
+    need = gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L));
+    for (i = 0; i < sizeof widths / sizeof widths[0]; i++)
+        if ((idle = gpuact__div_up(need, widths[i]) * widths[i] - need) < least) {
+            least = idle;
+            best = widths[i];
+        }
+    return best;
+}
+
+/* Threads (work-items) per block of a launch: its variant's, but where
+   gpuact__cl_dbias_width chooses one from the launch's columns. */
 static unsigned gpuact__block(const gpuact_context *ctx, const gpuact__launch *L) {
-    return L->block ? L->block : gpuact__variant_block(ctx, &L->v);
+    const unsigned w = gpuact__cl_dbias_width(ctx, L);
+    return w ? w : gpuact__variant_block(ctx, &L->v);
 }
 
 /* Directory of the disk cache: desc, else $GPUACT_CACHE_DIR, else
@@ -1752,35 +1783,6 @@ static uint64_t gpuact__grid_x(const gpuact_context *ctx, const gpuact__launch *
 }
 static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L);
 
-/* NVIDIA's OpenCL, the backward with the bias gradient of a variant in
-   work-groups of GPUACT_CL_BLOCK_WIDE: its work-group width for this
-   launch, the one of GPUACT__CL_DBIAS_WIDTHS (widest first) that leaves
-   the fewest work-items of a row's work-groups idle (0 elsewhere: the
-   variant's). Measured on the H200 (docs/PERFORMANCE.md): work-groups of
-   1024 take 8192 f32 columns in one group and ran 1.05-1.13x faster than
-   768, which leave a third of the second group idle, but 0.64-0.93x where
-   they tile the row worse; narrower groups (128-512) where they tile it
-   better ran 0.69-0.95x. The backend falls back to the variant's width
-   where the kernel cannot take this one. A build-time tuning knob. */
-#ifndef GPUACT__CL_DBIAS_WIDTHS
-#define GPUACT__CL_DBIAS_WIDTHS 1024, 768
-#endif
-static unsigned gpuact__cl_dbias_width(const gpuact_context *ctx, const gpuact__launch *L) {
-    static const unsigned widths[] = {GPUACT__CL_DBIAS_WIDTHS};
-    const size_t need = gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L));
-    size_t idle, least = SIZE_MAX;
-    unsigned best = 0, i;
-    if (ctx->variant_blocks != GPUACT__BLOCKS_CL_NV || L->v.op != GPUACT_OP_backward || !L->v.dbias ||
-        gpuact__variant_block(ctx, &L->v) != GPUACT_CL_BLOCK_WIDE)
-        return 0;
-    for (i = 0; i < sizeof widths / sizeof widths[0]; i++)
-        if ((idle = gpuact__div_up(need, widths[i]) * widths[i] - need) < least) {
-            least = idle;
-            best = widths[i];
-        }
-    return best;
-}
-
 /* A long elementwise row of a kind with exp/erf/tanh (forward, or
    backward without the bias gradient; one dtype, no bias, no mask) is
    launched as the matrix of GPUACT__VIEW_COLS-element rows its contiguous
@@ -2077,7 +2079,6 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
         size_t parts;
         gpuact__launch F;
         int slot;
-        L.block = gpuact__cl_dbias_width(ctx, &L);
         L.grid_x = gpuact__grid_x(ctx, &L);
         parts = gpuact__dbias_parts(ctx, L.grid_x, gpuact__div_up(d->rows, slices), d->cols);
         if ((r = gpuact__workspace(ctx, s, parts * d->cols * 4, &L.part, &slot))) return r;

@@ -574,11 +574,11 @@ static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s,
         r = gpuact__cl_fail(e, "clEnqueueBarrierWithWaitList (before the bias gradient's sum)");
     if (r == GPUACT_SUCCESS && !L->prepare_only) {
         e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, slot->kernel, 2, NULL, global, local, 0, NULL, NULL);
-        /* A launch's own width (L->block) that the kernel cannot take: the variant's, over as many work-items
-           (at least; the kernels leave out the ones past a row's end). NVIDIA's driver cannot be asked first:
-           its CL_KERNEL_WORK_GROUP_SIZE for these kernels is 256 (H200, 580.159.04), though they run in
-           work-groups of 768 and 1024. */
-        if ((e == -54 /* CL_INVALID_WORK_GROUP_SIZE */ || e == -5 /* CL_OUT_OF_RESOURCES */) && L->block &&
+        /* A width chosen for the launch (gpuact__cl_dbias_width) that the kernel cannot take: the variant's,
+           over as many work-items (at least; the kernels leave out the ones past a row's end). NVIDIA's
+           driver cannot be asked first: its CL_KERNEL_WORK_GROUP_SIZE for these kernels is 256 (H200,
+           580.159.04), though they run in work-groups of 768 and 1024. */
+        if ((e == -54 /* CL_INVALID_WORK_GROUP_SIZE */ || e == -5 /* CL_OUT_OF_RESOURCES */) &&
             local[0] != gpuact__variant_block(ctx, &L->v)) {
             local[0] = gpuact__variant_block(ctx, &L->v);
             global[0] = gpuact__div_up(global[0], local[0]) * local[0];
