@@ -651,24 +651,28 @@ static row *add_row(const char *name, const char *op, const char *dtype, const c
     return r;
 }
 
+/* With --csv a row is printed as soon as it is measured (the copy comes
+   first, so its share is known), and flushed: a run cut off by a time
+   limit keeps the rows it finished. */
+static void print_csv_row(const row *r) {
+    static int header;
+    double gbps = r->bytes / (r->med_ms * 1e6);
+    if (!header++)
+        printf("name,op,dtype,shape,bytes,median_ms,min_ms,median_us,gbps,pct_copy,host_us_per_call,check\n");
+    /* the op is quoted: some names hold a comma */
+    printf("%s,\"%s\",%s,%s,%.0f,%.6f,%.6f,%.2f,", r->name, r->op, r->dtype, r->shape, r->bytes, r->med_ms, r->min_ms,
+           r->med_ms * 1e3);
+    if (r->has_bw) printf("%.1f,%.1f,", gbps, 100.0 * gbps / g_copy_gbps);
+    else printf(",,");
+    if (r->host_us >= 0) printf("%.2f,", r->host_us);
+    else printf(",");
+    printf("%s\n", r->check);
+    fflush(stdout);
+}
+
 static void print_results(const char *device, const char *backend, double copy_bytes) {
     int i;
-    if (opt.csv) {
-        printf("name,op,dtype,shape,bytes,median_ms,min_ms,median_us,gbps,pct_copy,host_us_per_call,check\n");
-        for (i = 0; i < g_nrows; i++) {
-            const row *r = &g_rows[i];
-            double gbps = r->bytes / (r->med_ms * 1e6);
-            /* the op is quoted: some names hold a comma */
-            printf("%s,\"%s\",%s,%s,%.0f,%.6f,%.6f,%.2f,", r->name, r->op, r->dtype, r->shape, r->bytes, r->med_ms,
-                   r->min_ms, r->med_ms * 1e3);
-            if (r->has_bw) printf("%.1f,%.1f,", gbps, 100.0 * gbps / g_copy_gbps);
-            else printf(",,");
-            if (r->host_us >= 0) printf("%.2f,", r->host_us);
-            else printf(",");
-            printf("%s\n", r->check);
-        }
-        return;
-    }
+    if (opt.csv) return; /* printed row by row (print_csv_row) */
     printf("\ngpuact-bench: %s on %s; median of %d reps after %d warm-up; copy of %.3f GB: %.1f GB/s (R+W)\n",
            backend, device, opt.reps, opt.warmup, copy_bytes / 1e9, g_copy_gbps);
     printf("%-18s %-28s %-5s %-20s %10s %10s %10s %10s %8s %7s %9s %5s\n", "name", "op", "dtype", "shape", "MB(R+W)",
@@ -802,6 +806,7 @@ static void run_copy(gpuact_context *ctx, const char *name, size_t bytes, int ba
     r = add_row(name, "device-to-device copy", "-", shape, 2.0 * (double)bytes, med, mn, bytes >= ((size_t)1 << 20),
                 ok ? "ok" : "FAIL");
     if (bandwidth_row) g_copy_gbps = r->bytes / (med * 1e6);
+    if (opt.csv) print_csv_row(r);
     fprintf(stderr, "  %-18s median %.4f ms  min %.4f ms  %.1f GB/s\n", name, med, mn, r->bytes / (med * 1e6));
 }
 
@@ -1056,6 +1061,7 @@ int main(int argc, char **argv) {
                     w->bytes, w->med_ms, w->min_ms, w->kind != K_SMALL,
                     w->check_ok < 0 ? "-" : w->check_ok ? "ok" : "FAIL");
         r->host_us = w->kind == K_SMALL ? w->host_us : -1;
+        if (opt.csv) print_csv_row(r);
     }
     /* the copy again: the clocks did not drift if it matches the first */
     run_copy(ctx, "copy-end", copy_bytes, 0);
