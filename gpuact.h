@@ -1096,31 +1096,41 @@ static unsigned gpuact__variant_block(const gpuact_context *ctx, const gpuact__v
     if (ctx->variant_blocks == GPUACT__BLOCKS_CUDA)
         return (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->mask, V->dbias, some_4byte);
     if (ctx->variant_blocks == GPUACT__BLOCKS_CL_NV)
-        return (unsigned)GPUACT_CL_NV_BLOCK(V->op, V->kind, V->dbias, V->select, some_4byte);
+        return (unsigned)GPUACT_CL_NV_BLOCK(V->op, V->kind, V->dbias, V->select, some_4byte,
+                                            gpuact_dtype_size(V->t[0]) == 4 && gpuact_dtype_size(V->t[1]) == 4 &&
+                                                gpuact_dtype_size(V->t[2]) == 4);
     return GPUACT_BLOCK;
 }
 
-/* NVIDIA's OpenCL, the backward with the bias gradient of a variant in
-   work-groups of GPUACT_CL_BLOCK_WIDE: its work-group width for this
-   launch, the one of GPUACT__CL_DBIAS_WIDTHS (widest first) that leaves
-   the fewest work-items of a row's work-groups idle (0 elsewhere: the
-   variant's). Measured on the H200 (docs/PERFORMANCE.md): work-groups of
-   1024 take 8192 f32 columns in one group and ran 1.05-1.13x faster than
-   768, which leave a third of the second group idle, but 0.64-0.93x where
-   they tile the row worse; narrower groups (128-512) where they tile it
-   better ran 0.69-0.95x. The backend falls back to the variant's width
-   where the kernel cannot take this one. A build-time tuning knob. */
+/* NVIDIA's OpenCL, a variant in work-groups of GPUACT_CL_BLOCK_WIDE: its
+   work-group width for this launch (0 elsewhere: the variant's).
+     - The backward with the bias gradient: the one of
+       GPUACT__CL_DBIAS_WIDTHS (widest first) that leaves the fewest
+       work-items of a row's work-groups idle. Measured on the H200
+       (docs/PERFORMANCE.md): work-groups of 1024 take 8192 f32 columns in
+       one group and ran 1.05-1.13x faster than 768, which leave a third of
+       the second group idle, but 0.64-0.93x where they tile the row worse;
+       narrower groups (128-512) where they tile it better ran 0.69-0.95x.
+     - The forward over rows of fewer work-items than GPUACT_BLOCK:
+       GPUACT_BLOCK. Two wide groups are resident on a multiprocessor, so
+       rows of 1000 f32 columns (125 work-items) kept 250 of its work-items
+       busy; in groups of 256 the f32 epilogues ran 1.11-1.13x faster at
+       65536 x 1000, but 0.96-0.99x at 32768 x 2048 (256 work-items a row)
+       and 0.95-0.96x at 4096 columns and more.
+   The backend falls back to the variant's width where the kernel cannot
+   take the one chosen. A build-time tuning knob. */
 #ifndef GPUACT__CL_DBIAS_WIDTHS
 #define GPUACT__CL_DBIAS_WIDTHS 1024, 768
 #endif
-static unsigned gpuact__cl_dbias_width(const gpuact_context *ctx, const gpuact__launch *L) {
+static unsigned gpuact__cl_width(const gpuact_context *ctx, const gpuact__launch *L) {
     static const unsigned widths[] = {GPUACT__CL_DBIAS_WIDTHS};
     size_t need, idle, least = SIZE_MAX;
     unsigned best = 0, i;
-    if (ctx->variant_blocks != GPUACT__BLOCKS_CL_NV || L->v.op != GPUACT_OP_backward || !L->v.dbias ||
-        gpuact__variant_block(ctx, &L->v) != GPUACT_CL_BLOCK_WIDE)
+    if (ctx->variant_blocks != GPUACT__BLOCKS_CL_NV || gpuact__variant_block(ctx, &L->v) != GPUACT_CL_BLOCK_WIDE)
         return 0;
     need = gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L));
+    if (L->v.op == GPUACT_OP_forward) return need < GPUACT_BLOCK ? GPUACT_BLOCK : 0;
+    if (L->v.op != GPUACT_OP_backward || !L->v.dbias) return 0;
     for (i = 0; i < sizeof widths / sizeof widths[0]; i++)
         if ((idle = gpuact__div_up(need, widths[i]) * widths[i] - need) < least) {
             least = idle;
@@ -1130,9 +1140,9 @@ static unsigned gpuact__cl_dbias_width(const gpuact_context *ctx, const gpuact__
 }
 
 /* Threads (work-items) per block of a launch: its variant's, but where
-   gpuact__cl_dbias_width chooses one from the launch's columns. */
+   gpuact__cl_width chooses one from the launch's columns. */
 static unsigned gpuact__block(const gpuact_context *ctx, const gpuact__launch *L) {
-    const unsigned w = gpuact__cl_dbias_width(ctx, L);
+    const unsigned w = gpuact__cl_width(ctx, L);
     return w ? w : gpuact__variant_block(ctx, &L->v);
 }
 

@@ -574,7 +574,7 @@ static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s,
         r = gpuact__cl_fail(e, "clEnqueueBarrierWithWaitList (before the bias gradient's sum)");
     if (r == GPUACT_SUCCESS && !L->prepare_only) {
         e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, slot->kernel, 2, NULL, global, local, 0, NULL, NULL);
-        /* A width chosen for the launch (gpuact__cl_dbias_width) that the kernel cannot take: the variant's,
+        /* A width chosen for the launch (gpuact__cl_width) that the kernel cannot take: the variant's,
            over as many work-items (at least; the kernels leave out the ones past a row's end). NVIDIA's
            driver cannot be asked first: its CL_KERNEL_WORK_GROUP_SIZE for these kernels is 256 (H200,
            580.159.04), though they run in work-groups of 768 and 1024. */

@@ -219,6 +219,7 @@ typedef struct workload {
     int selected, ran, check_ok;
     double bytes, med_ms, min_ms, host_us;
     char shape[48];
+    int y16;        /* K_EPI: y in bf16, x and the bias in dt (an f32 product's activations for a 16-bit layer) */
 } workload;
 
 #define SLOPE 0.01f
@@ -226,6 +227,7 @@ typedef struct workload {
 #define LOWER -1.0f /* hardtanh(-1, 6) */
 
 static size_t wl_n(const workload *w) { return w->rows * w->cols; }
+static gpuact_dtype out_dtype(const workload *w) { return w->y16 ? GPUACT_BF16 : w->dt; }
 static size_t mask_ld_of(const workload *w) {
     return w->kind == K_EPI || w->kind == K_EPI_BWD ? (w->cols + 127) / 128 * 128 : w->cols;
 }
@@ -237,10 +239,11 @@ static size_t mask_bytes(const workload *w) {
 /* Bytes one call must move (read + written), and device memory it needs. */
 static double wl_bytes(const workload *w) {
     double n = (double)wl_n(w), es = (double)gpuact_dtype_size(w->dt), m = (double)mask_bytes(w);
+    double eo = (double)gpuact_dtype_size(out_dtype(w));
     switch (w->kind) {
     case K_FWD: case K_SMALL: return 2 * n * es + (w->mask ? m : 0);
     case K_BWD: return 2 * n * es + (w->mask ? m : n * es);
-    case K_EPI: return 2 * n * es + (double)w->cols * es + (w->mask ? m : 0);
+    case K_EPI: return n * es + n * eo + (double)w->cols * es + (w->mask ? m : 0);
     case K_EPI_BWD: return 2 * n * es + (w->mask ? m : n * es) + (double)w->cols * 4;
     case K_GLU: return 3 * n * es + 2 * (double)w->cols * es;
     }
@@ -309,7 +312,8 @@ static gpuact_result run_op(run_state *s) {
         gpuact_epilogue_desc d;
         memset(&d, 0, sizeof d);
         d.act = act; d.rows = w->rows; d.cols = w->cols;
-        d.x_dtype = d.y_dtype = d.bias_dtype = w->dt;
+        d.x_dtype = d.bias_dtype = w->dt;
+        d.y_dtype = out_dtype(w);
         d.x = s->in0; d.bias = s->bias; d.y = s->out;
         if (w->mask) { d.mask = s->mask; d.mask_ld = mask_ld_of(w); }
         return gpuact_epilogue_forward(ctx, &d, NULL);
@@ -457,7 +461,7 @@ static void mask_span(const workload *w, window win, size_t *off, size_t *len) {
 
 static void poison_outputs(run_state *s) {
     const workload *w = s->w;
-    size_t es = gpuact_dtype_size(w->dt);
+    size_t es = gpuact_dtype_size(out_dtype(w));
     window win[8];
     int k, nw = windows_of(w, win);
     for (k = 0; k < nw; k++) {
@@ -496,7 +500,7 @@ static void dbias_range(void *p, size_t lo, size_t hi) { /* columns lo..hi-1 */
    mismatches. Returns 1 when everything matches. */
 static int verify(run_state *s) {
     const workload *w = s->w;
-    size_t es = gpuact_dtype_size(w->dt);
+    size_t es = gpuact_dtype_size(out_dtype(w));
     window win[8];
     int k, nw = windows_of(w, win), bad = 0;
     for (k = 0; k < nw; k++) {
@@ -625,7 +629,7 @@ static double time_host(gpuact_context *ctx, run_state *s, int calls, int batche
 /* ---- results ----------------------------------------------------------------- */
 
 typedef struct row {
-    char name[32], op[48], dtype[8], shape[48], check[8];
+    char name[32], op[48], dtype[12], shape[48], check[8];
     double bytes, med_ms, min_ms, host_us; /* host_us < 0: not measured */
     int has_bw;
 } row;
@@ -651,24 +655,28 @@ static row *add_row(const char *name, const char *op, const char *dtype, const c
     return r;
 }
 
+/* With --csv a row is printed as soon as it is measured (the copy comes
+   first, so its share is known), and flushed: a run cut off by a time
+   limit keeps the rows it finished. */
+static void print_csv_row(const row *r) {
+    static int header;
+    double gbps = r->bytes / (r->med_ms * 1e6);
+    if (!header++)
+        printf("name,op,dtype,shape,bytes,median_ms,min_ms,median_us,gbps,pct_copy,host_us_per_call,check\n");
+    /* the op is quoted: some names hold a comma */
+    printf("%s,\"%s\",%s,%s,%.0f,%.6f,%.6f,%.2f,", r->name, r->op, r->dtype, r->shape, r->bytes, r->med_ms, r->min_ms,
+           r->med_ms * 1e3);
+    if (r->has_bw) printf("%.1f,%.1f,", gbps, 100.0 * gbps / g_copy_gbps);
+    else printf(",,");
+    if (r->host_us >= 0) printf("%.2f,", r->host_us);
+    else printf(",");
+    printf("%s\n", r->check);
+    fflush(stdout);
+}
+
 static void print_results(const char *device, const char *backend, double copy_bytes) {
     int i;
-    if (opt.csv) {
-        printf("name,op,dtype,shape,bytes,median_ms,min_ms,median_us,gbps,pct_copy,host_us_per_call,check\n");
-        for (i = 0; i < g_nrows; i++) {
-            const row *r = &g_rows[i];
-            double gbps = r->bytes / (r->med_ms * 1e6);
-            /* the op is quoted: some names hold a comma */
-            printf("%s,\"%s\",%s,%s,%.0f,%.6f,%.6f,%.2f,", r->name, r->op, r->dtype, r->shape, r->bytes, r->med_ms,
-                   r->min_ms, r->med_ms * 1e3);
-            if (r->has_bw) printf("%.1f,%.1f,", gbps, 100.0 * gbps / g_copy_gbps);
-            else printf(",,");
-            if (r->host_us >= 0) printf("%.2f,", r->host_us);
-            else printf(",");
-            printf("%s\n", r->check);
-        }
-        return;
-    }
+    if (opt.csv) return; /* printed row by row (print_csv_row) */
     printf("\ngpuact-bench: %s on %s; median of %d reps after %d warm-up; copy of %.3f GB: %.1f GB/s (R+W)\n",
            backend, device, opt.reps, opt.warmup, copy_bytes / 1e9, g_copy_gbps);
     printf("%-18s %-28s %-5s %-20s %10s %10s %10s %10s %8s %7s %9s %5s\n", "name", "op", "dtype", "shape", "MB(R+W)",
@@ -712,7 +720,7 @@ static void run_workload(gpuact_context *ctx, workload *w) {
     s.kbias = new_key();
     alloc_buf(ctx, n * es, &s.in0, "in0", w);
     fill(ctx, s.in0, w->dt, n, s.k0);
-    alloc_buf(ctx, n * es, &s.out, "out", w);
+    alloc_buf(ctx, n * gpuact_dtype_size(out_dtype(w)), &s.out, "out", w);
     switch (w->kind) {
     case K_FWD:
     case K_SMALL:
@@ -802,6 +810,7 @@ static void run_copy(gpuact_context *ctx, const char *name, size_t bytes, int ba
     r = add_row(name, "device-to-device copy", "-", shape, 2.0 * (double)bytes, med, mn, bytes >= ((size_t)1 << 20),
                 ok ? "ok" : "FAIL");
     if (bandwidth_row) g_copy_gbps = r->bytes / (med * 1e6);
+    if (opt.csv) print_csv_row(r);
     fprintf(stderr, "  %-18s median %.4f ms  min %.4f ms  %.1f GB/s\n", name, med, mn, r->bytes / (med * 1e6));
 }
 
@@ -822,10 +831,12 @@ static void usage(FILE *f) {
             "  --shape RxC rows and columns of the epilogue and gated workloads (default 65536x8192, 32768x8192\n"
             "              gated, 1024x8192 epi-small; with --quick 512 or 64 rows); with\n"
             "              --quick too, RxC stays\n"
-            "  --matrix    every cell instead: relu, leaky, clipped x f32, bf16, f16 x forward (with and without\n"
-            "              the mask), backward (from x, from the mask), epilogue forward (with and without the\n"
-            "              mask) and backward + dbias (from the mask, from y); outputs the CPU check below does\n"
-            "              not model are timed and marked '-' (the conformance suite checks them)\n");
+            "  --matrix    every cell instead: relu, leaky, clipped, hardtanh, gelu, gelu_tanh, silu, sqrelu x\n"
+            "              f32, f16, bf16 x forward (with and without the mask), backward (from x, from the\n"
+            "              mask), epilogue forward (with and without the mask; the selection kinds' f32 one\n"
+            "              also writing y in bf16: *-y16-*), backward + dbias (from the mask, from y or x) and\n"
+            "              the gated forward; outputs the CPU check below does not model are timed and marked\n"
+            "              '-' (the conformance suite checks them)\n");
 }
 
 /* The comma-separated list's item at *p: its length; *p moves past it and its comma. */
@@ -859,30 +870,30 @@ int main(int argc, char **argv) {
     /* seed shape 4096 x 393216 (PERFORMANCE.md) */
     const size_t big = (size_t)4096 * 393216, quick_n = (size_t)1 << 22;
     workload wl[] = {
-        {"relu-f32", "relu forward", K_FWD, GPUACT_F32, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ""},
-        {"relu-bf16", "relu forward", K_FWD, GPUACT_BF16, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ""},
-        {"relu-f16", "relu forward", K_FWD, GPUACT_F16, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ""},
-        {"relu-mask-f32", "relu forward + mask", K_FWD, GPUACT_F32, GPUACT_RELU, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ""},
-        {"relu-bwd-f32", "relu backward from x", K_BWD, GPUACT_F32, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ""},
+        {"relu-f32", "relu forward", K_FWD, GPUACT_F32, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0},
+        {"relu-bf16", "relu forward", K_FWD, GPUACT_BF16, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0},
+        {"relu-f16", "relu forward", K_FWD, GPUACT_F16, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0},
+        {"relu-mask-f32", "relu forward + mask", K_FWD, GPUACT_F32, GPUACT_RELU, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0},
+        {"relu-bwd-f32", "relu backward from x", K_BWD, GPUACT_F32, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0},
         {"relu-bwd-mask-f32", "relu backward from mask", K_BWD, GPUACT_F32, GPUACT_RELU, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0,
-         0, 0, ""},
+         0, 0, "", 0},
         {"leaky-f32", "leaky forward (0.01)", K_FWD, GPUACT_F32, GPUACT_LEAKY_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-         ""},
+         "", 0},
         {"clipped-f32", "clipped forward (6)", K_FWD, GPUACT_F32, GPUACT_CLIPPED_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-         0, ""},
-        {"epi-f32", "epilogue bias+relu", K_EPI, GPUACT_F32, GPUACT_RELU, 0, 65536, 8192, 0, 0, 0, 0, 0, 0, 0, 0, 0, ""},
+         0, "", 0},
+        {"epi-f32", "epilogue bias+relu", K_EPI, GPUACT_F32, GPUACT_RELU, 0, 65536, 8192, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0},
         {"epi-mask-f32", "epilogue bias+relu + mask", K_EPI, GPUACT_F32, GPUACT_RELU, 1, 65536, 8192, 0, 0, 0, 0, 0, 0,
-         0, 0, 0, ""},
+         0, 0, 0, "", 0},
         {"epi-small-f32", "epilogue bias+relu", K_EPI, GPUACT_F32, GPUACT_RELU, 0, 1024, 8192, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-         ""},
+         "", 0},
         {"epi-bwd-mask-f32", "epilogue bwd+dbias from mask", K_EPI_BWD, GPUACT_F32, GPUACT_RELU, 1, 65536, 8192, 0, 0, 0,
-         0, 0, 0, 0, 0, 0, ""},
+         0, 0, 0, 0, 0, 0, "", 0},
         {"epi-bwd-y-f32", "epilogue bwd+dbias from y", K_EPI_BWD, GPUACT_F32, GPUACT_RELU, 0, 65536, 8192, 0, 0, 0, 0, 0,
-         0, 0, 0, 0, ""},
+         0, 0, 0, 0, "", 0},
         {"relu-1024-f32", "relu forward (launch bound)", K_SMALL, GPUACT_F32, GPUACT_RELU, 0, 1, 1024, 0, 0, 0, 0, 0, 0,
-         0, 0, 0, ""},
+         0, 0, 0, "", 0},
         {"relu-large-f32", "relu forward, > 2^31 elems", K_FWD, GPUACT_F32, GPUACT_RELU, 0, 1,
-         (size_t)((((uint64_t)1 << 31) + 17) & (uint64_t)SIZE_MAX), 1, 0, 0, 0, 0, 0, 0, 0, 0, ""},
+         (size_t)((((uint64_t)1 << 31) + 17) & (uint64_t)SIZE_MAX), 1, 0, 0, 0, 0, 0, 0, 0, 0, "", 0},
     };
     int nwl = (int)(sizeof wl / sizeof wl[0]);
     workload *all = wl;
@@ -933,12 +944,15 @@ int main(int argc, char **argv) {
         static char names[256][32];
         static const char *const kn[8] = {"relu", "leaky", "clipped", "hardtanh", "gelu", "gelu_tanh", "silu", "sqrelu"};
         static const char *const dn[3] = {"f32", "f16", "bf16"};
-        static const struct { kind_t kind; int mask; const char *tag, *op; } modes[] = {
-            {K_FWD, 0, "fwd", "forward"}, {K_FWD, 1, "fwd-mask", "forward + mask"},
-            {K_BWD, 0, "bwd-x", "backward from x"}, {K_BWD, 1, "bwd-mask", "backward from mask"},
-            {K_EPI, 0, "epi", "epilogue bias+act"}, {K_EPI, 1, "epi-mask", "epilogue bias+act + mask"},
-            {K_EPI_BWD, 1, "epibwd-mask", "epilogue bwd+dbias, mask"}, {K_EPI_BWD, 0, "epibwd-y", "epilogue bwd+dbias, y or x"},
-            {K_GLU, 0, "glu", "gated act(a + ba) * (b + bb)"}};
+        static const struct { kind_t kind; int mask; const char *tag, *op; int y16; } modes[] = {
+            {K_FWD, 0, "fwd", "forward", 0}, {K_FWD, 1, "fwd-mask", "forward + mask", 0},
+            {K_BWD, 0, "bwd-x", "backward from x", 0}, {K_BWD, 1, "bwd-mask", "backward from mask", 0},
+            {K_EPI, 0, "epi", "epilogue bias+act", 0}, {K_EPI, 1, "epi-mask", "epilogue bias+act + mask", 0},
+            {K_EPI, 0, "epi-y16", "epilogue bias+act, y bf16", 1},
+            {K_EPI, 1, "epi-mask-y16", "epilogue bias+act + mask, y bf16", 1},
+            {K_EPI_BWD, 1, "epibwd-mask", "epilogue bwd+dbias, mask", 0},
+            {K_EPI_BWD, 0, "epibwd-y", "epilogue bwd+dbias, y or x", 0},
+            {K_GLU, 0, "glu", "gated act(a + ba) * (b + bb)", 0}};
         int k, d, m, n = 0;
         all = (workload *)xmalloc(256 * sizeof *all);
         for (d = 0; d < 3; d++)
@@ -946,7 +960,7 @@ int main(int argc, char **argv) {
                 for (m = 0; m < (int)(sizeof modes / sizeof modes[0]); m++) {
                     workload *w = &all[n];
                     /* the CPU check models the ReLU family's three first kinds (the conformance suite checks all) */
-                    const int checked = k <= GPUACT_CLIPPED_RELU &&
+                    const int checked = k <= GPUACT_CLIPPED_RELU && !modes[m].y16 &&
                                         ((modes[m].kind == K_FWD && (k == GPUACT_RELU || d == GPUACT_F32)) ||
                                         (modes[m].kind == K_BWD && (k == GPUACT_RELU ||
                                                                     (modes[m].mask && k == GPUACT_CLIPPED_RELU))) ||
@@ -957,6 +971,8 @@ int main(int argc, char **argv) {
                         continue; /* the bounded kinds' epilogue backward needs the mask */
                     if (modes[m].mask && k >= GPUACT_GELU)
                         continue; /* the smooth kinds have no mask; their backward reads x */
+                    if (modes[m].y16 && (d != GPUACT_F32 || k > GPUACT_HARDTANH))
+                        continue; /* mixed dtypes: the f32 epilogue writing bf16, for the selection kinds */
                     if (modes[m].kind == K_GLU && !(k == GPUACT_RELU || k == GPUACT_GELU || k == GPUACT_GELU_TANH ||
                                                     k == GPUACT_SILU))
                         continue; /* the gating kinds (ReGLU, GeGLU, SwiGLU) */
@@ -968,6 +984,7 @@ int main(int argc, char **argv) {
                     w->dt = (gpuact_dtype)d;
                     w->act = k;
                     w->mask = modes[m].mask;
+                    w->y16 = modes[m].y16;
                     w->rows = w->kind == K_EPI || w->kind == K_EPI_BWD ? 65536 : w->kind == K_GLU ? 32768 : 1;
                     w->cols = w->kind == K_EPI || w->kind == K_EPI_BWD || w->kind == K_GLU ? 8192 : 0;
                     w->nocheck = !checked;
@@ -1052,10 +1069,12 @@ int main(int argc, char **argv) {
         row *r;
         if (!w->selected) continue;
         run_workload(ctx, w);
-        r = add_row(w->name, w->op, w->dt == GPUACT_F32 ? "f32" : w->dt == GPUACT_F16 ? "f16" : "bf16", w->shape,
+        r = add_row(w->name, w->op,
+                    w->y16 ? "f32:bf16" : w->dt == GPUACT_F32 ? "f32" : w->dt == GPUACT_F16 ? "f16" : "bf16", w->shape,
                     w->bytes, w->med_ms, w->min_ms, w->kind != K_SMALL,
                     w->check_ok < 0 ? "-" : w->check_ok ? "ok" : "FAIL");
         r->host_us = w->kind == K_SMALL ? w->host_us : -1;
+        if (opt.csv) print_csv_row(r);
     }
     /* the copy again: the clocks did not drift if it matches the first */
     run_copy(ctx, "copy-end", copy_bytes, 0);

@@ -127,29 +127,35 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
        (1536 work-items) are resident per multiprocessor instead of eight
        of GPUACT_BLOCK (2048): with 2048 resident those f32 cells ran
        0.88-0.97x of 1536. Not for the kinds with exp/erf/tanh
-       (compute-bound, 48-56 registers: one wide group would fit) or the
-       general forward of a kind with a lower bound (hardtanh's epilogue,
-       40 registers: 0.90x). Capping the registers at 40
-       (-cl-nv-maxrregcount) instead made the f32 epilogues 0.91-0.94x.
+       (compute-bound, 48-56 registers: one wide group would fit), nor
+       the general forward of a kind with a lower bound with a 2-byte
+       array (hardtanh's mixed-dtype epilogues: up to 47 registers, ptxas
+       on the driver's PTX, and a wide group needs at most 40 for two to
+       be resident). Every array f32, that forward has 31-32 registers:
+       in groups of 256 it ran 95.3-95.5% of copy, in wide groups
+       98.3-99.2% (it was left out too while it had 40, at 0.90x). Capping the registers
+       at 40 (-cl-nv-maxrregcount) instead made the f32 epilogues
+       0.91-0.94x.
      - with every array 16-bit (one 16-byte access per work-item), without
        the bias gradient: GPUACT_BLOCK_SMALL, which made them 0-8% faster
        (the ReLU family's mask writers and epilogues 1-5%, the smooth kinds'
        backward 3-8%) and the backward with the bias gradient 5-10% slower
        from the mask and from the smooth kinds' x.
    Else, and on other drivers, GPUACT_BLOCK. Measured on the H200
-   (docs/PERFORMANCE.md). A build-time tuning knob. The backward with the
-   bias gradient in GPUACT_CL_BLOCK_WIDE groups may take 1024 instead, per
-   launch (the host's gpuact__cl_dbias_width); the kernels do not depend
-   on the width. */
+   (docs/PERFORMANCE.md). A build-time tuning knob. A launch of a variant
+   in GPUACT_CL_BLOCK_WIDE groups may take another width (the host's
+   gpuact__cl_width: 1024 for some bias gradients, GPUACT_BLOCK for a
+   forward over short rows); the kernels do not depend on the width. */
 #ifndef GPUACT_CL_BLOCK_WIDE
 #define GPUACT_CL_BLOCK_WIDE 768
 #endif
 #define GPUACT_TRANSCENDENTAL_KINDS ((1u << GPUACT_KIND_gelu) | (1u << GPUACT_KIND_gelu_tanh) | (1u << GPUACT_KIND_silu))
-#define GPUACT_CL_NV_BLOCK(op, kind, dbias, select, some_4byte)                                    \
+#define GPUACT_CL_NV_BLOCK(op, kind, dbias, select, some_4byte, all_4byte)                         \
     (!((op) == GPUACT_OP_forward || (op) == GPUACT_OP_backward) ? GPUACT_BLOCK                     \
      : !(some_4byte) ? ((dbias) ? GPUACT_BLOCK : GPUACT_BLOCK_SMALL)                                \
      : !((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) &&                                           \
-               !((op) == GPUACT_OP_forward && !(select) && ((GPUACT_LOWER_KINDS >> (kind)) & 1u))  \
+               !((op) == GPUACT_OP_forward && !(select) && ((GPUACT_LOWER_KINDS >> (kind)) & 1u) && \
+                 !(all_4byte))                                                                      \
            ? GPUACT_CL_BLOCK_WIDE                                                                   \
            : GPUACT_BLOCK)
 /* CUDA/HIP: 16-byte vectors a thread handles, a block apart (a build-time

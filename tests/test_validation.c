@@ -750,9 +750,10 @@ static size_t dbias_parts(unsigned groups, size_t gx, size_t rows, size_t cols)
     return gpuact__dbias_parts(&c, gx, rows, cols);
 }
 
-/* NVIDIA's OpenCL: the work-group width of the backward with the bias
-   gradient, from the mask into dtype t, over cols columns */
-static unsigned cl_dbias_width(gpuact_dtype t, size_t cols)
+/* NVIDIA's OpenCL: the work-group width of a launch over cols columns of
+   dtype t (every array), of op with the mask and, for the backward, the
+   bias gradient (gpuact__cl_width; 0: the variant's) */
+static unsigned cl_width(int op, int kind, gpuact_dtype t, size_t cols)
 {
     gpuact_context c;
     gpuact__launch L;
@@ -760,12 +761,17 @@ static unsigned cl_dbias_width(gpuact_dtype t, size_t cols)
     memset(&L, 0, sizeof L);
     c.variant_blocks = GPUACT__BLOCKS_CL_NV;
     c.per_item32 = c.per_item16 = c.per_item_one32 = c.per_item_one16 = GPUACT_CL_VEC;
-    L.v.op = GPUACT_OP_backward;
-    L.v.dbias = 1;
+    L.v.op = op;
+    L.v.kind = kind;
+    L.v.dbias = op == GPUACT_OP_backward;
     L.v.mask = 1;
     L.v.t[0] = L.v.t[1] = L.v.t[2] = t;
     L.cols = cols;
-    return gpuact__cl_dbias_width(&c, &L);
+    return gpuact__cl_width(&c, &L);
+}
+static unsigned cl_dbias_width(gpuact_dtype t, size_t cols)
+{
+    return cl_width(GPUACT_OP_backward, GPUACT_KIND_relu, t, cols);
 }
 
 #ifndef GPUACT_NO_OPENCL
@@ -786,7 +792,7 @@ static gpuact__cl_int GPUACT__CLAPI enqueue_limited(gpuact__cl_queue q, gpuact__
     return real_cl.clEnqueueNDRangeKernel(q, k, dims, offset, global, local, waits, wait, event);
 }
 
-/* The bias-gradient backward as on NVIDIA's OpenCL (gpuact__cl_dbias_width):
+/* The bias-gradient backward as on NVIDIA's OpenCL (gpuact__cl_width):
    8192 f32 columns go in work-groups of 1024; a driver that refuses them
    gets the variant's 768. Both give dx and dbias exactly (3 rows of small
    integers: every sum is exact). */
@@ -874,6 +880,44 @@ static void internals(void)
                     cl_dbias_width(GPUACT_F32, 1000) == 768 && cl_dbias_width(GPUACT_F32, 8) == 768 &&
                     cl_dbias_width(GPUACT_BF16, 8192) == 0,
                 why);
+    snprintf(why, sizeof why, "relu f32 over 1000 / 2040 / 2048 / 8192 columns: %u %u %u %u; hardtanh f32 over 1000: "
+             "%u; relu bf16 over 1000: %u; gelu f32 over 1000: %u",
+             cl_width(GPUACT_OP_forward, GPUACT_KIND_relu, GPUACT_F32, 1000),
+             cl_width(GPUACT_OP_forward, GPUACT_KIND_relu, GPUACT_F32, 2040),
+             cl_width(GPUACT_OP_forward, GPUACT_KIND_relu, GPUACT_F32, 2048),
+             cl_width(GPUACT_OP_forward, GPUACT_KIND_relu, GPUACT_F32, 8192),
+             cl_width(GPUACT_OP_forward, GPUACT_KIND_hardtanh, GPUACT_F32, 1000),
+             cl_width(GPUACT_OP_forward, GPUACT_KIND_relu, GPUACT_BF16, 1000),
+             cl_width(GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_F32, 1000));
+    expect_true("NVIDIA OpenCL's forward width: GPUACT_BLOCK over rows of fewer work-items, else the variant's",
+                cl_width(GPUACT_OP_forward, GPUACT_KIND_relu, GPUACT_F32, 1000) == GPUACT_BLOCK &&
+                    cl_width(GPUACT_OP_forward, GPUACT_KIND_relu, GPUACT_F32, 2040) == GPUACT_BLOCK &&
+                    cl_width(GPUACT_OP_forward, GPUACT_KIND_relu, GPUACT_F32, 2048) == 0 &&
+                    cl_width(GPUACT_OP_forward, GPUACT_KIND_relu, GPUACT_F32, 8192) == 0 &&
+                    cl_width(GPUACT_OP_forward, GPUACT_KIND_hardtanh, GPUACT_F32, 1000) == GPUACT_BLOCK &&
+                    cl_width(GPUACT_OP_forward, GPUACT_KIND_relu, GPUACT_BF16, 1000) == 0 &&
+                    cl_width(GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_F32, 1000) == 0,
+                why);
+    {
+        /* hardtanh's general forward (the epilogue): wide groups with every array f32 (31-32 registers on
+           NVIDIA's driver), not with a 2-byte one (up to 47: one wide group would be resident) */
+        gpuact_context c;
+        gpuact__variant v;
+        unsigned all32, mixed;
+        memset(&c, 0, sizeof c);
+        memset(&v, 0, sizeof v);
+        c.variant_blocks = GPUACT__BLOCKS_CL_NV;
+        v.op = GPUACT_OP_forward;
+        v.kind = GPUACT_KIND_hardtanh;
+        v.mask = 1;
+        v.t[0] = v.t[1] = v.t[2] = GPUACT_F32;
+        all32 = gpuact__variant_block(&c, &v);
+        v.t[1] = GPUACT_BF16;
+        mixed = gpuact__variant_block(&c, &v);
+        snprintf(why, sizeof why, "every array f32: %u; y bf16: %u", all32, mixed);
+        expect_true("NVIDIA OpenCL: hardtanh's f32 epilogue in wide work-groups, a mixed-dtype one not",
+                    all32 == GPUACT_CL_BLOCK_WIDE && mixed == GPUACT_BLOCK, why);
+    }
 #ifndef GPUACT_NO_CUDA
     {
         const char *stub = gpuact__cuda_known_error(34);
