@@ -1114,7 +1114,7 @@ static unsigned gpuact__variant_block(const gpuact_context *ctx, const gpuact__v
      - The forward over rows of fewer work-items than GPUACT_BLOCK:
        GPUACT_BLOCK. Two wide groups are resident on a multiprocessor, so
        rows of 1000 f32 columns (125 work-items) kept 250 of its work-items
-       busy; in groups of 256 the f32 epilogues ran 1.11-1.13x faster at
+       busy; in groups of 256 the f32 epilogues ran 1.11-1.14x faster at
        65536 x 1000, but 0.96-0.99x at 32768 x 2048 (256 work-items a row)
        and 0.95-0.96x at 4096 columns and more.
    The backend falls back to the variant's width where the kernel cannot

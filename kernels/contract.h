@@ -133,9 +133,9 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
        on the driver's PTX, and a wide group needs at most 40 for two to
        be resident). Every array f32, that forward has 31-32 registers:
        in groups of 256 it ran 95.3-95.5% of copy, in wide groups
-       98.3-99.2% (it was left out too while it had 40, at 0.90x). Capping the registers
-       at 40 (-cl-nv-maxrregcount) instead made the f32 epilogues
-       0.91-0.94x.
+       98.3-99.2% (it was left out too while it had 40, at 0.90x).
+       Capping the registers at 40 (-cl-nv-maxrregcount) instead made the
+       f32 epilogues 0.91-0.94x.
      - with every array 16-bit (one 16-byte access per work-item), without
        the bias gradient: GPUACT_BLOCK_SMALL, which made them 0-8% faster
        (the ReLU family's mask writers and epilogues 1-5%, the smooth kinds'
