@@ -48,7 +48,7 @@ endif
 KERNEL_SOURCES = $(wildcard kernels/*.h kernels/cuda/*.cu kernels/cuda/*.cuh kernels/hip/*.hip kernels/hip/*.h \
                             kernels/opencl/*.cl)
 EMBEDDED = kernels/gpuact_kernels_src.h
-HEADERS  = gpuact.h $(wildcard backends/*.h) $(EMBEDDED)
+HEADERS  = gpuact.h kernels/contract.h $(wildcard backends/*.h) $(EMBEDDED)
 EXAMPLES = relu_demo relu_family epilogue gelu_epilogue linear_relu
 TESTS    = test_reference test_validation test_threads test_stress test_cache conformance
 

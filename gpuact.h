@@ -1096,7 +1096,7 @@ static unsigned gpuact__variant_block(const gpuact_context *ctx, const gpuact__v
     if (ctx->variant_blocks == GPUACT__BLOCKS_CUDA)
         return (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->mask, V->dbias, some_4byte);
     if (ctx->variant_blocks == GPUACT__BLOCKS_CL_NV)
-        return (unsigned)GPUACT_CL_NV_BLOCK(V->op, V->kind, V->dbias, V->select, some_4byte,
+        return (unsigned)GPUACT_CL_NV_BLOCK(V->op, V->kind, V->dbias, some_4byte,
                                             gpuact_dtype_size(V->t[0]) == 4 && gpuact_dtype_size(V->t[1]) == 4 &&
                                                 gpuact_dtype_size(V->t[2]) == 4);
     return GPUACT_BLOCK;

@@ -320,6 +320,19 @@ GPUACT_FN float gpuact_act_minmax(int kind, float z, float c, float lo) {
     }
 }
 #endif
+/* gpuact_act where a result is rounded to a 16-bit dtype by the two-at-once
+   conversion: fl >= 0, the flags as a constant, with a bias, a scale or
+   (RAW) x's NaN put back afterwards, so a NaN result is the canonical one
+   either way (clipped ReLU and hardtanh then take gpuact_act_minmax). */
+GPUACT_FN float gpuact_act_fl(int kind, int fl, float z, float slope, float c, float lo, int lean) {
+#ifdef GPUACT_MIN_NAN
+    if (fl >= 0 && (fl & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) &&
+        (kind == GPUACT_KIND_clipped || kind == GPUACT_KIND_hardtanh))
+        return gpuact_act_minmax(kind, z, c, lo);
+#endif
+    (void)fl;
+    return gpuact_act(kind, z, slope, c, lo, lean);
+}
 /* The forward of four words of two lanes each (8 elements, element 2j in
    word j's low lane), every array 16-bit: y's words, and the mask bits as
    the result. xd, yd, bd: the dtypes of x, y and the bias; sel: the
@@ -361,17 +374,8 @@ GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int xd, int yd, int bd, int sel,
                 zl += bl;
                 zh += bh;
             }
-#ifdef GPUACT_MIN_NAN
-            if (fl >= 0 && (fl & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) &&
-                (kind == GPUACT_KIND_clipped || kind == GPUACT_KIND_hardtanh)) {
-                vl = gpuact_act_minmax(kind, zl, ceiling, lower);
-                vh = gpuact_act_minmax(kind, zh, ceiling, lower);
-            } else
-#endif
-            {
-                vl = gpuact_act(kind, zl, slope, ceiling, lower, gpuact_lean(2));
-                vh = gpuact_act(kind, zh, slope, ceiling, lower, gpuact_lean(2));
-            }
+            vl = gpuact_act_fl(kind, fl, zl, slope, ceiling, lower, gpuact_lean(2));
+            vh = gpuact_act_fl(kind, fl, zh, slope, ceiling, lower, gpuact_lean(2));
             if (flags & GPUACT_F_SCALE) {
                 vl *= scale;
                 vh *= scale;

@@ -128,14 +128,15 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
        of GPUACT_BLOCK (2048): with 2048 resident those f32 cells ran
        0.88-0.97x of 1536. Not for the kinds with exp/erf/tanh
        (compute-bound, 48-56 registers: one wide group would fit), nor
-       the general forward of a kind with a lower bound with a 2-byte
-       array (hardtanh's mixed-dtype epilogues: up to 47 registers, ptxas
-       on the driver's PTX, and a wide group needs at most 40 for two to
-       be resident). Every array f32, that forward has 31-32 registers:
-       in groups of 256 it ran 95.3-95.5% of copy, in wide groups
-       98.3-99.2% (it was left out too while it had 40, at 0.90x).
-       Capping the registers at 40 (-cl-nv-maxrregcount) instead made the
-       f32 epilogues 0.91-0.94x.
+       the forward with a 2-byte array (the epilogue of an f32 product
+       into bf16: up to 47 registers, ptxas on the driver's PTX, and a
+       wide group needs at most 40 for two to be resident). In groups of
+       256 the ReLU family's f32-to-bf16 epilogues ran 1.12x faster than in
+       wide groups at 65536 x 8192, those writing the mask 1.12-1.53x.
+       Every array f32, hardtanh's forward has 31-32 registers: in groups
+       of 256 it ran 95.3-95.5% of copy, in wide groups 98.3-99.2% (it was
+       left out too while it had 40, at 0.90x). Capping the registers at
+       40 (-cl-nv-maxrregcount) instead made the f32 epilogues 0.91-0.94x.
      - with every array 16-bit (one 16-byte access per work-item), without
        the bias gradient: GPUACT_BLOCK_SMALL, which made them 0-8% faster
        (the ReLU family's mask writers and epilogues 1-5%, the smooth kinds'
@@ -150,14 +151,12 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
 #define GPUACT_CL_BLOCK_WIDE 768
 #endif
 #define GPUACT_TRANSCENDENTAL_KINDS ((1u << GPUACT_KIND_gelu) | (1u << GPUACT_KIND_gelu_tanh) | (1u << GPUACT_KIND_silu))
-#define GPUACT_CL_NV_BLOCK(op, kind, dbias, select, some_4byte, all_4byte)                         \
-    (!((op) == GPUACT_OP_forward || (op) == GPUACT_OP_backward) ? GPUACT_BLOCK                     \
-     : !(some_4byte) ? ((dbias) ? GPUACT_BLOCK : GPUACT_BLOCK_SMALL)                                \
-     : !((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) &&                                           \
-               !((op) == GPUACT_OP_forward && !(select) && ((GPUACT_LOWER_KINDS >> (kind)) & 1u) && \
-                 !(all_4byte))                                                                      \
-           ? GPUACT_CL_BLOCK_WIDE                                                                   \
-           : GPUACT_BLOCK)
+#define GPUACT_CL_NV_BLOCK(op, kind, dbias, some_4byte, all_4byte)                                     \
+    (!((op) == GPUACT_OP_forward || (op) == GPUACT_OP_backward) ? GPUACT_BLOCK                         \
+     : !(some_4byte)                                            ? ((dbias) ? GPUACT_BLOCK : GPUACT_BLOCK_SMALL) \
+     : !((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && !((op) == GPUACT_OP_forward && !(all_4byte))        \
+         ? GPUACT_CL_BLOCK_WIDE                                                                                 \
+         : GPUACT_BLOCK)
 /* CUDA/HIP: 16-byte vectors a thread handles, a block apart (a build-time
    tuning knob; the host passes -DGPUACT_UNROLL). */
 #ifndef GPUACT_UNROLL
@@ -214,10 +213,13 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
     | ((unsigned)((select) && !(slope) && !(lower)) << GPUACT_KIND_##name)
 #define GPUACT_LOWER_KIND_BIT_(name, slope, ceiling, lower, from_y, select, glu) \
     | ((unsigned)((lower) != 0) << GPUACT_KIND_##name)
-/* the kinds whose 16-bit selection decides two lanes of a word at once, and
-   the kinds with a lower bound (constant expressions) */
+#define GPUACT_SELECT_KIND_BIT_(name, slope, ceiling, lower, from_y, select, glu) \
+    | ((unsigned)((select) != 0) << GPUACT_KIND_##name)
+/* the kinds whose 16-bit selection decides two lanes of a word at once, the
+   kinds with a lower bound, and the ReLU family (constant expressions) */
 #define GPUACT_PAIR_KINDS (0u GPUACT_ACTIVATIONS(GPUACT_PAIR_KIND_BIT_))
 #define GPUACT_LOWER_KINDS (0u GPUACT_ACTIVATIONS(GPUACT_LOWER_KIND_BIT_))
+#define GPUACT_SELECT_KINDS (0u GPUACT_ACTIVATIONS(GPUACT_SELECT_KIND_BIT_))
 #define GPUACT_PAIR_PATH(op, kind, select, all_16bit)                                               \
     ((op) == GPUACT_OP_forward && (all_16bit) &&                                                      \
      ((((select) != 0) && ((GPUACT_PAIR_KINDS >> (kind)) & 1u)) || ((GPUACT_LOWER_KINDS >> (kind)) & 1u)))

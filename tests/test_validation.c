@@ -899,24 +899,36 @@ static void internals(void)
                     cl_width(GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_F32, 1000) == 0,
                 why);
     {
-        /* hardtanh's general forward (the epilogue): wide groups with every array f32 (31-32 registers on
-           NVIDIA's driver), not with a 2-byte one (up to 47: one wide group would be resident) */
+        /* the ReLU family's general forward (the epilogue): wide groups with every array f32 (31-34 registers
+           on NVIDIA's driver), not with a 2-byte one (up to 47: one wide group would be resident); the
+           backward with a 2-byte array keeps them */
         gpuact_context c;
         gpuact__variant v;
-        unsigned all32, mixed;
+        unsigned all32[8], mixed[8], bwd = 0;
+        int k, m, ok = 1;
         memset(&c, 0, sizeof c);
         memset(&v, 0, sizeof v);
         c.variant_blocks = GPUACT__BLOCKS_CL_NV;
-        v.op = GPUACT_OP_forward;
-        v.kind = GPUACT_KIND_hardtanh;
-        v.mask = 1;
-        v.t[0] = v.t[1] = v.t[2] = GPUACT_F32;
-        all32 = gpuact__variant_block(&c, &v);
-        v.t[1] = GPUACT_BF16;
-        mixed = gpuact__variant_block(&c, &v);
-        snprintf(why, sizeof why, "every array f32: %u; y bf16: %u", all32, mixed);
-        expect_true("NVIDIA OpenCL: hardtanh's f32 epilogue in wide work-groups, a mixed-dtype one not",
-                    all32 == GPUACT_CL_BLOCK_WIDE && mixed == GPUACT_BLOCK, why);
+        for (k = GPUACT_KIND_relu; k <= GPUACT_KIND_hardtanh; k++)
+            for (m = 0; m < 2; m++) {
+                v.op = GPUACT_OP_forward;
+                v.kind = k;
+                v.mask = m;
+                v.t[0] = v.t[1] = v.t[2] = GPUACT_F32;
+                all32[2 * k + m] = gpuact__variant_block(&c, &v);
+                v.t[1] = GPUACT_BF16;
+                mixed[2 * k + m] = gpuact__variant_block(&c, &v);
+                ok &= all32[2 * k + m] == GPUACT_CL_BLOCK_WIDE && mixed[2 * k + m] == GPUACT_BLOCK;
+            }
+        v.op = GPUACT_OP_backward;
+        v.kind = GPUACT_KIND_relu;
+        bwd = gpuact__variant_block(&c, &v);
+        snprintf(why, sizeof why, "every array f32: %u %u %u %u %u %u %u %u; y bf16: %u %u %u %u %u %u %u %u; the "
+                 "backward with one bf16 array: %u", all32[0], all32[1], all32[2], all32[3], all32[4], all32[5],
+                 all32[6], all32[7], mixed[0], mixed[1], mixed[2], mixed[3], mixed[4], mixed[5], mixed[6], mixed[7],
+                 bwd);
+        expect_true("NVIDIA OpenCL: the ReLU family's f32 epilogue in wide work-groups, one into bf16 not",
+                    ok && bwd == GPUACT_CL_BLOCK_WIDE, why);
     }
 #ifndef GPUACT_NO_CUDA
     {

@@ -67,9 +67,19 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #ifndef GPUACT_MIN_BLOCKS_DBIAS32
 #define GPUACT_MIN_BLOCKS_DBIAS32 6
 #endif
-#define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16, dbias_blocks)                        \
+/* The ReLU family's forward into a 16-bit y from a 4-byte array, on the
+   element path (y16): room for 6 blocks (38-41 registers instead of 41-46,
+   no spill). Measured on the H200 (docs/PERFORMANCE.md) against 4: the
+   f32-to-bf16 epilogues 1.04-1.07x faster, writing the mask 1.03-1.06x
+   (92-98% -> 97-103% of copy at 65536 x 8192); 6 for every general kernel
+   left the f32 ones within 1%, but the smooth kinds' need 48-56. */
+#ifndef GPUACT_MIN_BLOCKS_Y16
+#define GPUACT_MIN_BLOCKS_Y16 6
+#endif
+#define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16, dbias_blocks, y16)                   \
     __launch_bounds__(GPUACT_BLOCK, (dbias)     ? (dbias_blocks)                               \
                                     : (ht16)    ? GPUACT_MIN_BLOCKS_HT16                       \
+                                    : (y16) && !(select) ? GPUACT_MIN_BLOCKS_Y16               \
                                     : (select)  ? GPUACT_MIN_BLOCKS_SELECT                     \
                                     : (bound16) ? GPUACT_MIN_BLOCKS_16                         \
                                                 : GPUACT_MIN_BLOCKS_GENERAL)

@@ -11,13 +11,20 @@
 #include "common.cuh"
 
 /* The element path (f32 and mixed dtypes): y[k] and the mask bits of one
-   vector from x's bits and the bias. */
-template <class X, class Y, class B, int KIND, int SELECT, int VEC>
+   vector from x's bits and the bias. FL >= 0: the flags as a constant
+   (gpuact_fwd_rows). A 16-bit y is rounded two elements at a time where a
+   NaN result came from arithmetic (as in gpuact_fwd_words, ../act.h): one
+   instruction for two elements instead of about six for each. With
+   GPUACT_Y16's launch bound (dialect.cuh) the ReLU family's f32-to-bf16
+   epilogues ran 1.15-1.33x faster on the H200, 97-103% of copy at 65536 x
+   8192 (docs/PERFORMANCE.md). */
+template <class X, class Y, class B, int KIND, int SELECT, int VEC, int FL>
 __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC], const float (&b)[VEC],
                                                        gpuact_u32 (&y)[VEC], bool has_bias, int flags, float scale,
                                                        float slope, float ceiling, float lower, gpuact_u32 cbits,
                                                        gpuact_u32 lbits) {
     gpuact_u32 bits = 0;
+    float v[VEC]; /* a 16-bit y's results before rounding (not the selection path) */
 #pragma unroll
     for (int k = 0; k < VEC; k++) {
         bool pass = false;
@@ -37,13 +44,31 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC
         } else {
             float z = gpuact_tof<X>(x[k]);
             if (has_bias) z += b[k];
-            float v = gpuact_act(KIND, z, slope, ceiling, lower, gpuact_lean(Y::size));
-            if (flags & GPUACT_F_SCALE) v *= scale;
+            float vk = gpuact_act_fl(KIND, Y::size == 2 ? FL : -1, z, slope, ceiling, lower, gpuact_lean(Y::size));
+            if (flags & GPUACT_F_SCALE) vk *= scale;
+            if (Y::size == 2) v[k] = vk; /* rounded below */
             /* no bias, scale 1, X = Y, not the selection path: a NaN x keeps its bits */
-            y[k] = (flags & GPUACT_F_RAW) && gpuact_nan_bits<X>(x[k]) ? x[k] : gpuact_fromf<Y>(v);
+            else y[k] = (flags & GPUACT_F_RAW) && gpuact_nan_bits<X>(x[k]) ? x[k] : gpuact_fromf<Y>(vk);
             if (gpuact_kind_select(KIND)) pass = gpuact_passes(KIND, z, ceiling, lower);
         }
         bits |= (gpuact_u32)pass << k;
+    }
+    if (!SELECT && Y::size == 2) {
+        const bool pairs = (flags & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) != 0;
+#pragma unroll
+        for (int k = 0; k < VEC; k += 2) {
+            if (pairs) {
+                const gpuact_u32 w = gpuact_pack2_dt(Y::id, 1, v[k], v[k + 1]);
+                y[k] = w & 0xffffu;
+                y[k + 1] = w >> 16;
+            } else {
+                y[k] = gpuact_fromf<Y>(v[k]);
+                y[k + 1] = gpuact_fromf<Y>(v[k + 1]);
+            }
+        }
+        if (flags & GPUACT_F_RAW) /* as above: a NaN x keeps its bits */
+#pragma unroll
+            for (int k = 0; k < VEC; k++) y[k] = gpuact_nan_bits<X>(x[k]) ? x[k] : y[k];
     }
     return bits;
 }
@@ -104,7 +129,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                                                scale, slope, ceiling, lower, cbits * 0x00010001u, lbits * 0x00010001u);
                     gpuact_store_words<Y>(yr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(y[u]));
                 } else {
-                    bits[u] = gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC>(x[u], b[u], y[u], has_bias, flags, scale,
+                    bits[u] = gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC, FL>(x[u], b[u], y[u], has_bias, flags, scale,
                                                                          slope, ceiling, lower, cbits, lbits);
                     gpuact_store<Y, VEC>(yr, c0, cols, vec_ok, y[u]);
                 }
@@ -147,9 +172,12 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
        squared ReLU the second loop took the kernel from 55 to 64 registers
        and their elementwise forwards (one kernel with the epilogue) 2-6%
        slower: not for them. The f32 epilogue writing the mask gets it too:
-       hardtanh's 1.5% faster, the others' within 0.5%. */
-    if ((PAIRS || MASK) && !SELECT &&
-        (gpuact_kind_select(KIND) || KIND == GPUACT_KIND_gelu) && flags == GPUACT_F_BIAS) {
+       hardtanh's 1.5% faster, the others' within 0.5%. So does the ReLU
+       family's epilogue into a 16-bit y from a 4-byte array (its pairs
+       conversion and gpuact_act_minmax are chosen at compile time there). */
+    if (!SELECT && flags == GPUACT_F_BIAS &&
+        ((PAIRS || MASK) && (gpuact_kind_select(KIND) || KIND == GPUACT_KIND_gelu) ||
+         (Y::size == 2 && gpuact_kind_select(KIND)))) {
         GPUACT_FWD_ROWS_(GPUACT_F_BIAS);
     } else if (PAIRS && !SELECT && KIND == GPUACT_KIND_gelu && flags == GPUACT_F_RAW) {
         GPUACT_FWD_ROWS_(GPUACT_F_RAW);
@@ -181,7 +209,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
 #pragma unroll
                 for (int k = 0; k < VEC; k++) hf[k] = has_bias ? gpuact_tof<B>(hb[k]) : 0.0f;
                 gpuact_load<X, VEC>(xr, 0, hn, false, hx);
-                gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC>(hx, hf, hy, has_bias, flags, scale, slope, ceiling, lower,
+                gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC, -1>(hx, hf, hy, has_bias, flags, scale, slope, ceiling, lower,
                                                              cbits, lbits);
                 gpuact_store<Y, VEC>(yr, 0, hn, false, hy);
             }
