@@ -1068,13 +1068,14 @@ struct gpuact_context {
     void *impl;                    /* the backend's own state */
 };
 
-/* Whether some array of V is 4-byte (its kernels take 4 elements per 16-byte vector). */
-static int gpuact__some_4byte(const gpuact__variant *V) {
-    int i;
-    for (i = 0; i < 3; i++)
-        if (gpuact_dtype_size(V->t[i]) == 4) return 1;
-    return 0;
+/* How many arrays of V are 4-byte; with some, its kernels take 4 elements
+   per 16-byte vector. */
+static int gpuact__arrays_4byte(const gpuact__variant *V) {
+    int i, n = 0;
+    for (i = 0; i < 3; i++) n += gpuact_dtype_size(V->t[i]) == 4;
+    return n;
 }
+static int gpuact__some_4byte(const gpuact__variant *V) { return gpuact__arrays_4byte(V) > 0; }
 /* Elements a work-item handles. The kernels apply the same rule to their
    types (gpuact_vec x GPUACT_UNROLL in CUDA/HIP; GPUACT_CL_VEC x
    GPUACT_CL_GROUPS in OpenCL). */
@@ -1092,13 +1093,11 @@ static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L
    (CUDA/HIP), GPUACT_CL_NV_BLOCK (NVIDIA's OpenCL), else GPUACT_BLOCK. */
 enum { GPUACT__BLOCKS_FIXED, GPUACT__BLOCKS_CUDA, GPUACT__BLOCKS_CL_NV };
 static unsigned gpuact__variant_block(const gpuact_context *ctx, const gpuact__variant *V) {
-    const int some_4byte = gpuact__some_4byte(V);
+    const int n4 = gpuact__arrays_4byte(V);
     if (ctx->variant_blocks == GPUACT__BLOCKS_CUDA)
-        return (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->mask, V->dbias, some_4byte);
+        return (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->mask, V->dbias, n4 > 0);
     if (ctx->variant_blocks == GPUACT__BLOCKS_CL_NV)
-        return (unsigned)GPUACT_CL_NV_BLOCK(V->op, V->kind, V->dbias, some_4byte,
-                                            gpuact_dtype_size(V->t[0]) == 4 && gpuact_dtype_size(V->t[1]) == 4 &&
-                                                gpuact_dtype_size(V->t[2]) == 4);
+        return (unsigned)GPUACT_CL_NV_BLOCK(V->op, V->kind, V->dbias, n4 > 0, n4 == 3);
     return GPUACT_BLOCK;
 }
 

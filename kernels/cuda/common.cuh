@@ -230,7 +230,7 @@ __device__ __forceinline__ gpuact_u32 gpuact_mask_read(const unsigned char *row,
     extern "C" __global__ void GPUACT_LAUNCH_BOUNDS(select, dbias, GPUACT_BOUND16(op, t0, t1, t2, mask), \
                                                     GPUACT_HT16(op, t0, t1, t2, kind, mask, select), \
                                                     GPUACT_DBIAS_BLOCKS(op, t1, mask, fromx),       \
-                                                    GPUACT_Y16(op, t0, t1, t2, kind))               \
+                                                    GPUACT_Y16(op, t0, t1, t2, kind, select))       \
         name(GPUACT_PARAMS) {                                                                       \
         op<t0, t1, t2, kind, mask, dbias, select, fromx>(GPUACT_ARGS);                              \
     }
@@ -249,11 +249,11 @@ __device__ __forceinline__ gpuact_u32 gpuact_mask_read(const unsigned char *row,
 #define GPUACT_HT16(op, t0, t1, t2, kind, mask, select)                                             \
     (GPUACT_OP_##op == GPUACT_OP_forward && (select) && (mask) && (kind) == GPUACT_KIND_hardtanh && \
      t0::id == GPUACT_DT_f16 && t1::id == GPUACT_DT_f16 && t2::id == GPUACT_DT_f16)
-/* The ReLU family's forward into a 16-bit y from a 4-byte array (the f32
-   product's epilogue into bf16; same). */
-#define GPUACT_Y16(op, t0, t1, t2, kind)                                                          \
-    (GPUACT_OP_##op == GPUACT_OP_forward && t1::size == 2 && (t0::size == 4 || t2::size == 4) && \
-     ((GPUACT_SELECT_KINDS >> (kind)) & 1u))
+/* The ReLU family's general forward into a 16-bit y from a 4-byte array
+   (the f32 product's epilogue into bf16; same). */
+#define GPUACT_Y16(op, t0, t1, t2, kind, select)                                                  \
+    (GPUACT_OP_##op == GPUACT_OP_forward && !(select) && t1::size == 2 &&                         \
+     (t0::size == 4 || t2::size == 4) && ((GPUACT_SELECT_KINDS >> (kind)) & 1u))
 #define GPUACT_KERNEL_X(op, name, t0, t1, t2, kind, mask, dbias, select, fromx) \
     GPUACT_KERNEL(op, name, t0, t1, t2, kind, mask, dbias, select, fromx)
 #ifdef GPUACT_NAME

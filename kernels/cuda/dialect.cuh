@@ -79,7 +79,7 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16, dbias_blocks, y16)                   \
     __launch_bounds__(GPUACT_BLOCK, (dbias)     ? (dbias_blocks)                               \
                                     : (ht16)    ? GPUACT_MIN_BLOCKS_HT16                       \
-                                    : (y16) && !(select) ? GPUACT_MIN_BLOCKS_Y16               \
+                                    : (y16)     ? GPUACT_MIN_BLOCKS_Y16                        \
                                     : (select)  ? GPUACT_MIN_BLOCKS_SELECT                     \
                                     : (bound16) ? GPUACT_MIN_BLOCKS_16                         \
                                                 : GPUACT_MIN_BLOCKS_GENERAL)

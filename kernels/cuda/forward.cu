@@ -58,9 +58,7 @@ __device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC
 #pragma unroll
         for (int k = 0; k < VEC; k += 2) {
             if (pairs) {
-                const gpuact_u32 w = gpuact_pack2_dt(Y::id, 1, v[k], v[k + 1]);
-                y[k] = w & 0xffffu;
-                y[k + 1] = w >> 16;
+                gpuact_fromf2<Y>(v[k], v[k + 1], y[k], y[k + 1]);
             } else {
                 y[k] = gpuact_fromf<Y>(v[k]);
                 y[k + 1] = gpuact_fromf<Y>(v[k + 1]);
