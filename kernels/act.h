@@ -333,6 +333,117 @@ GPUACT_FN float gpuact_act_fl(int kind, int fl, float z, float slope, float c, f
     (void)fl;
     return gpuact_act(kind, z, slope, c, lo, lean);
 }
+/* ---- one element of dtype dt (known at compile time) as raw bits: the
+   element paths (f32 and mixed dtypes) of every dialect. */
+GPUACT_FN float gpuact_tof_dt(int dt, gpuact_u32 b) {
+    return dt == GPUACT_DT_f32 ? gpuact_as_f32(b) : dt == GPUACT_DT_bf16 ? gpuact_as_f32(b << 16) : gpuact_h2f(b);
+}
+GPUACT_FN gpuact_u32 gpuact_fromf_dt(int dt, float v) {
+    return dt == GPUACT_DT_f32 ? gpuact_as_u32(v) : dt == GPUACT_DT_bf16 ? gpuact_f2bf(v) : gpuact_f2h(v);
+}
+/* The bits as a signed integer of the element's width (the order of
+   non-NaN values), and whether they are a NaN. */
+GPUACT_FN int gpuact_sbits_dt(int dt, gpuact_u32 b) {
+    return dt == GPUACT_DT_f32 ? (int)b : (int)(short)(unsigned short)b;
+}
+GPUACT_FN int gpuact_nan_bits_dt(int dt, gpuact_u32 b) {
+    return dt == GPUACT_DT_f32 ? (b & 0x7fffffffu) > 0x7f800000u : (b & 0x7fffu) > gpuact_inf16(dt);
+}
+/* gpuact_passes_ord on raw bits of dtype dt, for the selection paths: a
+   NaN by its exponent and mantissa, order by the signed integer (exact for
+   non-NaN values; hardtanh compares order keys, -0 == +0). No compiler can
+   rewrite `z <= 0 ? 0 : x` on bits into a NaN-canonicalising max (NVIDIA's
+   OpenCL compiler did, on floats; so did ptxas from sm_90 PTX that selected
+   f32 bits on a float comparison: 107 conformance failures on the H200,
+   2026-11-25), and f16 needs no conversion. cbits / lbits: the bounds as
+   dt (exact where used: the elementwise ops round them to the dtype; the
+   epilogue's backward from y refuses the bounded kinds). */
+GPUACT_FN int gpuact_ord_bits_dt(int kind, int dt, gpuact_u32 b) {
+    return kind == GPUACT_KIND_hardtanh ? gpuact_order_key(gpuact_sbits_dt(dt, b), dt == GPUACT_DT_f32 ? 0x7fffffffu : 0x7fffu)
+                                        : gpuact_sbits_dt(dt, b);
+}
+GPUACT_FN int gpuact_passes_bits_dt(int kind, int dt, gpuact_u32 b, gpuact_u32 cbits, gpuact_u32 lbits) {
+    return gpuact_passes_ord(kind, gpuact_ord_bits_dt(kind, dt, b), gpuact_nan_bits_dt(dt, b),
+                             gpuact_ord_bits_dt(kind, dt, cbits), gpuact_ord_bits_dt(kind, dt, lbits));
+}
+
+/* Two results of arithmetic (a NaN among them is the device's canonical
+   one, so no payload is to be kept) rounded into two elements of dtype dt:
+   for a 16-bit dt the two-at-once conversion (one instruction where the
+   dialect has it, against about six for an exact bf16 conversion), else one
+   by one. The forward's and the gated kernels' element loops take pairs. */
+GPUACT_FN void gpuact_fromf2_dt(int dt, float lo, float hi, gpuact_u32 *a, gpuact_u32 *b) {
+    if (dt != GPUACT_DT_f32) {
+        const gpuact_u32 w = gpuact_pack2_dt(dt, 1, lo, hi);
+        *a = w & 0xffffu;
+        *b = w >> 16;
+    } else {
+        *a = gpuact_as_u32(lo);
+        *b = gpuact_as_u32(hi);
+    }
+}
+/* The forward's element path (f32 and mixed dtypes), every dialect: y's
+   vec (4 or 8) elements and the mask bits as the result, from x's bits and
+   the bias as floats (b, has_bias). xd / yd: the dtypes of x and y; sel:
+   the selection path (no bias, scale 1, xd == yd), where y is x's bits,
+   +0, a bound, or (leaky) x * slope; fl >= 0: flags is that constant
+   (gpuact_act_fl); cbits / lbits: the bounds as x's bits. A 16-bit y is
+   rounded two elements at a time where a NaN result came from arithmetic
+   (as in gpuact_fwd_words below): one instruction for two elements instead
+   of about six for each. CUDA (with GPUACT_Y16's launch bound): the ReLU
+   family's f32-to-bf16 epilogues ran 1.15-1.33x faster on the H200, 97-103%
+   of copy at 65536 x 8192 (docs/PERFORMANCE.md). */
+GPUACT_FN gpuact_u32 gpuact_fwd_elems(int kind, int xd, int yd, int sel, int fl, int vec, const gpuact_u32 *x,
+                                      const float *b, gpuact_u32 *y, int has_bias, int flags, float scale,
+                                      float slope, float ceiling, float lower, gpuact_u32 cbits, gpuact_u32 lbits) {
+    const int y16 = yd != GPUACT_DT_f32;
+    gpuact_u32 bits = 0;
+    float v[8]; /* a 16-bit y's results before rounding (not the selection path) */
+#pragma unroll
+    for (int k = 0; k < vec; k++) {
+        int pass = 0;
+        if (sel) {
+            if (kind == GPUACT_KIND_hardtanh) {
+                y[k] = gpuact_hardtanh_sel(x[k], gpuact_tof_dt(xd, x[k]), gpuact_tof_dt(xd, lbits),
+                                           gpuact_tof_dt(xd, cbits), lbits, cbits, &pass);
+            } else {
+                pass = gpuact_passes_bits_dt(kind, xd, x[k], cbits, lbits);
+                if (gpuact_kind_slope(kind))
+                    y[k] = pass ? x[k] : gpuact_fromf_dt(yd, gpuact_tof_dt(xd, x[k]) * slope);
+                else if (kind == GPUACT_KIND_relu && xd == GPUACT_DT_f32) /* pass is for the mask bit only */
+                    y[k] = gpuact_relu_keeps32(x[k]) ? x[k] : 0u;
+                else
+                    y[k] = pass ? x[k] : gpuact_blocked_bits(kind, gpuact_sbits_dt(xd, x[k]), cbits);
+            }
+        } else {
+            float z = gpuact_tof_dt(xd, x[k]), vk;
+            if (has_bias) z += b[k];
+            vk = gpuact_act_fl(kind, y16 ? fl : -1, z, slope, ceiling, lower, gpuact_lean(y16 ? 2 : 4));
+            if (flags & GPUACT_F_SCALE) vk *= scale;
+            if (y16) v[k] = vk; /* rounded below */
+            /* no bias, scale 1, xd == yd, not the selection path: a NaN x keeps its bits */
+            else y[k] = (flags & GPUACT_F_RAW) && gpuact_nan_bits_dt(xd, x[k]) ? x[k] : gpuact_fromf_dt(yd, vk);
+            if (gpuact_kind_select(kind)) pass = gpuact_passes(kind, z, ceiling, lower);
+        }
+        bits |= (gpuact_u32)pass << k;
+    }
+    if (!sel && y16) {
+        const int pairs = (flags & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) != 0;
+#pragma unroll
+        for (int k = 0; k < vec; k += 2) {
+            if (pairs) {
+                gpuact_fromf2_dt(yd, v[k], v[k + 1], &y[k], &y[k + 1]);
+            } else {
+                y[k] = gpuact_fromf_dt(yd, v[k]);
+                y[k + 1] = gpuact_fromf_dt(yd, v[k + 1]);
+            }
+        }
+        if (flags & GPUACT_F_RAW) /* as above: a NaN x keeps its bits */
+#pragma unroll
+            for (int k = 0; k < vec; k++) y[k] = gpuact_nan_bits_dt(xd, x[k]) ? x[k] : y[k];
+    }
+    return bits;
+}
 /* The forward of four words of two lanes each (8 elements, element 2j in
    word j's low lane), every array 16-bit: y's words, and the mask bits as
    the result. xd, yd, bd: the dtypes of x, y and the bias; sel: the

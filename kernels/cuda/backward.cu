@@ -48,7 +48,7 @@ __device__ __forceinline__ void gpuact_bwd_vec(const gpuact_u32 (&dy)[VEC], cons
                                                              scale, slope);
             }
         } else {
-            const bool pass = FROM_MASK ? (bits >> k) & 1u : gpuact_passes_bits<S, KIND>(s[k], cbits, lbits);
+            const bool pass = FROM_MASK ? (bits >> k) & 1u : gpuact_passes_bits_dt(KIND, S::id, s[k], cbits, lbits);
             dx[k] = gpuact_bwd_elem<DY, DX, KIND, SELECT>(dy[k], pass, do_scale, scale, slope);
         }
     }
@@ -86,7 +86,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
        resident block less (fourteenth session, docs/PERFORMANCE.md) */
     const int aligned = layout & GPUACT_LAYOUT_ALIGNED;
     const bool do_scale = !SELECT && (flags & GPUACT_F_SCALE);
-    /* the bounds as S: exact where used (see gpuact_passes_bits) */
+    /* the bounds as S: exact where used (see gpuact_passes_bits_dt, ../act.h) */
     const gpuact_u32 cbits = gpuact_fromf<S>(ceiling), lbits = gpuact_fromf<S>(lower);
     float acc[U][VEC], b[U][VEC];
 #pragma unroll

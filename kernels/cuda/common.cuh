@@ -28,15 +28,9 @@ GPUACT_DTYPES(GPUACT_DTYPE_TAG_)
 template <class A, class B> struct gpuact_same { enum { value = 0 }; };
 template <class A> struct gpuact_same<A, A> { enum { value = 1 }; };
 
-template <class T> __device__ __forceinline__ float gpuact_tof(gpuact_u32 b);
-template <> __device__ __forceinline__ float gpuact_tof<f32>(gpuact_u32 b) { return __uint_as_float(b); }
-template <> __device__ __forceinline__ float gpuact_tof<bf16>(gpuact_u32 b) { return __uint_as_float(b << 16); }
-template <> __device__ __forceinline__ float gpuact_tof<f16>(gpuact_u32 b) { return gpuact_h2f(b); }
-
-template <class T> __device__ __forceinline__ gpuact_u32 gpuact_fromf(float v);
-template <> __device__ __forceinline__ gpuact_u32 gpuact_fromf<f32>(float v) { return __float_as_uint(v); }
-template <> __device__ __forceinline__ gpuact_u32 gpuact_fromf<f16>(float v) { return gpuact_f2h(v); }
-template <> __device__ __forceinline__ gpuact_u32 gpuact_fromf<bf16>(float v) { return gpuact_f2bf(v); }
+/* One element as raw bits (../act.h's dtype-id functions, by tag). */
+template <class T> __device__ __forceinline__ float gpuact_tof(gpuact_u32 b) { return gpuact_tof_dt(T::id, b); }
+template <class T> __device__ __forceinline__ gpuact_u32 gpuact_fromf(float v) { return gpuact_fromf_dt(T::id, v); }
 
 /* Elements of a thread's vector for a kernel over arrays of types A, B, C
    (the host applies the same GPUACT_VEC rule). */
@@ -142,20 +136,9 @@ __device__ __forceinline__ void gpuact_store_words(unsigned char *row, gpuact_u6
     }
 }
 
-/* Two results of arithmetic (a NaN among them is the device's canonical
-   one, so no payload is to be kept) rounded into two elements of an element
-   array: for 16-bit T the two-at-once conversion (one instruction where the
-   dialect has it, against about six for an exact bf16 conversion), else one
-   by one. The gated kernels' element loops take pairs of elements. */
+/* ../act.h's gpuact_fromf2_dt, by tag. */
 template <class T> __device__ __forceinline__ void gpuact_fromf2(float lo, float hi, gpuact_u32 &a, gpuact_u32 &b) {
-    if (T::size == 2) {
-        const gpuact_u32 w = gpuact_pack2_dt(T::id, 1, lo, hi); /* ../act.h */
-        a = w & 0xffffu;
-        b = w >> 16;
-    } else {
-        a = gpuact_fromf<T>(lo);
-        b = gpuact_fromf<T>(hi);
-    }
+    gpuact_fromf2_dt(T::id, lo, hi, &a, &b);
 }
 
 /* Whether every vector of this block is inside the row and 16-byte
@@ -167,31 +150,6 @@ template <class T> __device__ __forceinline__ void gpuact_fromf2(float lo, float
    two thirds of a kernel's instructions (docs/PERFORMANCE.md). */
 __device__ __forceinline__ bool gpuact_block_full(bool aligned, gpuact_u64 shift, gpuact_u64 span, gpuact_u64 cols) {
     return aligned && shift + ((gpuact_u64)blockIdx.x + 1) * span <= cols;
-}
-
-/* gpuact_passes_ord (../act.h) on raw bits of type T: a NaN by its exponent
-   and mantissa, order by the signed integer (exact for non-NaN values). The
-   selection paths use it, so no compiler can rewrite `z <= 0 ? 0 : x` into
-   a NaN-canonicalising max (NVIDIA's OpenCL compiler did; so did ptxas
-   from sm_90 PTX that selected f32 bits on a float comparison: 107
-   conformance failures on the H200, 2026-11-25), and f16 needs no
-   conversion. cbits / lbits: the bounds as T. */
-template <class T> __device__ __forceinline__ int gpuact_sbits(gpuact_u32 b) {
-    return T::size == 4 ? (int)b : (int)(short)(unsigned short)b;
-}
-template <class T> __device__ __forceinline__ bool gpuact_nan_bits(gpuact_u32 b) {
-    return T::size == 4 ? (b & 0x7fffffffu) > 0x7f800000u
-                        : (b & 0x7fffu) > gpuact_inf16(T::id);
-}
-/* hardtanh compares order keys (-0 == +0, negative values in order). */
-template <class T, int KIND> __device__ __forceinline__ int gpuact_ord_bits(gpuact_u32 b) {
-    return KIND == GPUACT_KIND_hardtanh ? gpuact_order_key(gpuact_sbits<T>(b), T::size == 4 ? 0x7fffffffu : 0x7fffu)
-                                        : gpuact_sbits<T>(b);
-}
-template <class T, int KIND>
-__device__ __forceinline__ bool gpuact_passes_bits(gpuact_u32 b, gpuact_u32 cbits, gpuact_u32 lbits) {
-    return gpuact_passes_ord(KIND, gpuact_ord_bits<T, KIND>(b), gpuact_nan_bits<T>(b), gpuact_ord_bits<T, KIND>(cbits),
-                             gpuact_ord_bits<T, KIND>(lbits));
 }
 
 /* Mask bits of a thread's VEC elements. VEC 8: one byte per thread. VEC 4:

@@ -7,69 +7,9 @@
    elements: the selection paths decide both lanes with a few integer
    operations (../act.h), the general path converts two values at once, so
    the 16-bit kernels issue about as many instructions per byte as the f32
-   ones and stay memory-bound. */
+   ones and stay memory-bound. Otherwise (f32, mixed dtypes) the element
+   path, gpuact_fwd_elems (../act.h, which the OpenCL kernels run too). */
 #include "common.cuh"
-
-/* The element path (f32 and mixed dtypes): y[k] and the mask bits of one
-   vector from x's bits and the bias. FL >= 0: the flags as a constant
-   (gpuact_fwd_rows). A 16-bit y is rounded two elements at a time where a
-   NaN result came from arithmetic (as in gpuact_fwd_words, ../act.h): one
-   instruction for two elements instead of about six for each. With
-   GPUACT_Y16's launch bound (dialect.cuh) the ReLU family's f32-to-bf16
-   epilogues ran 1.15-1.33x faster on the H200, 97-103% of copy at 65536 x
-   8192 (docs/PERFORMANCE.md). */
-template <class X, class Y, class B, int KIND, int SELECT, int VEC, int FL>
-__device__ __forceinline__ gpuact_u32 gpuact_fwd_elems(const gpuact_u32 (&x)[VEC], const float (&b)[VEC],
-                                                       gpuact_u32 (&y)[VEC], bool has_bias, int flags, float scale,
-                                                       float slope, float ceiling, float lower, gpuact_u32 cbits,
-                                                       gpuact_u32 lbits) {
-    gpuact_u32 bits = 0;
-    float v[VEC]; /* a 16-bit y's results before rounding (not the selection path) */
-#pragma unroll
-    for (int k = 0; k < VEC; k++) {
-        bool pass = false;
-        if (SELECT) { /* y is x's bits, +0, a bound, or (leaky) x * slope */
-            int hp;
-            pass = KIND == GPUACT_KIND_hardtanh ? false : gpuact_passes_bits<X, KIND>(x[k], cbits, lbits);
-            if (KIND == GPUACT_KIND_hardtanh) {
-                y[k] = gpuact_hardtanh_sel(x[k], gpuact_tof<X>(x[k]), gpuact_tof<X>(lbits), gpuact_tof<X>(cbits), lbits,
-                                           cbits, &hp);
-                pass = hp;
-            } else if (gpuact_kind_slope(KIND))
-                y[k] = pass ? x[k] : gpuact_fromf<Y>(gpuact_tof<X>(x[k]) * slope);
-            else if (KIND == GPUACT_KIND_relu && X::size == 4) /* pass is for the mask bit only */
-                y[k] = gpuact_relu_keeps32(x[k]) ? x[k] : 0u;
-            else
-                y[k] = pass ? x[k] : gpuact_blocked_bits(KIND, gpuact_sbits<X>(x[k]), cbits);
-        } else {
-            float z = gpuact_tof<X>(x[k]);
-            if (has_bias) z += b[k];
-            float vk = gpuact_act_fl(KIND, Y::size == 2 ? FL : -1, z, slope, ceiling, lower, gpuact_lean(Y::size));
-            if (flags & GPUACT_F_SCALE) vk *= scale;
-            if (Y::size == 2) v[k] = vk; /* rounded below */
-            /* no bias, scale 1, X = Y, not the selection path: a NaN x keeps its bits */
-            else y[k] = (flags & GPUACT_F_RAW) && gpuact_nan_bits<X>(x[k]) ? x[k] : gpuact_fromf<Y>(vk);
-            if (gpuact_kind_select(KIND)) pass = gpuact_passes(KIND, z, ceiling, lower);
-        }
-        bits |= (gpuact_u32)pass << k;
-    }
-    if (!SELECT && Y::size == 2) {
-        const bool pairs = (flags & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) != 0;
-#pragma unroll
-        for (int k = 0; k < VEC; k += 2) {
-            if (pairs) {
-                gpuact_fromf2<Y>(v[k], v[k + 1], y[k], y[k + 1]);
-            } else {
-                y[k] = gpuact_fromf<Y>(v[k]);
-                y[k + 1] = gpuact_fromf<Y>(v[k + 1]);
-            }
-        }
-        if (flags & GPUACT_F_RAW) /* as above: a NaN x keeps its bits */
-#pragma unroll
-            for (int k = 0; k < VEC; k++) y[k] = gpuact_nan_bits<X>(x[k]) ? x[k] : y[k];
-    }
-    return bits;
-}
 
 /* The rows of one thread's columns (the main loop of forward). FL >= 0: the
    run-time flags as a constant, so the 16-bit general path (bias, scale, the
@@ -127,8 +67,8 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                                                scale, slope, ceiling, lower, cbits * 0x00010001u, lbits * 0x00010001u);
                     gpuact_store_words<Y>(yr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(y[u]));
                 } else {
-                    bits[u] = gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC, FL>(x[u], b[u], y[u], has_bias, flags, scale,
-                                                                         slope, ceiling, lower, cbits, lbits);
+                    bits[u] = gpuact_fwd_elems(KIND, X::id, Y::id, SELECT, FL, VEC, x[u], b[u], y[u], has_bias, flags,
+                                               scale, slope, ceiling, lower, cbits, lbits);
                     gpuact_store<Y, VEC>(yr, c0, cols, vec_ok, y[u]);
                 }
                 if (!FULL && c0 + VEC > cols) bits[u] &= (1u << (cols - c0)) - 1u; /* padding bits are 0 */
@@ -207,8 +147,8 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
 #pragma unroll
                 for (int k = 0; k < VEC; k++) hf[k] = has_bias ? gpuact_tof<B>(hb[k]) : 0.0f;
                 gpuact_load<X, VEC>(xr, 0, hn, false, hx);
-                gpuact_fwd_elems<X, Y, B, KIND, SELECT, VEC, -1>(hx, hf, hy, has_bias, flags, scale, slope, ceiling, lower,
-                                                             cbits, lbits);
+                gpuact_fwd_elems(KIND, X::id, Y::id, SELECT, -1, VEC, hx, hf, hy, has_bias, flags, scale, slope, ceiling,
+                                 lower, cbits, lbits);
                 gpuact_store<Y, VEC>(yr, 0, hn, false, hy);
             }
         }

@@ -18,8 +18,8 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     const uint n = gpuact_cl_count(c0, cols);
     const int vec_ok = aligned && n == GPUACT_CL_VEC;
     const int do_scale = !select && (flags & GPUACT_F_SCALE);
-    /* the bounds as T2: exact where used (see GPUACT_PASSES_BITS) */
-    const uint cbits = FROMF(GPUACT_T2)(ceiling), lbits = FROMF(GPUACT_T2)(lower);
+    /* the bounds as T2: exact where used (see gpuact_passes_bits_dt, ../act.h) */
+    const uint cbits = gpuact_fromf_dt(DT(GPUACT_T2), ceiling), lbits = gpuact_fromf_dt(DT(GPUACT_T2), lower);
     uint dy[GPUACT_CL_VEC], s[GPUACT_CL_VEC], dx[GPUACT_CL_VEC], b[GPUACT_CL_VEC];
     float acc[GPUACT_CL_VEC];
     if (c0 >= cols) return;
@@ -30,7 +30,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     int w16 = SZ(GPUACT_T0) + SZ(GPUACT_T1) == 4, s16 = SZ(GPUACT_T2) == 2; /* not const: see above */
     const int words = w16 && (from_mask || s16) && vec_ok;
     float bf[GPUACT_CL_VEC];
-    for (int k = 0; k < GPUACT_CL_VEC; k++) bf[k] = words && has_bias ? TOF(GPUACT_T2)(b[k]) : 0.0f;
+    for (int k = 0; k < GPUACT_CL_VEC; k++) bf[k] = words && has_bias ? gpuact_tof_dt(DT(GPUACT_T2), b[k]) : 0.0f;
     for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
         const __global uchar *dyr = in + in_off + r * ld_in * SZ(GPUACT_T0);
         __global uchar *dxr = out + out_off + r * ld_out * SZ(GPUACT_T1);
@@ -62,24 +62,24 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
         else
             GPUACT_LOAD8(GPUACT_T2, aux + aux_off + r * ld_aux * SZ(GPUACT_T2), c0, n, vec_ok, s);
         for (int k = 0; k < GPUACT_CL_VEC; k++) {
-            const float g = TOF(GPUACT_T0)(dy[k]), gs = do_scale ? g * scale : g;
+            const float g = gpuact_tof_dt(DT(GPUACT_T0), dy[k]), gs = do_scale ? g * scale : g;
             float z = 0.0f;
             int pass;
             if (fromx) {
-                z = TOF(GPUACT_T2)(s[k]);
-                if (has_bias) z += TOF(GPUACT_T2)(b[k]);
+                z = gpuact_tof_dt(DT(GPUACT_T2), s[k]);
+                if (has_bias) z += gpuact_tof_dt(DT(GPUACT_T2), b[k]);
             }
             if (!gpuact_kind_select(GPUACT_KIND)) { /* smooth */
-                dx[k] = gpuact_grad_zero(GPUACT_KIND, z) ? 0u : FROMF(GPUACT_T1)(gs * gpuact_grad(GPUACT_KIND, z, gpuact_lean(SZ(GPUACT_T1))));
-                if (dbias && k < (int)n) acc[k] += TOF(GPUACT_T1)(dx[k]);
+                dx[k] = gpuact_grad_zero(GPUACT_KIND, z) ? 0u : gpuact_fromf_dt(DT(GPUACT_T1), gs * gpuact_grad(GPUACT_KIND, z, gpuact_lean(SZ(GPUACT_T1))));
+                if (dbias && k < (int)n) acc[k] += gpuact_tof_dt(DT(GPUACT_T1), dx[k]);
                 continue;
             }
             pass = from_mask ? (int)((bits >> k) & 1u)
                    : fromx   ? gpuact_passes(GPUACT_KIND, z, ceiling, lower)
-                             : GPUACT_PASSES_BITS(GPUACT_T2, s[k], cbits, lbits);
-            if (pass) dx[k] = select ? dy[k] : FROMF(GPUACT_T1)(gs);
-            else dx[k] = gpuact_kind_slope(GPUACT_KIND) ? FROMF(GPUACT_T1)(gpuact_blocked_grad(GPUACT_KIND, gs, slope)) : 0u;
-            if (dbias && k < (int)n) acc[k] += TOF(GPUACT_T1)(dx[k]);
+                             : gpuact_passes_bits_dt(GPUACT_KIND, DT(GPUACT_T2), s[k], cbits, lbits);
+            if (pass) dx[k] = select ? dy[k] : gpuact_fromf_dt(DT(GPUACT_T1), gs);
+            else dx[k] = gpuact_kind_slope(GPUACT_KIND) ? gpuact_fromf_dt(DT(GPUACT_T1), gpuact_blocked_grad(GPUACT_KIND, gs, slope)) : 0u;
+            if (dbias && k < (int)n) acc[k] += gpuact_tof_dt(DT(GPUACT_T1), dx[k]);
         }
         GPUACT_STORE8(GPUACT_T1, dxr, c0, n, vec_ok, dx);
     }

@@ -25,7 +25,8 @@
 #define GPUACT_PARAMS \
     GPUACT_KERNEL_PARAMS(GPUACT_P_BUF_, GPUACT_P_U64_, GPUACT_P_F32_, GPUACT_P_I32_, GPUACT_COMMA)
 
-/* ---- element formats: size, raw load/store (scalar and 8-wide), bits <-> float */
+/* ---- element formats: size, raw load/store (scalar and 8-wide); bits <-> float
+   and the raw-bit tests are ../act.h's gpuact_*_dt, by DT(t) */
 #define SZ_f32 4
 #define SZ_f16 2
 #define SZ_bf16 2
@@ -61,31 +62,12 @@ void st8_f16(__global uchar *p, ulong i, uint8 v) {
 }
 void st8_bf16(__global uchar *p, ulong i, uint8 v) { st8_f16(p, i, v); }
 
-float tof_f32(uint b) { return as_float(b); }
-float tof_bf16(uint b) { return as_float(b << 16); }
-float tof_f16(uint b) { return gpuact_h2f(b); }
-uint fromf_f32(float v) { return as_uint(v); }
-uint fromf_f16(float v) { return gpuact_f2h(v); }
-uint fromf_bf16(float v) { return gpuact_f2bf(v); }
-
-/* Raw-bit tests (see gpuact_passes_bits): signed order and NaN per format. */
-int sbits_f32(uint b) { return (int)b; }
-int sbits_f16(uint b) { return (int)(short)(ushort)b; }
-int sbits_bf16(uint b) { return (int)(short)(ushort)b; }
-int isnan_f32(uint b) { return (b & 0x7fffffffu) > 0x7f800000u; }
-int isnan_f16(uint b) { return (b & 0x7fffu) > gpuact_inf16(GPUACT_DT_f16); }
-int isnan_bf16(uint b) { return (b & 0x7fffu) > gpuact_inf16(GPUACT_DT_bf16); }
-
 #define SZ(t) GPUACT_CAT(SZ_, t)
-#define DT(t) GPUACT_CAT(GPUACT_DT_, t) /* the dtype's id (../contract.h) */
-#define SBITS(t) GPUACT_CAT(sbits_, t)
-#define ISNAN(t) GPUACT_CAT(isnan_, t)
+#define DT(t) GPUACT_CAT(GPUACT_DT_, t) /* the dtype's id (../contract.h; ../act.h's gpuact_*_dt take it) */
 #define LD1(t) GPUACT_CAT(ld1_, t)
 #define ST1(t) GPUACT_CAT(st1_, t)
 #define LD8(t) GPUACT_CAT(ld8_, t)
 #define ST8(t) GPUACT_CAT(st8_, t)
-#define TOF(t) GPUACT_CAT(tof_, t)
-#define FROMF(t) GPUACT_CAT(fromf_, t)
 
 /* The elements of group c0 that lie inside its row: 0 past the row's end,
    at most GPUACT_CL_VEC. The tail paths compare k < n on this one 32-bit
@@ -116,16 +98,3 @@ uint gpuact_cl_count(ulong c0, ulong cols) {
                 if (k_ < (int)(n)) ST1(t)(row, (c0) + k_, src[k_]);                   \
         }                                                                             \
     } while (0)
-
-/* gpuact_passes_ord (../act.h) on raw bits of type t, for the selection
-   paths: no compiler can rewrite `z <= 0 ? 0 : x` on bits into a
-   NaN-canonicalising max (NVIDIA's OpenCL compiler did, on floats). cbits /
-   lbits: the bounds as t. */
-#define MAG_f32 0x7fffffffu
-#define MAG_f16 0x7fffu
-#define MAG_bf16 0x7fffu
-/* hardtanh compares order keys (-0 == +0, negative values in order). */
-#define ORD(t, b) \
-    (GPUACT_KIND == GPUACT_KIND_hardtanh ? gpuact_order_key(SBITS(t)(b), GPUACT_CAT(MAG_, t)) : SBITS(t)(b))
-#define GPUACT_PASSES_BITS(t, b, cbits, lbits) \
-    gpuact_passes_ord(GPUACT_KIND, ORD(t, b), ISNAN(t)(b), ORD(t, cbits), ORD(t, lbits))

@@ -19,5 +19,5 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     barrier(CLK_LOCAL_MEM_FENCE);
     if (slice || c >= cols) return;
     for (int k = 1; k < GPUACT_DBIAS_SL; k++) sum += red[k][lane];
-    ST1(GPUACT_T1)(out + out_off, c, FROMF(GPUACT_T1)(sum));
+    ST1(GPUACT_T1)(out + out_off, c, gpuact_fromf_dt(DT(GPUACT_T1), sum));
 }

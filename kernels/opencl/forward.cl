@@ -74,6 +74,47 @@ void gpuact_cl_fwd_words(const __global uchar *in, __global uchar *out, __global
         }
     }
 }
+#else
+/* The element path (f32 and mixed dtypes): the rows of a work-item's
+   groups through gpuact_fwd_elems (../act.h, which the CUDA/HIP element
+   path runs too). fl >= 0: flags is that constant, as in the word path. */
+void gpuact_cl_fwd_elems(const __global uchar *in, __global uchar *out, __global uchar *mask,
+                         const __global uchar *bias, ulong rows, ulong cols, ulong ld_in, ulong ld_out, ulong mask_ld,
+                         int flags, int fl, float scale, float slope, float ceiling, float lower, uint cbits,
+                         uint lbits, int has_bias, int aligned) {
+    const int f = fl >= 0 ? fl : flags, hb = fl >= 0 ? (fl & GPUACT_F_BIAS) != 0 : has_bias;
+    uint x[GPUACT_CL_G][GPUACT_CL_VEC], y[GPUACT_CL_G][GPUACT_CL_VEC];
+    float b[GPUACT_CL_G][GPUACT_CL_VEC];
+    ulong c0[GPUACT_CL_G];
+    uint n[GPUACT_CL_G];
+    int vec_ok[GPUACT_CL_G];
+#pragma unroll
+    for (int u = 0; u < GPUACT_CL_G; u++) {
+        uint bb[GPUACT_CL_VEC];
+        c0[u] = gpuact_cl_c0(u);
+        n[u] = gpuact_cl_count(c0[u], cols);
+        vec_ok[u] = aligned && n[u] == GPUACT_CL_VEC;
+        if (hb) GPUACT_LOAD8(GPUACT_T2, bias, c0[u], n[u], vec_ok[u], bb);
+        for (int k = 0; k < GPUACT_CL_VEC; k++) b[u][k] = hb ? gpuact_tof_dt(DT(GPUACT_T2), bb[k]) : 0.0f;
+    }
+    /* Each row: every group's loads, then the results and stores, so the loads of all groups are in flight
+       together (a store may alias a later load: the compiler keeps their order). */
+    for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
+        const __global uchar *xr = in + r * ld_in * SZ(GPUACT_T0);
+        __global uchar *yr = out + r * ld_out * SZ(GPUACT_T1);
+#pragma unroll
+        for (int u = 0; u < GPUACT_CL_G; u++) GPUACT_LOAD8(GPUACT_T0, xr, c0[u], n[u], vec_ok[u], x[u]);
+#pragma unroll
+        for (int u = 0; u < GPUACT_CL_G; u++) {
+            uint bits;
+            if (!n[u]) continue; /* the row's last work-items: groups past its end */
+            bits = gpuact_fwd_elems(GPUACT_KIND, DT(GPUACT_T0), DT(GPUACT_T1), GPUACT_SELECT, fl, GPUACT_CL_VEC, x[u],
+                                    b[u], y[u], hb, f, scale, slope, ceiling, lower, cbits, lbits);
+            GPUACT_STORE8(GPUACT_T1, yr, c0[u], n[u], vec_ok[u], y[u]);
+            if (GPUACT_MASK) mask[r * (mask_ld / 8) + c0[u] / 8] = (uchar)(bits & gpuact_cl_tail(n[u]));
+        }
+    }
+}
 #endif
 
 __kernel void GPUACT_NAME(GPUACT_PARAMS) {
@@ -81,7 +122,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     /* ^ not const: clang warns on `constant && x` */
     const int has_bias = !select && (flags & GPUACT_F_BIAS);
     const int aligned = layout & GPUACT_LAYOUT_ALIGNED; /* ../contract.h; OpenCL gets no shift */
-    const uint cbits = FROMF(GPUACT_T1)(ceiling), lbits = FROMF(GPUACT_T1)(lower);
+    const uint cbits = gpuact_fromf_dt(DT(GPUACT_T1), ceiling), lbits = gpuact_fromf_dt(DT(GPUACT_T1), lower);
     if (gpuact_cl_c0(0) >= cols) return;
 #if SZ(GPUACT_T0) == 2 && SZ(GPUACT_T1) == 2 && SZ(GPUACT_T2) == 2
     (void)has_mask;
@@ -99,58 +140,16 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
         GPUACT_CL_WORDS_(-1);
 #undef GPUACT_CL_WORDS_
 #else
-    {
-        uint b[GPUACT_CL_G][GPUACT_CL_VEC], x[GPUACT_CL_G][GPUACT_CL_VEC], y[GPUACT_CL_G][GPUACT_CL_VEC];
-        ulong c0[GPUACT_CL_G];
-        uint n[GPUACT_CL_G];
-        int vec_ok[GPUACT_CL_G];
-        (void)kind;
-#pragma unroll
-        for (int u = 0; u < GPUACT_CL_G; u++) {
-            c0[u] = gpuact_cl_c0(u);
-            n[u] = gpuact_cl_count(c0[u], cols);
-            vec_ok[u] = aligned && n[u] == GPUACT_CL_VEC;
-        }
-        if (has_bias)
-#pragma unroll
-            for (int u = 0; u < GPUACT_CL_G; u++) GPUACT_LOAD8(GPUACT_T2, bias + bias_off, c0[u], n[u], vec_ok[u], b[u]);
-        /* Each row: every group's loads, then the results and stores, so the loads of all groups are in flight
-           together (a store may alias a later load: the compiler keeps their order). */
-        for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
-            const __global uchar *xr = in + in_off + r * ld_in * SZ(GPUACT_T0);
-            __global uchar *yr = out + out_off + r * ld_out * SZ(GPUACT_T1);
-#pragma unroll
-            for (int u = 0; u < GPUACT_CL_G; u++) GPUACT_LOAD8(GPUACT_T0, xr, c0[u], n[u], vec_ok[u], x[u]);
-#pragma unroll
-            for (int u = 0; u < GPUACT_CL_G; u++) {
-                uint bits = 0;
-                if (!n[u]) continue; /* the row's last work-items: groups past its end */
-                for (int k = 0; k < GPUACT_CL_VEC; k++) {
-#if GPUACT_SELECT /* y is x's bits, +0, a bound, or (leaky) x * slope */
-                    const uint xk = x[u][k];
-                    int pass = GPUACT_KIND == GPUACT_KIND_hardtanh ? 0 : GPUACT_PASSES_BITS(GPUACT_T0, xk, cbits, lbits);
-                    if (GPUACT_KIND == GPUACT_KIND_hardtanh)
-                        y[u][k] = gpuact_hardtanh_sel(xk, TOF(GPUACT_T0)(xk), TOF(GPUACT_T0)(lbits), TOF(GPUACT_T0)(cbits),
-                                                      lbits, cbits, &pass);
-                    else if (gpuact_kind_slope(GPUACT_KIND))
-                        y[u][k] = pass ? xk : FROMF(GPUACT_T1)(TOF(GPUACT_T0)(xk) * slope);
-                    else y[u][k] = pass ? xk : gpuact_blocked_bits(GPUACT_KIND, SBITS(GPUACT_T0)(xk), cbits);
-#else
-                    float z = TOF(GPUACT_T0)(x[u][k]), v;
-                    int pass = 0;
-                    if (has_bias) z += TOF(GPUACT_T2)(b[u][k]);
-                    v = gpuact_act(GPUACT_KIND, z, slope, ceiling, lower, gpuact_lean(SZ(GPUACT_T1)));
-                    if (flags & GPUACT_F_SCALE) v *= scale;
-                    /* no bias, scale 1, T0 = T1, not the selection path: a NaN x keeps its bits */
-                    y[u][k] = (flags & GPUACT_F_RAW) && ISNAN(GPUACT_T0)(x[u][k]) ? x[u][k] : FROMF(GPUACT_T1)(v);
-                    if (gpuact_kind_select(GPUACT_KIND)) pass = gpuact_passes(GPUACT_KIND, z, ceiling, lower);
-#endif
-                    bits |= (uint)pass << k;
-                }
-                GPUACT_STORE8(GPUACT_T1, yr, c0[u], n[u], vec_ok[u], y[u]);
-                if (has_mask) mask[mask_off + r * (mask_ld / 8) + c0[u] / 8] = (uchar)(bits & gpuact_cl_tail(n[u]));
-            }
-        }
-    }
+    (void)has_mask;
+    /* the ReLU family's epilogue into a 16-bit y gets a constant-flags copy (its pairs conversion and
+       gpuact_act_minmax chosen at compile time), as on CUDA */
+#define GPUACT_CL_ELEMS_(fl)                                                                                    \
+    gpuact_cl_fwd_elems(in + in_off, out + out_off, mask + mask_off, bias + bias_off, rows, cols, ld_in, ld_out, \
+                        mask_ld, flags, fl, scale, slope, ceiling, lower, cbits, lbits, has_bias, aligned)
+    if (SZ(GPUACT_T1) == 2 && !select && flags == GPUACT_F_BIAS && gpuact_kind_select(kind))
+        GPUACT_CL_ELEMS_(GPUACT_F_BIAS);
+    else
+        GPUACT_CL_ELEMS_(-1);
+#undef GPUACT_CL_ELEMS_
 #endif
 }

@@ -27,20 +27,20 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
         GPUACT_LOAD8(GPUACT_T1, aux + aux_off + r * ld_aux * SZ(GPUACT_T1), c0, n, vec_ok, a);
         GPUACT_LOAD8(GPUACT_T1, aux2 + aux2_off + r * ld_aux2 * SZ(GPUACT_T1), c0, n, vec_ok, b);
         for (int k = 0; k < GPUACT_CL_VEC; k++) {
-            float za = TOF(GPUACT_T1)(a[k]), zb = TOF(GPUACT_T1)(b[k]);
-            const float g = TOF(GPUACT_T0)(dy[k]);
+            float za = gpuact_tof_dt(DT(GPUACT_T1), a[k]), zb = gpuact_tof_dt(DT(GPUACT_T1), b[k]);
+            const float g = gpuact_tof_dt(DT(GPUACT_T0), dy[k]);
             if (has_bias) {
-                za += TOF(GPUACT_T1)(ba[k]);
-                zb += TOF(GPUACT_T1)(bb[k]);
+                za += gpuact_tof_dt(DT(GPUACT_T1), ba[k]);
+                zb += gpuact_tof_dt(DT(GPUACT_T1), bb[k]);
             }
             if (gpuact_kind_select(GPUACT_KIND))
-                da[k] = gpuact_passes(GPUACT_KIND, za, 0.0f, 0.0f) ? FROMF(GPUACT_T1)(g * zb) : 0u;
+                da[k] = gpuact_passes(GPUACT_KIND, za, 0.0f, 0.0f) ? gpuact_fromf_dt(DT(GPUACT_T1), g * zb) : 0u;
             else
-                da[k] = FROMF(GPUACT_T1)((g * zb) * gpuact_grad(GPUACT_KIND, za, gpuact_lean(SZ(GPUACT_T1))));
-            db[k] = FROMF(GPUACT_T1)(g * gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(SZ(GPUACT_T1))));
+                da[k] = gpuact_fromf_dt(DT(GPUACT_T1), (g * zb) * gpuact_grad(GPUACT_KIND, za, gpuact_lean(SZ(GPUACT_T1))));
+            db[k] = gpuact_fromf_dt(DT(GPUACT_T1), g * gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(SZ(GPUACT_T1))));
             if (dbias && k < (int)n) {
-                acc_a[k] += TOF(GPUACT_T1)(da[k]);
-                acc_b[k] += TOF(GPUACT_T1)(db[k]);
+                acc_a[k] += gpuact_tof_dt(DT(GPUACT_T1), da[k]);
+                acc_b[k] += gpuact_tof_dt(DT(GPUACT_T1), db[k]);
             }
         }
         GPUACT_STORE8(GPUACT_T1, out + out_off + r * ld_out * SZ(GPUACT_T1), c0, n, vec_ok, da);

@@ -19,12 +19,12 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
         GPUACT_LOAD8(GPUACT_T0, in + in_off + r * ld_in * SZ(GPUACT_T0), c0, n, vec_ok, a);
         GPUACT_LOAD8(GPUACT_T0, aux + aux_off + r * ld_aux * SZ(GPUACT_T0), c0, n, vec_ok, b);
         for (int k = 0; k < GPUACT_CL_VEC; k++) {
-            float za = TOF(GPUACT_T0)(a[k]), zb = TOF(GPUACT_T0)(b[k]);
+            float za = gpuact_tof_dt(DT(GPUACT_T0), a[k]), zb = gpuact_tof_dt(DT(GPUACT_T0), b[k]);
             if (has_bias) {
-                za += TOF(GPUACT_T0)(ba[k]);
-                zb += TOF(GPUACT_T0)(bb[k]);
+                za += gpuact_tof_dt(DT(GPUACT_T0), ba[k]);
+                zb += gpuact_tof_dt(DT(GPUACT_T0), bb[k]);
             }
-            y[k] = FROMF(GPUACT_T1)(gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(SZ(GPUACT_T1))) * zb);
+            y[k] = gpuact_fromf_dt(DT(GPUACT_T1), gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(SZ(GPUACT_T1))) * zb);
         }
         GPUACT_STORE8(GPUACT_T1, out + out_off + r * ld_out * SZ(GPUACT_T1), c0, n, vec_ok, y);
     }
