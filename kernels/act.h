@@ -390,9 +390,10 @@ GPUACT_FN void gpuact_fromf2_dt(int dt, float lo, float hi, gpuact_u32 *a, gpuac
    (gpuact_act_fl); cbits / lbits: the bounds as x's bits. A 16-bit y is
    rounded two elements at a time where a NaN result came from arithmetic
    (as in gpuact_fwd_words below): one instruction for two elements instead
-   of about six for each. CUDA (with GPUACT_Y16's launch bound): the ReLU
-   family's f32-to-bf16 epilogues ran 1.15-1.33x faster on the H200, 97-103%
-   of copy at 65536 x 8192 (docs/PERFORMANCE.md). */
+   of about six for each. The ReLU family's f32-to-bf16 epilogues on the
+   H200 at 65536 x 8192: CUDA (with GPUACT_Y16's launch bound) 1.15-1.33x
+   faster, 97-103% of copy; NVIDIA's OpenCL writing the mask 1.07-1.34x,
+   100-102% (docs/PERFORMANCE.md). */
 GPUACT_FN gpuact_u32 gpuact_fwd_elems(int kind, int xd, int yd, int sel, int fl, int vec, const gpuact_u32 *x,
                                       const float *b, gpuact_u32 *y, int has_bias, int flags, float scale,
                                       float slope, float ceiling, float lower, gpuact_u32 cbits, gpuact_u32 lbits) {
