@@ -219,7 +219,8 @@ typedef struct workload {
     int selected, ran, check_ok;
     double bytes, med_ms, min_ms, host_us;
     char shape[48];
-    int y16;        /* K_EPI: y in bf16, x and the bias in dt (an f32 product's activations for a 16-bit layer) */
+    int y16;        /* an f32 product's epilogue for a 16-bit layer: K_EPI y in bf16 (x and the bias in dt),
+                       K_EPI_BWD dy in bf16 (dx in dt, dbias f32) */
 } workload;
 
 #define SLOPE 0.01f
@@ -227,7 +228,9 @@ typedef struct workload {
 #define LOWER -1.0f /* hardtanh(-1, 6) */
 
 static size_t wl_n(const workload *w) { return w->rows * w->cols; }
-static gpuact_dtype out_dtype(const workload *w) { return w->y16 ? GPUACT_BF16 : w->dt; }
+/* The dtypes of in0 (x, dy) and out (y, dx): dt but for y16's bf16 side. */
+static gpuact_dtype in_dtype(const workload *w) { return w->y16 && w->kind == K_EPI_BWD ? GPUACT_BF16 : w->dt; }
+static gpuact_dtype out_dtype(const workload *w) { return w->y16 && w->kind == K_EPI ? GPUACT_BF16 : w->dt; }
 static size_t mask_ld_of(const workload *w) {
     return w->kind == K_EPI || w->kind == K_EPI_BWD ? (w->cols + 127) / 128 * 128 : w->cols;
 }
@@ -239,12 +242,12 @@ static size_t mask_bytes(const workload *w) {
 /* Bytes one call must move (read + written), and device memory it needs. */
 static double wl_bytes(const workload *w) {
     double n = (double)wl_n(w), es = (double)gpuact_dtype_size(w->dt), m = (double)mask_bytes(w);
-    double eo = (double)gpuact_dtype_size(out_dtype(w));
+    double ei = (double)gpuact_dtype_size(in_dtype(w)), eo = (double)gpuact_dtype_size(out_dtype(w));
     switch (w->kind) {
     case K_FWD: case K_SMALL: return 2 * n * es + (w->mask ? m : 0);
     case K_BWD: return 2 * n * es + (w->mask ? m : n * es);
-    case K_EPI: return n * es + n * eo + (double)w->cols * es + (w->mask ? m : 0);
-    case K_EPI_BWD: return 2 * n * es + (w->mask ? m : n * es) + (double)w->cols * 4;
+    case K_EPI: return n * ei + n * eo + (double)w->cols * es + (w->mask ? m : 0);
+    case K_EPI_BWD: return n * ei + n * eo + (w->mask ? m : n * es) + (double)w->cols * 4;
     case K_GLU: return 3 * n * es + 2 * (double)w->cols * es;
     }
     return 0;
@@ -322,7 +325,8 @@ static gpuact_result run_op(run_state *s) {
         gpuact_epilogue_backward_desc d;
         memset(&d, 0, sizeof d);
         d.act = act; d.rows = w->rows; d.cols = w->cols;
-        d.dy_dtype = d.dx_dtype = d.y_dtype = w->dt;
+        d.dy_dtype = in_dtype(w);
+        d.dx_dtype = d.y_dtype = w->dt;
         d.dbias_dtype = GPUACT_F32;
         d.dy = s->in0; d.dx = s->out; d.dbias = s->dbias;
         if (w->mask) { d.mask = s->mask; d.mask_ld = mask_ld_of(w); }
@@ -392,8 +396,8 @@ static void expect(const run_state *s, size_t r, size_t c, uint32_t *out, int *b
         *out = *bit ? f32_bits(zz) : 0u;
         return;
     }
-    case K_EPI_BWD: {
-        uint32_t dy = gen_bits(w->dt, s->k0, i);
+    case K_EPI_BWD: { /* y16: dy in bf16, widened exactly into an f32 dx (its bits, 16 places up) */
+        uint32_t dy = gen_bits(in_dtype(w), s->k0, i) << (w->y16 ? 16 : 0);
         int pass = w->mask ? input_mask_bit(s, r, c) : !sign_of(w->dt, gen_bits(w->dt, s->k1, i));
         *out = pass ? dy : 0u;
         *bit = pass;
@@ -718,8 +722,8 @@ static void run_workload(gpuact_context *ctx, workload *w) {
     s.k0 = new_key();
     s.k1 = new_key();
     s.kbias = new_key();
-    alloc_buf(ctx, n * es, &s.in0, "in0", w);
-    fill(ctx, s.in0, w->dt, n, s.k0);
+    alloc_buf(ctx, n * gpuact_dtype_size(in_dtype(w)), &s.in0, "in0", w);
+    fill(ctx, s.in0, in_dtype(w), n, s.k0);
     alloc_buf(ctx, n * gpuact_dtype_size(out_dtype(w)), &s.out, "out", w);
     switch (w->kind) {
     case K_FWD:
@@ -834,7 +838,8 @@ static void usage(FILE *f) {
             "  --matrix    every cell instead: relu, leaky, clipped, hardtanh, gelu, gelu_tanh, silu, sqrelu x\n"
             "              f32, f16, bf16 x forward (with and without the mask), backward (from x, from the\n"
             "              mask), epilogue forward (with and without the mask; the selection kinds' f32 one\n"
-            "              also writing y in bf16: *-y16-*), backward + dbias (from the mask, from y or x) and\n"
+            "              also writing y in bf16: *-y16-*), backward + dbias (from the mask, from y or x; from\n"
+            "              the mask also with dy in bf16 into an f32 dx: epibwd-mask-y16-*) and\n"
             "              the gated forward; outputs the CPU check below does not model are timed and marked\n"
             "              '-' (the conformance suite checks them)\n");
 }
@@ -952,6 +957,7 @@ int main(int argc, char **argv) {
             {K_EPI, 1, "epi-mask-y16", "epilogue bias+act + mask, y bf16", 1},
             {K_EPI_BWD, 1, "epibwd-mask", "epilogue bwd+dbias, mask", 0},
             {K_EPI_BWD, 0, "epibwd-y", "epilogue bwd+dbias, y or x", 0},
+            {K_EPI_BWD, 1, "epibwd-mask-y16", "epilogue bwd+dbias, mask, dy bf16", 1},
             {K_GLU, 0, "glu", "gated act(a + ba) * (b + bb)", 0}};
         int k, d, m, n = 0;
         all = (workload *)xmalloc(256 * sizeof *all);
@@ -960,7 +966,7 @@ int main(int argc, char **argv) {
                 for (m = 0; m < (int)(sizeof modes / sizeof modes[0]); m++) {
                     workload *w = &all[n];
                     /* the CPU check models the ReLU family's three first kinds (the conformance suite checks all) */
-                    const int checked = k <= GPUACT_CLIPPED_RELU && !modes[m].y16 &&
+                    const int checked = k <= GPUACT_CLIPPED_RELU && (!modes[m].y16 || modes[m].kind == K_EPI_BWD) &&
                                         ((modes[m].kind == K_FWD && (k == GPUACT_RELU || d == GPUACT_F32)) ||
                                         (modes[m].kind == K_BWD && (k == GPUACT_RELU ||
                                                                     (modes[m].mask && k == GPUACT_CLIPPED_RELU))) ||
@@ -972,7 +978,7 @@ int main(int argc, char **argv) {
                     if (modes[m].mask && k >= GPUACT_GELU)
                         continue; /* the smooth kinds have no mask; their backward reads x */
                     if (modes[m].y16 && (d != GPUACT_F32 || k > GPUACT_HARDTANH))
-                        continue; /* mixed dtypes: the f32 epilogue writing bf16, for the selection kinds */
+                        continue; /* mixed dtypes: the f32 epilogue writing bf16 and its backward, the selection kinds */
                     if (modes[m].kind == K_GLU && !(k == GPUACT_RELU || k == GPUACT_GELU || k == GPUACT_GELU_TANH ||
                                                     k == GPUACT_SILU))
                         continue; /* the gating kinds (ReGLU, GeGLU, SwiGLU) */
@@ -1070,7 +1076,7 @@ int main(int argc, char **argv) {
         if (!w->selected) continue;
         run_workload(ctx, w);
         r = add_row(w->name, w->op,
-                    w->y16 ? "f32:bf16" : w->dt == GPUACT_F32 ? "f32" : w->dt == GPUACT_F16 ? "f16" : "bf16", w->shape,
+                    w->y16 ? (w->kind == K_EPI ? "f32:bf16" : "bf16:f32") : w->dt == GPUACT_F32 ? "f32" : w->dt == GPUACT_F16 ? "f16" : "bf16", w->shape,
                     w->bytes, w->med_ms, w->min_ms, w->kind != K_SMALL,
                     w->check_ok < 0 ? "-" : w->check_ok ? "ok" : "FAIL");
         r->host_us = w->kind == K_SMALL ? w->host_us : -1;
