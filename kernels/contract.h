@@ -133,10 +133,13 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
        wide group needs at most 40 for two to be resident). In groups of
        256 the ReLU family's f32-to-bf16 epilogues ran 1.12x faster than in
        wide groups at 65536 x 8192, those writing the mask 1.12-1.53x.
-       Every array f32, hardtanh's forward has 31-32 registers: in groups
+       Every array f32, hardtanh's forward had 31-32 registers: in groups
        of 256 it ran 95.3-95.5% of copy, in wide groups 98.3-99.2% (it was
        left out too while it had 40, at 0.90x). Capping the registers at
        40 (-cl-nv-maxrregcount) instead made the f32 epilogues 0.91-0.94x.
+       Since the shared element path (e3c5f68) the driver gives it 40
+       again and its epilogue runs at 90-93% in wide groups; groups of 256
+       were not measured again at that count (docs/PERFORMANCE.md).
      - with every array 16-bit (one 16-byte access per work-item), without
        the bias gradient: GPUACT_BLOCK_SMALL, which made them 0-8% faster
        (the ReLU family's mask writers and epilogues 1-5%, the smooth kinds'

@@ -899,8 +899,8 @@ static void internals(void)
                     cl_width(GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_F32, 1000) == 0,
                 why);
     {
-        /* the ReLU family's general forward (the epilogue): wide groups with every array f32 (31-34 registers
-           on NVIDIA's driver), not with a 2-byte one (up to 47: one wide group would be resident); the
+        /* the ReLU family's general forward (the epilogue): wide groups with every array f32 (29-40 registers
+           on NVIDIA's driver, hardtanh's 40), not with a 2-byte one (up to 47: one wide group would be resident); the
            backward with a 2-byte array keeps them */
         gpuact_context c;
         gpuact__variant v;
