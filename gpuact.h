@@ -1097,7 +1097,7 @@ static unsigned gpuact__variant_block(const gpuact_context *ctx, const gpuact__v
     if (ctx->variant_blocks == GPUACT__BLOCKS_CUDA)
         return (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->mask, V->dbias, n4 > 0);
     if (ctx->variant_blocks == GPUACT__BLOCKS_CL_NV)
-        return (unsigned)GPUACT_CL_NV_BLOCK(V->op, V->kind, V->dbias, n4 > 0, n4 == 3);
+        return (unsigned)GPUACT_CL_NV_BLOCK(V->op, V->kind, V->select, V->mask, V->dbias, n4 > 0, n4 == 3);
     return GPUACT_BLOCK;
 }
 

@@ -137,9 +137,12 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
        of 256 it ran 95.3-95.5% of copy, in wide groups 98.3-99.2% (it was
        left out too while it had 40, at 0.90x). Capping the registers at
        40 (-cl-nv-maxrregcount) instead made the f32 epilogues 0.91-0.94x.
-       Since the shared element path (e3c5f68) the driver gives it 40
-       again and its epilogue runs at 90-93% in wide groups; groups of 256
-       were not measured again at that count (docs/PERFORMANCE.md).
+       Since the shared element path (e3c5f68) the driver gives hardtanh's
+       f32 forward 40 again. Its selection forward and its forwards writing
+       the mask still run best in wide groups (98.1-98.4% of copy; 93-95%
+       in groups of 256), but its general forward without the mask (the
+       epilogue) ran at 91.6% there and 97.1% in groups of 256: that one
+       variant takes GPUACT_BLOCK (twentieth session).
      - with every array 16-bit (one 16-byte access per work-item), without
        the bias gradient: GPUACT_BLOCK_SMALL, which made them 0-8% faster
        (the ReLU family's mask writers and epilogues 1-5%, the smooth kinds'
@@ -154,11 +157,12 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
 #define GPUACT_CL_BLOCK_WIDE 768
 #endif
 #define GPUACT_TRANSCENDENTAL_KINDS ((1u << GPUACT_KIND_gelu) | (1u << GPUACT_KIND_gelu_tanh) | (1u << GPUACT_KIND_silu))
-#define GPUACT_CL_NV_BLOCK(op, kind, dbias, some_4byte, all_4byte)                                     \
-    (!((op) == GPUACT_OP_forward || (op) == GPUACT_OP_backward) ? GPUACT_BLOCK                         \
-     : !(some_4byte)                                            ? ((dbias) ? GPUACT_BLOCK : GPUACT_BLOCK_SMALL) \
-     : !((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && !((op) == GPUACT_OP_forward && !(all_4byte))        \
-         ? GPUACT_CL_BLOCK_WIDE                                                                                 \
+#define GPUACT_CL_NV_BLOCK(op, kind, select, mask, dbias, some_4byte, all_4byte)                                   \
+    (!((op) == GPUACT_OP_forward || (op) == GPUACT_OP_backward) ? GPUACT_BLOCK                                      \
+     : !(some_4byte)                                            ? ((dbias) ? GPUACT_BLOCK : GPUACT_BLOCK_SMALL)     \
+     : !((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && !((op) == GPUACT_OP_forward && !(all_4byte)) &&          \
+               !((op) == GPUACT_OP_forward && (kind) == GPUACT_KIND_hardtanh && !(select) && !(mask))             \
+         ? GPUACT_CL_BLOCK_WIDE                                                                                     \
          : GPUACT_BLOCK)
 /* CUDA/HIP: 16-byte vectors a thread handles, a block apart (a build-time
    tuning knob; the host passes -DGPUACT_UNROLL). */

@@ -899,35 +899,45 @@ static void internals(void)
                     cl_width(GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_F32, 1000) == 0,
                 why);
     {
-        /* the ReLU family's general forward (the epilogue): wide groups with every array f32 (29-40 registers
-           on NVIDIA's driver, hardtanh's 40), not with a 2-byte one (up to 47: one wide group would be resident); the
-           backward with a 2-byte array keeps them */
+        /* the ReLU family's forwards: wide groups with every array f32 (29-40 registers on NVIDIA's driver), but
+           hardtanh's general forward without the mask (40: 97.4% of copy in groups of 256, 91.3% in wide ones);
+           not with a 2-byte array (up to 47: one wide group would be resident); the backward with a 2-byte array
+           keeps them. Index: 4 * kind + 2 * select + mask. */
         gpuact_context c;
         gpuact__variant v;
-        unsigned all32[8], mixed[8], bwd = 0;
-        int k, m, ok = 1;
+        unsigned all32[16], mixed[16], bwd = 0;
+        int k, m, s, ok = 1;
         memset(&c, 0, sizeof c);
         memset(&v, 0, sizeof v);
         c.variant_blocks = GPUACT__BLOCKS_CL_NV;
         for (k = GPUACT_KIND_relu; k <= GPUACT_KIND_hardtanh; k++)
-            for (m = 0; m < 2; m++) {
-                v.op = GPUACT_OP_forward;
-                v.kind = k;
-                v.mask = m;
-                v.t[0] = v.t[1] = v.t[2] = GPUACT_F32;
-                all32[2 * k + m] = gpuact__variant_block(&c, &v);
-                v.t[1] = GPUACT_BF16;
-                mixed[2 * k + m] = gpuact__variant_block(&c, &v);
-                ok &= all32[2 * k + m] == GPUACT_CL_BLOCK_WIDE && mixed[2 * k + m] == GPUACT_BLOCK;
-            }
+            for (s = 0; s < 2; s++)
+                for (m = 0; m < 2; m++) {
+                    const int i = 4 * k + 2 * s + m;
+                    v.op = GPUACT_OP_forward;
+                    v.kind = k;
+                    v.select = s;
+                    v.mask = m;
+                    v.t[0] = v.t[1] = v.t[2] = GPUACT_F32;
+                    all32[i] = gpuact__variant_block(&c, &v);
+                    v.t[1] = GPUACT_BF16;
+                    mixed[i] = gpuact__variant_block(&c, &v);
+                    ok &= all32[i] == (k == GPUACT_KIND_hardtanh && !s && !m ? GPUACT_BLOCK : GPUACT_CL_BLOCK_WIDE) &&
+                          (s || mixed[i] == GPUACT_BLOCK);
+                }
         v.op = GPUACT_OP_backward;
         v.kind = GPUACT_KIND_relu;
+        v.select = 0;
+        v.mask = 0;
         bwd = gpuact__variant_block(&c, &v);
-        snprintf(why, sizeof why, "every array f32: %u %u %u %u %u %u %u %u; y bf16: %u %u %u %u %u %u %u %u; the "
-                 "backward with one bf16 array: %u", all32[0], all32[1], all32[2], all32[3], all32[4], all32[5],
-                 all32[6], all32[7], mixed[0], mixed[1], mixed[2], mixed[3], mixed[4], mixed[5], mixed[6], mixed[7],
-                 bwd);
-        expect_true("NVIDIA OpenCL: the ReLU family's f32 epilogue in wide work-groups, one into bf16 not",
+        snprintf(why, sizeof why, "every array f32 (general, general + mask, selection, selection + mask): relu %u %u %u "
+                 "%u, leaky %u %u %u %u, clipped %u %u %u %u, hardtanh %u %u %u %u; y bf16, general: %u %u %u %u %u %u "
+                 "%u %u; the backward with one bf16 array: %u", all32[0], all32[1], all32[2], all32[3], all32[4],
+                 all32[5], all32[6], all32[7], all32[8], all32[9], all32[10], all32[11], all32[12], all32[13],
+                 all32[14], all32[15], mixed[0], mixed[1], mixed[4], mixed[5], mixed[8], mixed[9], mixed[12],
+                 mixed[13], bwd);
+        expect_true("NVIDIA OpenCL: the ReLU family's f32 forwards in wide work-groups but hardtanh's general one "
+                    "without the mask, one into bf16 not",
                     ok && bwd == GPUACT_CL_BLOCK_WIDE, why);
     }
 #ifndef GPUACT_NO_CUDA
