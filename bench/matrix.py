@@ -7,7 +7,9 @@ side by side in one process (docs/PERFORMANCE.md, "The matrix").
     python3 bench/matrix.py --lib before=old/libgpuact.so --lib after=build/libgpuact.so   # A/B, same run
 
 A cell is op x activation kind x dtype x mode. Elementwise cells run at
-4096 x 393216 elements (--n), the epilogue at 65536 x 8192 and 1024 x 8192.
+4096 x 393216 elements (--n), the epilogue at 65536 x 8192 and 1024 x 8192
+(f32 and bf16, and the mixed dtypes of a bf16 layer after an f32 product:
+f32 x and bias into a bf16 y, a bf16 dy into an f32 dx and bias gradient).
 Every gpuact output is compared bit for bit with torch's (random normal
 data: no NaN, where torch's arithmetic and gpuact's selections agree
 exactly); timings are medians of CUDA-event times after warm-up, with the
@@ -174,6 +176,40 @@ class Matrix:
                           None, lambda g: g.epilogue_backward_op(rows, cols, dy, dx, c, c, mask=mm), dx, ref)
                 del xx, bb, yy, mm, dy, dx, db
                 t.cuda.empty_cache()
+        # the mixed dtypes of a bf16 layer after an f32 product: x and bias f32 into a bf16 y, and back from a
+        # bf16 dy into an f32 dx and dbias (torch: the f32 result converted, the bf16 gradient widened)
+        for rows in epi_rows:
+            cols = 8192
+            xx, bb = self.randn(rows, cols), self.randn(cols)
+            yy = t.empty(rows, cols, dtype=t.bfloat16, device="cuda")
+            nb = 6 * rows * cols + 4 * cols
+            name = f"float32 -> bfloat16 {rows}x{cols}"
+            eager = lambda: t.relu(xx + bb).to(t.bfloat16)
+            self.cell(f"epi relu(x+b) fwd {name}", nb, eager,
+                      lambda g: g.epilogue_op(rows, cols, xx, yy, F32, BF16, bias=bb), yy, eager, "eager")
+            if do_compile and self.wants(f"epi relu(x+b) fwd {name} vs compile"):
+                cf = t.compile(lambda a_, b_: t.relu(a_ + b_).to(t.bfloat16), dynamic=False)
+                cf(xx, bb)
+                self.cell(f"epi relu(x+b) fwd {name} vs compile", nb, lambda: cf(xx, bb),
+                          lambda g: g.epilogue_op(rows, cols, xx, yy, F32, BF16, bias=bb), yy, eager, "compile")
+            mld = mask_ld_default(cols)
+            mm = t.empty(rows * mld // 8, dtype=t.uint8, device="cuda")
+            self.cell(f"epi fwd+mask {name}", nb + rows * cols // 8, None,
+                      lambda g: g.epilogue_op(rows, cols, xx, yy, F32, BF16, bias=bb, mask=mm), yy, eager)
+            self.libs[0][1].epilogue_op(rows, cols, xx, yy, F32, BF16, bias=bb, mask=mm)()
+            dy = self.randn(rows, cols, dtype=t.bfloat16)
+            dx = t.empty(rows, cols, device="cuda")
+            db = t.empty(cols, device="cuda")
+
+            def eager_bwd16():
+                d = t.ops.aten.threshold_backward(dy, yy, 0).float()
+                return d, d.sum(0)
+            self.cell(f"epi bwd+dbias from mask bfloat16 -> float32 {rows}x{cols}", 6 * rows * cols + rows * cols // 8,
+                      eager_bwd16, lambda g: g.epilogue_backward_op(rows, cols, dy, dx, BF16, F32, mask=mm, dbias=db,
+                                                                    dbias_dtype=F32),
+                      dx, lambda: eager_bwd16()[0], "eager")
+            del xx, bb, yy, mm, dy, dx, db
+            t.cuda.empty_cache()
 
     def report(self, out, meta):
         labels = [lab for lab, _ in self.libs]
