@@ -139,10 +139,10 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
        40 (-cl-nv-maxrregcount) instead made the f32 epilogues 0.91-0.94x.
        Since the shared element path (e3c5f68) the driver gives hardtanh's
        f32 forward 40 again. Its selection forward and its forwards writing
-       the mask still run best in wide groups (98.1-98.4% of copy; 93-95%
-       in groups of 256), but its general forward without the mask (the
-       epilogue) ran at 91.6% there and 97.1% in groups of 256: that one
-       variant takes GPUACT_BLOCK (twentieth session).
+       the mask still run best in wide groups (97.1-98.4% of copy;
+       93.4-95.2% in groups of 256), but its general forward without the
+       mask (the epilogue) ran at 91.6% there and 97.1% in groups of 256:
+       that one variant takes GPUACT_BLOCK (twentieth session).
      - with every array 16-bit (one 16-byte access per work-item), without
        the bias gradient: GPUACT_BLOCK_SMALL, which made them 0-8% faster
        (the ReLU family's mask writers and epilogues 1-5%, the smooth kinds'
