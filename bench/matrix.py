@@ -94,6 +94,25 @@ class Matrix:
         tt = f"torch {row['torch']:8.4f} ms" if row["torch"] else ""
         print(f"  {name:48s} {' | '.join(parts)} | {tt}", flush=True)
 
+    def epi_forward(self, label, rows, cols, xx, bb, yy, xt, yt, do_compile):
+        """The epilogue forward cells of one shape: against eager relu(x + b) (converted to y's dtype), its
+        torch.compile, and writing the mask; returns the mask the first lib wrote, for the backward cells."""
+        t = self.t
+        conv = (lambda v: v) if yy.dtype == xx.dtype else (lambda v: v.to(yy.dtype))
+        nb = (xx.element_size() + yy.element_size()) * rows * cols + bb.element_size() * cols
+        eager = lambda: conv(t.relu(xx + bb))
+        op = lambda g, **kw: g.epilogue_op(rows, cols, xx, yy, xt, yt, bias=bb, **kw)
+        self.cell(f"epi relu(x+b) fwd {label}", nb, eager, op, yy, eager, "eager")
+        name = f"epi relu(x+b) fwd {label} vs compile"
+        if do_compile and self.wants(name):  # compile only for a cell that is timed
+            cf = t.compile(lambda a_, b_: conv(t.relu(a_ + b_)), dynamic=False)
+            cf(xx, bb)
+            self.cell(name, nb, lambda: cf(xx, bb), op, yy, eager, "compile")
+        mm = t.empty(rows * mask_ld_default(cols) // 8, dtype=t.uint8, device="cuda")
+        self.cell(f"epi fwd+mask {label}", nb + rows * cols // 8, None, lambda g: op(g, mask=mm), yy, eager)
+        self.libs[0][1].epilogue_op(rows, cols, xx, yy, xt, yt, bias=bb, mask=mm)()
+        return mm
+
     def run(self, n, epi_rows, do_compile):
         t, F = self.t, self.F
         x = self.randn(n)
@@ -143,21 +162,7 @@ class Matrix:
                 xx = self.randn(rows, cols, dtype=dt)
                 bb = self.randn(cols, dtype=dt)
                 yy = t.empty_like(xx)
-                nb = 2 * es * rows * cols + es * cols
-                eager = lambda: t.relu(xx + bb)
-                self.cell(f"epi relu(x+b) fwd {dn} {rows}x{cols}", nb, eager,
-                          lambda g: g.epilogue_op(rows, cols, xx, yy, c, c, bias=bb), yy, eager, "eager")
-                name = f"epi relu(x+b) fwd {dn} {rows}x{cols} vs compile"
-                if do_compile and self.wants(name):  # compile only for a cell that is timed
-                    cf = t.compile(lambda a_, b_: t.relu(a_ + b_), dynamic=False)
-                    cf(xx, bb)
-                    self.cell(name, nb, lambda: cf(xx, bb),
-                              lambda g: g.epilogue_op(rows, cols, xx, yy, c, c, bias=bb), yy, eager, "compile")
-                mld = mask_ld_default(cols)
-                mm = t.empty(rows * mld // 8, dtype=t.uint8, device="cuda")
-                self.cell(f"epi fwd+mask {dn} {rows}x{cols}", nb + rows * cols // 8, None,
-                          lambda g: g.epilogue_op(rows, cols, xx, yy, c, c, bias=bb, mask=mm), yy, eager)
-                self.libs[0][1].epilogue_op(rows, cols, xx, yy, c, c, bias=bb, mask=mm)()
+                mm = self.epi_forward(f"{dn} {rows}x{cols}", rows, cols, xx, bb, yy, c, c, do_compile)
                 dy = self.randn(rows, cols, dtype=dt)
                 dx = t.empty_like(dy)
                 db = t.empty(cols, device="cuda", dtype=dt)
@@ -182,21 +187,7 @@ class Matrix:
             cols = 8192
             xx, bb = self.randn(rows, cols), self.randn(cols)
             yy = t.empty(rows, cols, dtype=t.bfloat16, device="cuda")
-            nb = 6 * rows * cols + 4 * cols
-            name = f"float32 -> bfloat16 {rows}x{cols}"
-            eager = lambda: t.relu(xx + bb).to(t.bfloat16)
-            self.cell(f"epi relu(x+b) fwd {name}", nb, eager,
-                      lambda g: g.epilogue_op(rows, cols, xx, yy, F32, BF16, bias=bb), yy, eager, "eager")
-            if do_compile and self.wants(f"epi relu(x+b) fwd {name} vs compile"):
-                cf = t.compile(lambda a_, b_: t.relu(a_ + b_).to(t.bfloat16), dynamic=False)
-                cf(xx, bb)
-                self.cell(f"epi relu(x+b) fwd {name} vs compile", nb, lambda: cf(xx, bb),
-                          lambda g: g.epilogue_op(rows, cols, xx, yy, F32, BF16, bias=bb), yy, eager, "compile")
-            mld = mask_ld_default(cols)
-            mm = t.empty(rows * mld // 8, dtype=t.uint8, device="cuda")
-            self.cell(f"epi fwd+mask {name}", nb + rows * cols // 8, None,
-                      lambda g: g.epilogue_op(rows, cols, xx, yy, F32, BF16, bias=bb, mask=mm), yy, eager)
-            self.libs[0][1].epilogue_op(rows, cols, xx, yy, F32, BF16, bias=bb, mask=mm)()
+            mm = self.epi_forward(f"float32 -> bfloat16 {rows}x{cols}", rows, cols, xx, bb, yy, F32, BF16, do_compile)
             dy = self.randn(rows, cols, dtype=t.bfloat16)
             dx = t.empty(rows, cols, device="cuda")
             db = t.empty(cols, device="cuda")
