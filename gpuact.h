@@ -979,13 +979,11 @@ static void gpuact__variant_defines(const gpuact__variant *V, char (*defs)[GPUAC
      launch      run L on stream s (NULL already replaced by the context's);
                  builds and caches the kernel on first use (thread-safe).
      create also sets ctx->per_item32 / per_item16 / per_item_pair /
-                 per_item_glu16 / per_item_one32 / per_item_one16 /
-                 per_item_widen:
+                 per_item_glu16 / per_item_one32 / per_item_one16:
                  elements a work-item handles when some array is 4-byte /
                  when all are 2-byte / on GPUACT_PAIR_PATH
                  (kernels/contract.h) / in the gated forward, all 2-byte /
-                 on GPUACT_ONE_VECTOR, some array 4-byte / all 2-byte /
-                 on GPUACT_WIDEN.
+                 on GPUACT_ONE_VECTOR, some array 4-byte / all 2-byte.
      copy        device-to-device copy on s (benchmarks measure the limit).
      timer_*     device-side timing on s for benchmarks: begin returns a token,
                  end waits for it and returns milliseconds.
@@ -1055,7 +1053,6 @@ struct gpuact_context {
     unsigned per_item_pair;        /* on GPUACT_PAIR_PATH (kernels/contract.h: 16-bit forward paths) */
     unsigned per_item_glu16;       /* the gated forward, all 2-byte */
     unsigned per_item_one32, per_item_one16; /* GPUACT_ONE_VECTOR (kernels/contract.h) */
-    unsigned per_item_widen;       /* GPUACT_WIDEN (kernels/contract.h) */
     unsigned dbias_slices;         /* row slices of a backward block with dbias (GPUACT_DBIAS_SLICES or 1) */
     unsigned dbias_groups;         /* bias-gradient row groups per unit (GPUACT__DBIAS_GROUPS_PER_UNIT*) */
     int variant_blocks;            /* threads per block: GPUACT__BLOCKS_* (kernels/contract.h's rules) */
@@ -1087,8 +1084,6 @@ static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L
     if (L->v.op == GPUACT_OP_dbias) return 1;
     if (GPUACT_ONE_VECTOR(L->v.op, L->v.kind, L->v.mask, L->v.dbias, !some_4byte))
         return some_4byte ? ctx->per_item_one32 : ctx->per_item_one16;
-    if (GPUACT_WIDEN(L->v.op, L->v.mask, L->v.dbias, gpuact_dtype_size(L->v.t[0]), gpuact_dtype_size(L->v.t[1])))
-        return ctx->per_item_widen;
     if (some_4byte) return ctx->per_item32;
     if (L->v.op == GPUACT_OP_glu_forward) return ctx->per_item_glu16;
     return GPUACT_PAIR_PATH(L->v.op, L->v.kind, L->v.select, 1) ? ctx->per_item_pair : ctx->per_item16;

@@ -68,7 +68,7 @@ typedef struct gpuact__gpu {
     int device;                        /* ordinal */
     char arch[64];                     /* "sm_90" / "gfx90a" */
     char arch_option[96];              /* the compiler's architecture option */
-    const char *rtc_options[8];        /* further compiler options (NULL: none); [2..7]: the launch shape */
+    const char *rtc_options[7];        /* further compiler options (NULL: none); [2..6]: the launch shape */
     int driver_version, rtc_version;   /* both go into the cache key */
     const char *const *const *sources[GPUACT_OP_COUNT]; /* each op's program (gpuact__join) */
     const void *fatbin;                /* precompiled module with every variant, or NULL */
@@ -110,7 +110,6 @@ static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units
     ctx->per_item32 = ctx->per_item_one32 * GPUACT__UNROLL;
     ctx->per_item16 = ctx->per_item_pair = ctx->per_item_one16 * GPUACT__UNROLL;
     ctx->per_item_glu16 = ctx->per_item_one16 * GPUACT_GLU16_UNROLL;
-    ctx->per_item_widen = ctx->per_item_one32 * GPUACT_WIDEN_VECTORS;
     ctx->dbias_slices = GPUACT_DBIAS_SLICES;
     ctx->dbias_groups = GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA;
     ctx->variant_blocks = GPUACT__BLOCKS_CUDA;
@@ -120,7 +119,6 @@ static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units
     g->rtc_options[4] = "-DGPUACT_MIN_BLOCKS_GENERAL=" GPUACT__STR(GPUACT__MIN_BLOCKS_GENERAL);
     g->rtc_options[5] = "-DGPUACT_BLOCK=" GPUACT__STR(GPUACT_BLOCK);
     g->rtc_options[6] = "-DGPUACT_EVICT_FIRST16=" GPUACT__STR(GPUACT__EVICT_FIRST16);
-    g->rtc_options[7] = "-DGPUACT_WIDEN_VECTORS=" GPUACT__STR(GPUACT_WIDEN_VECTORS);
 }
 
 static gpuact_result gpuact__gpu_fail(const gpuact__gpu *g, int err, const char *what) {
@@ -461,7 +459,7 @@ static gpuact_result gpuact__gpu_compile(const gpuact__gpu *g, const char *src, 
    a fresh build. Called with ctx->lock held and the context current. */
 static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, const gpuact__launch *L, void **fn) {
     char name[GPUACT__NAME_MAX], defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX];
-    const char *opts[GPUACT__DEFINES + 1 + sizeof ((gpuact__gpu *)0)->rtc_options / sizeof(char *)];
+    const char *opts[GPUACT__DEFINES + 8];
     char *src = NULL;
     int e, i, nopts = 0, v = gpuact__variant_index(&L->v);
     gpuact_result r = GPUACT_SUCCESS;

@@ -371,7 +371,7 @@ static gpuact_result gpuact__opencl_create(gpuact_context *ctx) {
         if (o->nv_sm) ctx->variant_blocks = GPUACT__BLOCKS_CL_NV;
     }
     ctx->per_item32 = ctx->per_item16 = ctx->per_item_glu16 = GPUACT_CL_VEC;
-    ctx->per_item_one32 = ctx->per_item_one16 = ctx->per_item_widen = GPUACT_CL_VEC;
+    ctx->per_item_one32 = ctx->per_item_one16 = GPUACT_CL_VEC;
     ctx->per_item_pair = GPUACT_CL_VEC * GPUACT_CL_GROUPS_PAIR;
     ctx->dbias_groups = GPUACT__DBIAS_GROUPS_PER_UNIT;
     return GPUACT_SUCCESS;

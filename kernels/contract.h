@@ -197,24 +197,6 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
     (((op) == GPUACT_OP_backward && (dbias) && ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u)) || \
      ((op) == GPUACT_OP_glu_backward && ((dbias) || (all_16bit))) ||                              \
      ((op) == GPUACT_OP_backward && (mask) && !(dbias) && !(all_16bit)))
-/* CUDA/HIP: the widening bias-gradient backward, from the mask with a
-   16-bit dy into a 4-byte dx (2.1 bytes read and 4 written per element):
-   GPUACT_WIDEN_VECTORS vectors per thread instead of GPUACT_UNROLL (a
-   build-time tuning knob; the host passes -DGPUACT_WIDEN_VECTORS), in
-   blocks bounded to GPUACT_MIN_BLOCKS_WIDEN per multiprocessor
-   (cuda/dialect.cuh). OpenCL's work-items are not shaped by it. Measured
-   on the H200 against 2 vectors in 6 blocks (40 registers, 4 bytes
-   spilled; docs/PERFORMANCE.md, twentieth session): 1 vector in 8 blocks
-   (31 registers) 1.04-1.05x at 65536 x 8192 (81% -> 84-85% of copy),
-   1.25-1.28x at 16384 x 2048, 1.18-1.19x at 1024 x 8192; 1 in 6 blocks
-   0.95-1.00x; 2 in 5 or 4 blocks 0.87-1.05x; 4 in 4 blocks 0.73-1.02x.
-   The defaults stay 2 and 6 until the conformance suite has run on a GPU
-   with 1 and 8 (the epilogue suite passed there with 4/4 and 2/4). */
-#ifndef GPUACT_WIDEN_VECTORS
-#define GPUACT_WIDEN_VECTORS 2
-#endif
-#define GPUACT_WIDEN(op, mask, dbias, dy_bytes, dx_bytes) \
-    ((op) == GPUACT_OP_backward && (mask) && (dbias) && (dy_bytes) == 2 && (dx_bytes) == 4)
 /* CUDA/HIP: elements in a thread's 16-byte vector: 8 when every array of the
    kernel is 16-bit, else 4. */
 #define GPUACT_VEC(all_16bit) ((all_16bit) ? 8 : 4)

@@ -760,7 +760,7 @@ static unsigned cl_width(int op, int kind, gpuact_dtype t, size_t cols)
     memset(&c, 0, sizeof c);
     memset(&L, 0, sizeof L);
     c.variant_blocks = GPUACT__BLOCKS_CL_NV;
-    c.per_item32 = c.per_item16 = c.per_item_one32 = c.per_item_one16 = c.per_item_widen = GPUACT_CL_VEC;
+    c.per_item32 = c.per_item16 = c.per_item_one32 = c.per_item_one16 = GPUACT_CL_VEC;
     L.v.op = op;
     L.v.kind = kind;
     L.v.dbias = op == GPUACT_OP_backward;
@@ -940,43 +940,6 @@ static void internals(void)
                     "without the mask, one into bf16 not",
                     ok && bwd == GPUACT_CL_BLOCK_WIDE, why);
     }
-#if !defined(GPUACT_NO_CUDA) || !defined(GPUACT_NO_HIP)
-    {
-        /* the CUDA/HIP launch shape: the widening bias-gradient backward (16-bit dy into a 4-byte dx, from
-           the mask) takes GPUACT_WIDEN_VECTORS vectors of 4 per thread, the kernels the same
-           (-DGPUACT_WIDEN_VECTORS); the same dtypes the other way round, or without the mask, do not */
-        gpuact_context c;
-        gpuact__gpu g;
-        gpuact__launch L;
-        unsigned widen, narrow, from_y, same;
-        memset(&c, 0, sizeof c);
-        memset(&g, 0, sizeof g);
-        memset(&L, 0, sizeof L);
-        gpuact__gpu_set_shape(&c, &g, 132);
-        L.v.op = GPUACT_OP_backward;
-        L.v.mask = L.v.dbias = 1;
-        L.v.t[0] = L.v.t[2] = GPUACT_BF16;
-        L.v.t[1] = GPUACT_F32;
-        widen = gpuact__items(&c, &L);
-        L.v.t[0] = L.v.t[2] = GPUACT_F32;
-        L.v.t[1] = GPUACT_BF16;
-        narrow = gpuact__items(&c, &L);
-        L.v.t[0] = L.v.t[1] = L.v.t[2] = GPUACT_F32;
-        same = gpuact__items(&c, &L);
-        L.v.t[0] = L.v.t[2] = GPUACT_BF16;
-        L.v.t[1] = GPUACT_F32;
-        L.v.mask = 0;
-        from_y = gpuact__items(&c, &L);
-        snprintf(why, sizeof why, "bf16 dy into f32 dx: %u (want %d), f32 into bf16: %u, all f32: %u, from y: %u "
-                 "(want %d); the kernels' option: %s", widen, GPUACT_VEC(0) * GPUACT_WIDEN_VECTORS, narrow, same,
-                 from_y, GPUACT_VEC(0) * GPUACT__UNROLL, g.rtc_options[7] ? g.rtc_options[7] : "(none)");
-        expect_true("CUDA/HIP: the widening bias-gradient backward's elements per thread, on host and kernel",
-                    widen == (unsigned)(GPUACT_VEC(0) * GPUACT_WIDEN_VECTORS) &&
-                        narrow == (unsigned)(GPUACT_VEC(0) * GPUACT__UNROLL) && same == narrow && from_y == narrow &&
-                        g.rtc_options[7] && strstr(g.rtc_options[7], "-DGPUACT_WIDEN_VECTORS="),
-                    why);
-    }
-#endif
 #ifndef GPUACT_NO_CUDA
     {
         const char *stub = gpuact__cuda_known_error(34);
