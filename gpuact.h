@@ -1082,7 +1082,8 @@ static int gpuact__some_4byte(const gpuact__variant *V) { return gpuact__arrays_
 static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L) {
     const int some_4byte = gpuact__some_4byte(&L->v);
     if (L->v.op == GPUACT_OP_dbias) return 1;
-    if (GPUACT_ONE_VECTOR(L->v.op, L->v.kind, L->v.mask, L->v.dbias, !some_4byte))
+    if (GPUACT_ONE_VECTOR(L->v.op, L->v.kind, L->v.mask, L->v.dbias, !some_4byte,
+                          GPUACT_WIDENS(gpuact_dtype_size(L->v.t[0]), gpuact_dtype_size(L->v.t[1]))))
         return some_4byte ? ctx->per_item_one32 : ctx->per_item_one16;
     if (some_4byte) return ctx->per_item32;
     if (L->v.op == GPUACT_OP_glu_forward) return ctx->per_item_glu16;

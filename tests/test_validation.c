@@ -940,6 +940,44 @@ static void internals(void)
                     "without the mask, one into bf16 not",
                     ok && bwd == GPUACT_CL_BLOCK_WIDE, why);
     }
+#if !defined(GPUACT_NO_CUDA) || !defined(GPUACT_NO_HIP)
+    {
+        /* the CUDA/HIP launch shape: the widening bias-gradient backward (16-bit dy into a 4-byte dx, from the
+           mask) takes one vector of 4 per thread, as its kernel (GPUACT_ONE_VECTOR's widen); the same dtypes the
+           other way round, every array f32, or from y take GPUACT_UNROLL vectors */
+        gpuact_context c;
+        gpuact__gpu g;
+        gpuact__launch L;
+        unsigned widen, widen_f16, narrow, same, from_y;
+        memset(&c, 0, sizeof c);
+        memset(&g, 0, sizeof g);
+        memset(&L, 0, sizeof L);
+        gpuact__gpu_set_shape(&c, &g, 132);
+        L.v.op = GPUACT_OP_backward;
+        L.v.mask = L.v.dbias = 1;
+        L.v.t[0] = L.v.t[2] = GPUACT_BF16;
+        L.v.t[1] = GPUACT_F32;
+        widen = gpuact__items(&c, &L);
+        L.v.t[0] = GPUACT_F16;
+        widen_f16 = gpuact__items(&c, &L);
+        L.v.t[0] = L.v.t[2] = GPUACT_F32;
+        L.v.t[1] = GPUACT_BF16;
+        narrow = gpuact__items(&c, &L);
+        L.v.t[0] = L.v.t[1] = L.v.t[2] = GPUACT_F32;
+        same = gpuact__items(&c, &L);
+        L.v.t[0] = L.v.t[2] = GPUACT_BF16;
+        L.v.t[1] = GPUACT_F32;
+        L.v.mask = 0;
+        from_y = gpuact__items(&c, &L);
+        snprintf(why, sizeof why, "bf16 / f16 dy into f32 dx: %u / %u (want %d); f32 into bf16: %u, all f32: %u, "
+                 "from y: %u (want %d)", widen, widen_f16, GPUACT_VEC(0), narrow, same, from_y,
+                 GPUACT_VEC(0) * GPUACT__UNROLL);
+        expect_true("CUDA/HIP: the widening bias-gradient backward takes one vector per thread, the others not",
+                    widen == (unsigned)GPUACT_VEC(0) && widen_f16 == widen &&
+                        narrow == (unsigned)(GPUACT_VEC(0) * GPUACT__UNROLL) && same == narrow && from_y == narrow,
+                    why);
+    }
+#endif
 #ifndef GPUACT_NO_CUDA
     {
         const char *stub = gpuact__cuda_known_error(34);

@@ -67,7 +67,11 @@ __device__ __forceinline__ void gpuact_bwd_vec(const gpuact_u32 (&dy)[VEC], cons
 template <class DY, class DX, class S, int KIND, int FROM_MASK, int DBIAS, int SELECT_, int FROMX, int FULL = 0>
 __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<DY, DX, S>::value, PAIRS = VEC == 8 };
-    enum { U = GPUACT_ONE_VECTOR(GPUACT_OP_backward, KIND, FROM_MASK, DBIAS, PAIRS) ? 1 : GPUACT_UNROLL };
+    enum {
+        U = GPUACT_ONE_VECTOR(GPUACT_OP_backward, KIND, FROM_MASK, DBIAS, PAIRS, GPUACT_WIDENS(DY::size, DX::size))
+                ? 1
+                : GPUACT_UNROLL
+    };
     enum { SELECT = SELECT_ && gpuact_same<DY, DX>::value };
     enum { CS = FROM_MASK && !DBIAS && (!PAIRS || GPUACT_EVICT_FIRST16) }; /* evict-first dx: gpuact_st16 */
     /* with DBIAS the block is SL row slices of W threads (../contract.h) */

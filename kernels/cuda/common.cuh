@@ -187,7 +187,7 @@ __device__ __forceinline__ gpuact_u32 gpuact_mask_read(const unsigned char *row,
 #define GPUACT_KERNEL(op, name, t0, t1, t2, kind, mask, dbias, select, fromx)                       \
     extern "C" __global__ void GPUACT_LAUNCH_BOUNDS(select, dbias, GPUACT_BOUND16(op, t0, t1, t2, mask), \
                                                     GPUACT_HT16(op, t0, t1, t2, kind, mask, select), \
-                                                    GPUACT_DBIAS_BLOCKS(op, t1, mask, fromx),       \
+                                                    GPUACT_DBIAS_BLOCKS(op, t0, t1, mask, fromx),   \
                                                     GPUACT_Y16(op, t0, t1, t2, kind, select))       \
         name(GPUACT_PARAMS) {                                                                       \
         op<t0, t1, t2, kind, mask, dbias, select, fromx>(GPUACT_ARGS);                              \
@@ -198,10 +198,13 @@ __device__ __forceinline__ gpuact_u32 gpuact_mask_read(const unsigned char *row,
     (((mask) || GPUACT_OP_##op == GPUACT_OP_glu_forward) && t0::size == 2 && t1::size == 2 && \
      t2::size == 2)
 /* Blocks per multiprocessor of a kernel with the bias gradient: the ReLU
-   family's backward from the mask into a 4-byte dx, else 1, the compiler's
-   choice (see GPUACT_LAUNCH_BOUNDS). */
-#define GPUACT_DBIAS_BLOCKS(op, t1, mask, fromx) \
-    (GPUACT_OP_##op == GPUACT_OP_backward && (mask) && !(fromx) && t1::size == 4 ? GPUACT_MIN_BLOCKS_DBIAS32 : 1)
+   family's backward from the mask into a 4-byte dx (from a 16-bit dy:
+   GPUACT_MIN_BLOCKS_WIDEN), else 1, the compiler's choice (see
+   GPUACT_LAUNCH_BOUNDS). */
+#define GPUACT_DBIAS_BLOCKS(op, t0, t1, mask, fromx)                            \
+    (GPUACT_OP_##op == GPUACT_OP_backward && (mask) && !(fromx) && t1::size == 4 \
+         ? (t0::size == 2 ? GPUACT_MIN_BLOCKS_WIDEN : GPUACT_MIN_BLOCKS_DBIAS32)  \
+         : 1)
 /* hardtanh's forward on the selection path writing the mask, every array
    f16 (same). */
 #define GPUACT_HT16(op, t0, t1, t2, kind, mask, select)                                             \

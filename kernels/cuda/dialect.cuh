@@ -67,6 +67,12 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #ifndef GPUACT_MIN_BLOCKS_DBIAS32
 #define GPUACT_MIN_BLOCKS_DBIAS32 6
 #endif
+/* The same from a 16-bit dy, one vector per thread (widen,
+   GPUACT_ONE_VECTOR in ../contract.h, with the measurements): room for 8
+   blocks (31 registers). */
+#ifndef GPUACT_MIN_BLOCKS_WIDEN
+#define GPUACT_MIN_BLOCKS_WIDEN 8
+#endif
 /* The ReLU family's forward into a 16-bit y from a 4-byte array, on the
    element path (y16): room for 6 blocks (38-41 registers instead of 41-46,
    no spill). Measured on the H200 (docs/PERFORMANCE.md) against 4: the

@@ -12,7 +12,7 @@
 template <class DY, class X, class X2, int KIND, int MASK_, int DBIAS, int SELECT_, int FROMX_>
 __device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<DY, X, X2>::value, BLK = GPUACT_BLOCK };
-    enum { U = GPUACT_ONE_VECTOR(GPUACT_OP_glu_backward, KIND, 0, DBIAS, VEC == 8) ? 1 : GPUACT_UNROLL };
+    enum { U = GPUACT_ONE_VECTOR(GPUACT_OP_glu_backward, KIND, 0, DBIAS, VEC == 8, GPUACT_WIDENS(DY::size, X::size)) ? 1 : GPUACT_UNROLL };
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
     const bool has_bias = flags & GPUACT_F_BIAS;
     const bool aligned = layout & GPUACT_LAYOUT_ALIGNED; /* ../contract.h */
