@@ -28,7 +28,8 @@ extern "C" __global__ void narrow(const uint4 *in, uint4 *out, unsigned long lon
   }
 }
 '''
-m = cp.RawModule(code=src, options=("-arch=sm_90",))
+cc = cp.cuda.Device().compute_capability  # e.g. "90"
+m = cp.RawModule(code=src, options=(f"-arch=sm_{cc}",))
 N = 65536 * 8192  # elements
 a = cp.random.randint(0, 2**31, size=N, dtype=cp.uint32); b = cp.empty(N, dtype=cp.uint32)
 h = cp.random.randint(0, 2**31, size=N // 2, dtype=cp.uint32); w = cp.empty(N, dtype=cp.uint32)

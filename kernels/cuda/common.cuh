@@ -201,9 +201,9 @@ __device__ __forceinline__ gpuact_u32 gpuact_mask_read(const unsigned char *row,
    family's backward from the mask into a 4-byte dx (from a 16-bit dy:
    GPUACT_MIN_BLOCKS_WIDEN), else 1, the compiler's choice (see
    GPUACT_LAUNCH_BOUNDS). */
-#define GPUACT_DBIAS_BLOCKS(op, t0, t1, mask, fromx)                            \
-    (GPUACT_OP_##op == GPUACT_OP_backward && (mask) && !(fromx) && t1::size == 4 \
-         ? (t0::size == 2 ? GPUACT_MIN_BLOCKS_WIDEN : GPUACT_MIN_BLOCKS_DBIAS32)  \
+#define GPUACT_DBIAS_BLOCKS(op, t0, t1, mask, fromx)                                                  \
+    (GPUACT_OP_##op == GPUACT_OP_backward && (mask) && !(fromx) && t1::size == 4                       \
+         ? (GPUACT_WIDENS(t0::size, t1::size) ? GPUACT_MIN_BLOCKS_WIDEN : GPUACT_MIN_BLOCKS_DBIAS32) \
          : 1)
 /* hardtanh's forward on the selection path writing the mask, every array
    f16 (same). */
