@@ -798,9 +798,23 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
    Each of those groups gets at least GPUACT__DBIAS_MIN_SHORT_ROWS rows (of
    slices): with one or two rows each, NVIDIA's OpenCL wrote partial sums
    as large as dx. With 8, its f32 cells at 512-2048 x 8192 ran 1.2-2.1x
-   faster (H200, 2026-11-25, sixteenth session). */
+   faster (H200, 2026-11-25, sixteenth session). NVIDIA's OpenCL runs the
+   kernels in wide work-groups (GPUACT_CL_BLOCK_WIDE, 768 or 1024
+   work-items, two resident per multiprocessor) in _WIDE groups per unit:
+   one wave. Against 20 (ten waves) its bias-gradient cells in wide groups
+   ran 1.003-1.128x at 65536 x 8192, 16384 x 2048 and 8192 x 16384, the
+   bf16 dy into an f32 dx 1.016x, 1.003x and 1.094x; 1 group was 0.64x at
+   16384 x 2048, 4 and 8 within 0.99-1.01x of 20 (H200, 2026-11-25,
+   twenty-second session). Only where a row keeps at least half of its
+   work-groups' work-items busy: over 1000 f32 columns (125 of 768) the
+   f32 cells ran 0.84-0.92x, squared ReLU's 0.67x, over 2048 (256 of 768)
+   1.04-1.13x but squared ReLU's 0.93x. The few-rows count never raises a
+   launch's groups above the count without it. */
 #ifndef GPUACT__DBIAS_GROUPS_PER_UNIT
 #define GPUACT__DBIAS_GROUPS_PER_UNIT 20
+#endif
+#ifndef GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE
+#define GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE 2
 #endif
 #ifndef GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA
 #define GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA 24
@@ -1500,17 +1514,28 @@ static gpuact_result gpuact__workspace_release(gpuact_context *ctx, gpuact_strea
     return r;
 }
 
-/* Row groups of the bias gradient for a launch of gx blocks per row: about
-   ctx->dbias_groups (0: GPUACT__DBIAS_GROUPS_PER_UNIT) blocks per compute
-   unit; for few rows _SHORT, with at least GPUACT__DBIAS_MIN_SHORT_ROWS
-   rows each; at most rows and GPUACT__MAX_GRID_Y, and few enough that the
+/* Row groups per compute unit of a bias-gradient launch: ctx->dbias_groups
+   (0: GPUACT__DBIAS_GROUPS_PER_UNIT), _WIDE for a variant in NVIDIA
+   OpenCL's wide work-groups whose row keeps at least half of its
+   work-groups' work-items busy (L->grid_x set). */
+static size_t gpuact__dbias_groups(const gpuact_context *ctx, const gpuact__launch *L) {
+    if (ctx->variant_blocks == GPUACT__BLOCKS_CL_NV && gpuact__variant_block(ctx, &L->v) == GPUACT_CL_BLOCK_WIDE &&
+        2 * gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)) >= L->grid_x * gpuact__block(ctx, L))
+        return GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE;
+    return ctx->dbias_groups ? ctx->dbias_groups : GPUACT__DBIAS_GROUPS_PER_UNIT;
+}
+
+/* Row groups of the bias gradient for a launch of gx blocks per row:
+   about `groups` (gpuact__dbias_groups) blocks per compute unit; for few
+   rows at most _SHORT, with at least GPUACT__DBIAS_MIN_SHORT_ROWS rows
+   each; at most rows and GPUACT__MAX_GRID_Y, and few enough that the
    workspace's parts * cols * 4 bytes fit size_t (cols * 4 does: the dbias
    extent was checked). */
-static size_t gpuact__dbias_parts(const gpuact_context *ctx, size_t gx, size_t rows, size_t cols) {
-    const size_t groups = ctx->dbias_groups ? ctx->dbias_groups : GPUACT__DBIAS_GROUPS_PER_UNIT;
+static size_t gpuact__dbias_parts(const gpuact_context *ctx, size_t groups, size_t gx, size_t rows, size_t cols) {
     size_t want = gpuact__div_up((size_t)ctx->units * groups, gx), parts;
     if (rows / want < GPUACT__DBIAS_MIN_GROUP_ROWS) {
-        want = gpuact__div_up((size_t)ctx->units * GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT, gx);
+        const size_t few = gpuact__div_up((size_t)ctx->units * GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT, gx);
+        if (few < want) want = few;
         if (want > rows / GPUACT__DBIAS_MIN_SHORT_ROWS) want = rows / GPUACT__DBIAS_MIN_SHORT_ROWS;
     }
     parts = want < rows ? want : rows;
@@ -2090,7 +2115,8 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
         gpuact__launch F;
         int slot;
         L.grid_x = gpuact__grid_x(ctx, &L);
-        parts = gpuact__dbias_parts(ctx, L.grid_x, gpuact__div_up(d->rows, slices), d->cols);
+        parts = gpuact__dbias_parts(ctx, gpuact__dbias_groups(ctx, &L), L.grid_x, gpuact__div_up(d->rows, slices),
+                                    d->cols);
         if ((r = gpuact__workspace(ctx, s, parts * d->cols * 4, &L.part, &slot))) return r;
         L.grid_y = parts;
         memset(&F, 0, sizeof F);
@@ -2320,7 +2346,7 @@ GPUACT_DEF gpuact_result gpuact_glu_backward(gpuact_context *ctx, const gpuact_g
         gpuact__launch F;
         int slot, h;
         L.grid_x = gpuact__grid_x(ctx, &L);
-        parts = gpuact__dbias_parts(ctx, L.grid_x, d.rows, 2 * d.cols);
+        parts = gpuact__dbias_parts(ctx, gpuact__dbias_groups(ctx, &L), L.grid_x, d.rows, 2 * d.cols);
         if ((r = gpuact__workspace(ctx, s, parts * 2 * d.cols * 4, &L.part, &slot))) return r;
         L.grid_y = parts;
         r = gpuact__dispatch(ctx, s, &L);

@@ -746,8 +746,7 @@ static size_t dbias_parts(unsigned groups, size_t gx, size_t rows, size_t cols)
     gpuact_context c;
     memset(&c, 0, sizeof c);
     c.units = 132;
-    c.dbias_groups = groups;
-    return gpuact__dbias_parts(&c, gx, rows, cols);
+    return gpuact__dbias_parts(&c, groups ? groups : GPUACT__DBIAS_GROUPS_PER_UNIT, gx, rows, cols);
 }
 
 /* NVIDIA's OpenCL: the work-group width of a launch over cols columns of
@@ -768,6 +767,28 @@ static unsigned cl_width(int op, int kind, gpuact_dtype t, size_t cols)
     L.v.t[0] = L.v.t[1] = L.v.t[2] = t;
     L.cols = cols;
     return gpuact__cl_width(&c, &L);
+}
+/* Row groups per unit of the ReLU backward from the mask with the bias
+   gradient, dy and dx of dtypes t0 and t1, on a context whose kernels take
+   blocks by rule `blocks` (GPUACT__BLOCKS_*) and whose backend asks for
+   `groups` per unit (gpuact__dbias_groups) */
+static size_t dbias_groups(int blocks, unsigned groups, gpuact_dtype t0, gpuact_dtype t1, size_t cols)
+{
+    gpuact_context c;
+    gpuact__launch L;
+    memset(&c, 0, sizeof c);
+    memset(&L, 0, sizeof L);
+    c.variant_blocks = blocks;
+    c.dbias_groups = groups;
+    c.per_item32 = c.per_item16 = c.per_item_one32 = c.per_item_one16 = GPUACT_CL_VEC;
+    L.v.op = GPUACT_OP_backward;
+    L.v.kind = GPUACT_KIND_relu;
+    L.v.dbias = L.v.mask = 1;
+    L.v.t[0] = L.v.t[2] = t0;
+    L.v.t[1] = t1;
+    L.cols = cols;
+    L.grid_x = gpuact__grid_x(&c, &L);
+    return gpuact__dbias_groups(&c, &L);
 }
 static unsigned cl_dbias_width(gpuact_dtype t, size_t cols)
 {
@@ -870,6 +891,37 @@ static void internals(void)
                 dbias_parts(0, 1, 0, 64) == 1,
                 "want 125 (1000 rows, 8 each), 264 (few rows per group: the short count), 165 (many rows), 198 (24 "
                 "groups) and 1");
+    snprintf(why, sizeof why, "2 groups per unit over 4096 / 1024 rows: %zu %zu", dbias_parts(2, 1, 4096, 8192),
+             dbias_parts(2, 1, 1024, 8192));
+    expect_true("dbias parts: the few-rows count never raises a launch's groups",
+                dbias_parts(2, 1, 4096, 8192) == 264 && dbias_parts(2, 1, 1024, 8192) == 1024 / 8, why);
+    snprintf(why, sizeof why,
+             "NVIDIA OpenCL f32 over 8192 / 16384 / 4096 / 2048 / 1000 columns: %zu %zu %zu %zu %zu; bf16 into f32 "
+             "over 8192: %zu; bf16: %zu; CUDA f32: %zu; other OpenCL f32: %zu",
+             dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 8192),
+             dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 16384),
+             dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 4096),
+             dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 2048),
+             dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 1000),
+             dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_BF16, GPUACT_F32, 8192),
+             dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_BF16, GPUACT_BF16, 8192),
+             dbias_groups(GPUACT__BLOCKS_CUDA, 24, GPUACT_F32, GPUACT_F32, 8192),
+             dbias_groups(GPUACT__BLOCKS_FIXED, 0, GPUACT_F32, GPUACT_F32, 8192));
+    expect_true("bias-gradient row groups per unit: one wave for NVIDIA OpenCL's wide work-groups over rows that keep "
+                "half of them busy",
+                dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 8192) == GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE &&
+                    dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 16384) ==
+                        GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE &&
+                    dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 4096) ==
+                        GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE &&
+                    dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 2048) == 20 &&
+                    dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 1000) == 20 &&
+                    dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_BF16, GPUACT_F32, 8192) ==
+                        GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE &&
+                    dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_BF16, GPUACT_BF16, 8192) == 20 &&
+                    dbias_groups(GPUACT__BLOCKS_CUDA, 24, GPUACT_F32, GPUACT_F32, 8192) == 24 &&
+                    dbias_groups(GPUACT__BLOCKS_FIXED, 0, GPUACT_F32, GPUACT_F32, 8192) == GPUACT__DBIAS_GROUPS_PER_UNIT,
+                why);
     snprintf(why, sizeof why, "f32 over 8192 / 16384 / 4096 / 12288 / 1000 / 8 columns: %u %u %u %u %u %u; bf16: %u",
              cl_dbias_width(GPUACT_F32, 8192), cl_dbias_width(GPUACT_F32, 16384), cl_dbias_width(GPUACT_F32, 4096),
              cl_dbias_width(GPUACT_F32, 12288), cl_dbias_width(GPUACT_F32, 1000), cl_dbias_width(GPUACT_F32, 8),
