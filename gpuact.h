@@ -800,8 +800,9 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
    as large as dx. With 8, its f32 cells at 512-2048 x 8192 ran 1.2-2.1x
    faster (H200, 2026-11-25, sixteenth session). NVIDIA's OpenCL runs the
    kernels in wide work-groups (GPUACT_CL_BLOCK_WIDE, 768 or 1024
-   work-items, two resident per multiprocessor) in _WIDE groups per unit:
-   one wave. Against 20 (ten waves) its bias-gradient cells in wide groups
+   work-items; at their 33-38 registers one group of 1024 or two of 768
+   are resident per multiprocessor) in _WIDE groups per unit: one or two
+   waves. Against 20 (ten to twenty) its bias-gradient cells in wide groups
    ran 1.003-1.128x at 65536 x 8192, 16384 x 2048 and 8192 x 16384, the
    bf16 dy into an f32 dx 1.016x, 1.003x and 1.094x; 1 group was 0.64x at
    16384 x 2048, 4 and 8 within 0.99-1.01x of 20 (H200, 2026-11-25,
