@@ -1516,12 +1516,12 @@ static gpuact_result gpuact__workspace_release(gpuact_context *ctx, gpuact_strea
 }
 
 /* Row groups per compute unit of a bias-gradient launch: ctx->dbias_groups
-   (0: GPUACT__DBIAS_GROUPS_PER_UNIT), _WIDE for a variant in NVIDIA
-   OpenCL's wide work-groups whose row keeps at least half of its
-   work-groups' work-items busy (L->grid_x set). */
+   (0: GPUACT__DBIAS_GROUPS_PER_UNIT), _WIDE for one in NVIDIA OpenCL's
+   wide work-groups (gpuact__cl_width chose its width) whose row keeps at
+   least half of its work-groups' work-items busy (L->grid_x set). */
 static size_t gpuact__dbias_groups(const gpuact_context *ctx, const gpuact__launch *L) {
-    if (ctx->variant_blocks == GPUACT__BLOCKS_CL_NV && gpuact__variant_block(ctx, &L->v) == GPUACT_CL_BLOCK_WIDE &&
-        2 * gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)) >= L->grid_x * gpuact__block(ctx, L))
+    const unsigned wide = gpuact__cl_width(ctx, L);
+    if (wide && 2 * gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)) >= L->grid_x * wide)
         return GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE;
     return ctx->dbias_groups ? ctx->dbias_groups : GPUACT__DBIAS_GROUPS_PER_UNIT;
 }

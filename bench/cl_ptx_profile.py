@@ -74,7 +74,7 @@ dx = cp.empty((R, C), dtype=cp.float32)
 dummy = cp.zeros(16, dtype=cp.uint8)
 U64, F32, I32 = np.uint64, np.float32, np.int32
 per_item = 8
-gx = -(-(-(-C // per_item)) // a.width)  # ceil(ceil(C / per_item) / width)
+gx = -(-C // (per_item * a.width))  # work-groups along a row
 bits = cp.unpackbits(mask.ravel(), bitorder="little").reshape(R, mask_ld)[:, :C].astype(cp.bool_)
 want_dx = cp.where(bits, dyf, cp.float32(0))
 
