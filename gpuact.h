@@ -273,7 +273,8 @@ GPUACT_DEF const char *gpuact_last_error(void);
     X(Y_SOURCE_NEEDS_POSITIVE_SCALE, "the backward from y has scale > 0")                                    \
     X(BIAS_WITHOUT_X, "the backward reads a bias only with x (the forward's input)")                       \
     X(BOTH_OR_NEITHER, "glu ops: bias_a and bias_b, dbias_a and dbias_b are given in pairs")               \
-    X(KIND_NOT_GATED, "glu ops: act.kind gates (relu, GELU, GELU tanh, SiLU)")
+    X(KIND_NOT_GATED, "glu ops: act.kind gates (relu, GELU, GELU tanh, SiLU)")                            \
+    X(ACT_FLAGS_UNKNOWN, "act.flags holds only GPUACT_ACT_* bits")
 
 #define GPUACT__RULE_ENUM_(name, text) GPUACT_RULE_##name,
 typedef enum gpuact_rule {
@@ -363,7 +364,15 @@ typedef struct gpuact_activation {
     float negative_slope;         /* LEAKY_RELU: y = x * slope for x <= 0; must be >= 0 */
     float ceiling;                /* CLIPPED_RELU: y = min(max(x, 0), ceiling), > 0; HARDTANH: the upper bound */
     float lower;                  /* HARDTANH: y = min(max(x, lower), ceiling); lower <= ceiling */
+    unsigned flags;               /* GPUACT_ACT_* bits; 0 = the defaults */
 } gpuact_activation;
+/* act.flags. GELU, tanh-GELU and SiLU and their derivatives are evaluated
+   in f32 within 2 ulps by default (about a third of the instructions of
+   the precise evaluation, so they run at the memory's speed), within 1 ulp
+   with GPUACT_ACT_PRECISE; both give the same bits on every backend
+   (docs/NUMERICS_SMOOTH.md). The flag changes nothing for the other kinds,
+   which are exact. */
+enum { GPUACT_ACT_PRECISE = 1u };
 
 /* ReLU shortcuts: y = max(x, 0); dx = dy where !(x <= 0), else +0.
    x may be the forward's input or output in the backward. y may alias x,
@@ -866,6 +875,11 @@ static int gpuact__kind_from_y(int kind) {
 }
 /* Whether the kind evaluates exp, erf or tanh (GPUACT_TRANSCENDENTAL_KINDS). */
 static int gpuact__kind_transcendental(int kind) { return (int)((GPUACT_TRANSCENDENTAL_KINDS >> kind) & 1u); }
+/* The variant's precise field for a checked activation: the flag, where the
+   kind has an evaluation it changes. */
+static int gpuact__act_precise(const gpuact_activation *a) {
+    return (a->flags & GPUACT_ACT_PRECISE) && gpuact__kind_transcendental((int)a->kind);
+}
 /* Whether the glu ops take the kind (the table's glu column). */
 static int gpuact__kind_glu(int kind) {
 #define GPUACT__KIND_GLU_(name, slope, ceiling, lower, from_y, select, glu) glu,
@@ -892,6 +906,7 @@ static int gpuact__variant_reachable(const gpuact__variant *V) {
     if (V->op < 0 || V->op >= GPUACT_OP_COUNT) return 0;
     for (i = 0; i < 3; i++)
         if ((int)V->t[i] < 0 || (int)V->t[i] >= GPUACT_DT_COUNT) return 0;
+    if (V->precise && (V->op == GPUACT_OP_dbias || !gpuact__kind_transcendental(V->kind))) return 0;
     switch (V->op) {
     case GPUACT_OP_forward:
         if (V->fromx || (!gpuact__kind_select(V->kind) && (V->mask || V->select))) return 0;
@@ -953,7 +968,7 @@ static const char *gpuact__dtype_name(gpuact_dtype dt) {
     return gpuact__dtype_names[(unsigned)dt < GPUACT_DT_COUNT ? (int)dt : GPUACT_DT_COUNT];
 }
 
-/* The kernel's name: gpuact_<op>_<kind>[_mask|_frommask|_fromx][_dbias][_plain]_
+/* The kernel's name: gpuact_<op>_<kind>[_mask|_frommask|_fromx][_dbias][_plain][_precise]_
    <t0>_<t1>_<t2>, e.g. gpuact_fwd_relu_mask_f32_f32_f32 or
    gpuact_bwd_leaky_frommask_dbias_bf16_bf16_bf16; the dbias pass is
    gpuact_dbias_f32_<dbias dtype>_f32. */
@@ -962,10 +977,10 @@ static void gpuact__variant_name(const gpuact__variant *V, char *buf, size_t siz
         snprintf(buf, size, "gpuact_dbias_%s_%s_%s", gpuact__dtype_names[V->t[0]], gpuact__dtype_names[V->t[1]],
                  gpuact__dtype_names[V->t[2]]);
     else
-        snprintf(buf, size, "gpuact_%s_%s%s%s%s_%s_%s_%s", gpuact__op_short[V->op], gpuact__kind_names[V->kind],
+        snprintf(buf, size, "gpuact_%s_%s%s%s%s%s_%s_%s_%s", gpuact__op_short[V->op], gpuact__kind_names[V->kind],
                  V->fromx ? "_fromx" : !V->mask ? "" : V->op == GPUACT_OP_forward ? "_mask" : "_frommask",
-                 V->dbias ? "_dbias" : "",
-                 V->select ? "_plain" : "", gpuact__dtype_names[V->t[0]], gpuact__dtype_names[V->t[1]],
+                 V->dbias ? "_dbias" : "", V->select ? "_plain" : "", V->precise ? "_precise" : "",
+                 gpuact__dtype_names[V->t[0]], gpuact__dtype_names[V->t[1]],
                  gpuact__dtype_names[V->t[2]]);
 }
 /* The compiler options that select V in the kernel sources: its name, its
@@ -1681,6 +1696,9 @@ static gpuact_result gpuact__check_act(const char *fn, gpuact_activation *a) {
         gpuact__append(")");
         return GPUACT_ERROR_INVALID_ARGUMENT;
     }
+    if (a->flags & ~(unsigned)GPUACT_ACT_PRECISE)
+        return gpuact__refuse(GPUACT_RULE_ACT_FLAGS_UNKNOWN, "%s: act.flags = 0x%x has bits other than GPUACT_ACT_PRECISE (0x%x)",
+                              fn, a->flags, (unsigned)GPUACT_ACT_PRECISE);
     if (uses[a->kind][0] && !(a->negative_slope >= 0.0f))
         return gpuact__refuse(GPUACT_RULE_SLOPE_INVALID,
                               "%s: act.negative_slope = %g; %s needs a slope >= 0 (not NaN)", fn,
@@ -1986,7 +2004,7 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
     L.v.t[2] = d->bias.handle ? d->bias_dtype : d->x_dtype;
     L.in = d->x; L.out = d->y; L.bias = d->bias; L.mask = d->mask;
     L.rows = d->rows; L.cols = d->cols; L.ld_in = d->ld_x; L.ld_out = d->ld_y; L.mask_ld = d->mask_ld;
-    L.scale = d->scale; L.slope = d->act.negative_slope; L.v.kind = (int)d->act.kind;
+    L.scale = d->scale; L.slope = d->act.negative_slope; L.v.kind = (int)d->act.kind; L.v.precise = gpuact__act_precise(&d->act);
     L.ceiling = f->elementwise ? gpuact__round_to_dtype(d->x_dtype, d->act.ceiling) : d->act.ceiling;
     L.lower = f->elementwise ? gpuact__round_to_dtype(d->x_dtype, d->act.lower) : d->act.lower;
     L.flags = (d->bias.handle ? GPUACT_F_BIAS : 0) | (d->scale != 1.0f ? GPUACT_F_SCALE : 0) |
@@ -2098,7 +2116,7 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
     L.in = d->dy; L.out = d->dx; L.aux = d->x.handle ? d->x : d->y; L.bias = d->bias; L.mask = d->mask;
     L.rows = d->rows; L.cols = d->cols; L.ld_in = d->ld_dy; L.ld_out = d->ld_dx;
     L.ld_aux = d->x.handle ? d->ld_x : d->ld_y;
-    L.mask_ld = d->mask_ld; L.scale = d->scale; L.slope = d->act.negative_slope; L.v.kind = (int)d->act.kind;
+    L.mask_ld = d->mask_ld; L.scale = d->scale; L.slope = d->act.negative_slope; L.v.kind = (int)d->act.kind; L.v.precise = gpuact__act_precise(&d->act);
     L.ceiling = b->elementwise ? gpuact__round_to_dtype(d->dy_dtype, d->act.ceiling) : d->act.ceiling;
     L.lower = b->elementwise ? gpuact__round_to_dtype(d->dy_dtype, d->act.lower) : d->act.lower;
     L.flags = (d->scale != 1.0f ? GPUACT_F_SCALE : 0) | (d->bias.handle ? GPUACT_F_BIAS : 0);
@@ -2282,6 +2300,7 @@ GPUACT_DEF gpuact_result gpuact_glu_forward(gpuact_context *ctx, const gpuact_gl
     L.v.t[0] = L.v.t[2] = d.x_dtype;
     L.v.t[1] = d.y_dtype;
     L.v.kind = (int)d.act.kind;
+    L.v.precise = gpuact__act_precise(&d.act);
     L.in = d.a; L.aux = d.b; L.out = d.y; L.bias = d.bias_a; L.bias2 = d.bias_b;
     L.rows = d.rows; L.cols = d.cols; L.ld_in = d.ld_a; L.ld_aux = d.ld_b; L.ld_out = d.ld_y;
     L.flags = d.bias_a.handle ? GPUACT_F_BIAS : 0;
@@ -2336,6 +2355,7 @@ GPUACT_DEF gpuact_result gpuact_glu_backward(gpuact_context *ctx, const gpuact_g
     L.v.t[0] = d.dy_dtype;
     L.v.t[1] = L.v.t[2] = d.x_dtype;
     L.v.kind = (int)d.act.kind;
+    L.v.precise = gpuact__act_precise(&d.act);
     L.v.dbias = d.dbias_a.handle != NULL;
     L.in = d.dy; L.aux = d.a; L.aux2 = d.b; L.out = d.da; L.out2 = d.db; L.bias = d.bias_a; L.bias2 = d.bias_b;
     L.rows = d.rows; L.cols = d.cols; L.ld_in = d.ld_dy; L.ld_aux = d.ld_a; L.ld_aux2 = d.ld_b;

@@ -52,7 +52,8 @@ class Buffer(Structure):
 
 
 class Activation(Structure):
-    _fields_ = [("kind", c_int), ("negative_slope", c_float), ("ceiling", c_float), ("lower", c_float)]
+    _fields_ = [("kind", c_int), ("negative_slope", c_float), ("ceiling", c_float), ("lower", c_float),
+                ("flags", ctypes.c_uint)]
 
 
 class ContextDesc(Structure):
@@ -127,14 +128,20 @@ STRUCTS_V0 = dict({k: v for k, v in STRUCTS.items() if "glu" not in k}, gpuact_a
                   gpuact_backward_desc=_v0(BackwardDesc, "BackwardDescV0"),
                   gpuact_epilogue_desc=_v0(EpilogueDesc, "EpilogueDescV0"),
                   gpuact_epilogue_backward_desc=_v0(EpilogueBackwardDesc, "EpilogueBackwardDescV0"))
+# The layout before gpuact_activation's flags (GPUACT_ACT_PRECISE), for A/B against such a build.
+ActivationV1 = type("ActivationV1", (Structure,), {"_fields_": Activation._fields_[:4]})
+STRUCTS_V1 = {k: (ActivationV1 if v is Activation else
+                  type(v.__name__ + "V1", (Structure,),
+                       {"_fields_": [(f, ActivationV1 if t is Activation else t) for f, t in v._fields_]}))
+              for k, v in STRUCTS.items()}
 
 
 class GpuactError(RuntimeError):
     pass
 
 
-def act(kind=RELU, slope=0.0, ceiling=0.0, lower=0.0):
-    return Activation(kind, slope, ceiling, lower)
+def act(kind=RELU, slope=0.0, ceiling=0.0, lower=0.0, flags=0):
+    return Activation(kind, slope, ceiling, lower, flags)
 
 
 def buf(x):
@@ -180,16 +187,17 @@ class Gpuact:
         lib.gpuact_relu_backward.argtypes = [c_void_p, c_int, c_size_t, Buffer, Buffer, Buffer, c_void_p]
         lib.gpuact_shared_layout.argtypes = [c_char_p, c_char_p]
         lib.gpuact_shared_layout.restype = c_size_t
-        v0 = lib.gpuact_shared_layout(b"gpuact_activation", b"") == ctypes.sizeof(ActivationV0)
-        self.structs = STRUCTS_V0 if v0 else STRUCTS
+        act_size = lib.gpuact_shared_layout(b"gpuact_activation", b"")
+        self.structs = {ctypes.sizeof(ActivationV0): STRUCTS_V0, ctypes.sizeof(ActivationV1): STRUCTS_V1}.get(
+            act_size, STRUCTS)
         self.S = {k.replace("gpuact_", ""): v for k, v in self.structs.items()}
         lib.gpuact_forward.argtypes = [c_void_p, POINTER(self.S["forward_desc"]), c_void_p]
         lib.gpuact_backward.argtypes = [c_void_p, POINTER(self.S["backward_desc"]), c_void_p]
         lib.gpuact_epilogue_forward.argtypes = [c_void_p, POINTER(self.S["epilogue_desc"]), c_void_p]
         lib.gpuact_epilogue_backward.argtypes = [c_void_p, POINTER(self.S["epilogue_backward_desc"]), c_void_p]
-        if not v0:
-            lib.gpuact_glu_forward.argtypes = [c_void_p, POINTER(GluDesc), c_void_p]
-            lib.gpuact_glu_backward.argtypes = [c_void_p, POINTER(GluBackwardDesc), c_void_p]
+        if self.structs is not STRUCTS_V0:
+            lib.gpuact_glu_forward.argtypes = [c_void_p, POINTER(self.S["glu_desc"]), c_void_p]
+            lib.gpuact_glu_backward.argtypes = [c_void_p, POINTER(self.S["glu_backward_desc"]), c_void_p]
             lib.gpuact_glu_forward.restype = lib.gpuact_glu_backward.restype = c_int
         lib.gpuact_shared_context_stream.argtypes = [c_void_p]
         lib.gpuact_shared_context_stream.restype = c_void_p
@@ -247,6 +255,10 @@ class Gpuact:
         a = a or act()
         if self.structs is STRUCTS:
             return a
+        if self.structs is STRUCTS_V1:  # a build from before GPUACT_ACT_PRECISE: the default evaluation only
+            if a.flags:
+                raise GpuactError("this build predates act.flags")
+            return ActivationV1(a.kind, a.negative_slope, a.ceiling, a.lower)
         if a.kind > CLIPPED:
             raise GpuactError("this build predates activation kind %d" % a.kind)
         return ActivationV0(a.kind, a.negative_slope, a.ceiling)
@@ -312,16 +324,16 @@ class Gpuact:
     def glu_op(self, rows, cols, a, b, y, x_dtype, y_dtype, act_=None, bias_a=None, bias_b=None, ld_a=0, ld_b=0,
                ld_y=0):
         """y = act(a + bias_a) * (b + bias_b); a, b may be Buffers into one tensor (the halves)."""
-        d = GluDesc()
-        d.act = act_ or act(SILU)
+        d = self.S["glu_desc"]()
+        d.act = self._act(act_ or act(SILU))
         d.rows, d.cols, d.x_dtype, d.y_dtype, d.ld_a, d.ld_b, d.ld_y = rows, cols, x_dtype, y_dtype, ld_a, ld_b, ld_y
         d.a, d.b, d.y, d.bias_a, d.bias_b = buf(a), buf(b), buf(y), buf(bias_a), buf(bias_b)
         return self._op(self.lib.gpuact_glu_forward, "gpuact_glu_forward", self.ctx, byref(d), self.stream)
 
     def glu_backward_op(self, rows, cols, dy, a, b, da, db, dy_dtype, x_dtype, act_=None, bias_a=None, bias_b=None,
                         dbias_a=None, dbias_b=None, dbias_dtype=F32, ld_dy=0, ld_a=0, ld_b=0, ld_da=0, ld_db=0):
-        d = GluBackwardDesc()
-        d.act = act_ or act(SILU)
+        d = self.S["glu_backward_desc"]()
+        d.act = self._act(act_ or act(SILU))
         d.rows, d.cols, d.dy_dtype, d.x_dtype, d.dbias_dtype = rows, cols, dy_dtype, x_dtype, dbias_dtype
         d.ld_dy, d.ld_a, d.ld_b, d.ld_da, d.ld_db = ld_dy, ld_a, ld_b, ld_da, ld_db
         d.dy, d.a, d.b, d.bias_a, d.bias_b = buf(dy), buf(a), buf(b), buf(bias_a), buf(bias_b)

@@ -48,7 +48,7 @@ static int run(gpuact_context *ctx, gpuact_activation act, const char *name, siz
 
 int main(void) {
     gpuact_context *ctx;
-    gpuact_activation leaky = {GPUACT_LEAKY_RELU, 0.01f, 0.0f, 0.0f}, relu6 = {GPUACT_CLIPPED_RELU, 0.0f, 6.0f, 0.0f};
+    gpuact_activation leaky = {GPUACT_LEAKY_RELU, 0.01f, 0.0f, 0.0f, 0u}, relu6 = {GPUACT_CLIPPED_RELU, 0.0f, 6.0f, 0.0f, 0u};
     int bad;
     CHECK(gpuact_context_create(NULL, &ctx));
     printf("%s on %s\n", gpuact_backend_name(gpuact_context_backend(ctx)), gpuact_context_device_name(ctx));

@@ -61,31 +61,39 @@ GPUACT_FN int gpuact_kind_slope(int kind) { return GPUACT_ACTIVATIONS(GPUACT_KIN
    dx = g * gpuact_grad(z). */
 GPUACT_FN int gpuact_kind_select(int kind) { return GPUACT_ACTIVATIONS(GPUACT_KIND_SELECT_) 0; }
 
-/* Whether a result rounded to a dtype of `bytes` bytes takes the lean
-   evaluation of the smooth kinds (smooth.h's gpuact_*_16: a few f32 ulps,
-   about half the instructions): the 16-bit outputs. Every dialect and the
-   CPU reference decide with this one rule. */
-GPUACT_FN int gpuact_lean(int bytes) { return bytes == 2; }
+/* The evaluation of GELU, tanh-GELU and SiLU (smooth.h) for a result
+   rounded to a dtype of `bytes` bytes: the precise one (within 1 ulp) when
+   the variant asks for it, else the lean one (gpuact_*_16: a few f32 ulps)
+   for a 16-bit result and the default one (gpuact_*_fast: within 2 ulps)
+   for an f32 result. Every dialect and the CPU reference decide with this
+   one rule. */
+enum { GPUACT_EVAL_PRECISE, GPUACT_EVAL_FAST, GPUACT_EVAL_LEAN };
+GPUACT_FN int gpuact_eval(int bytes, int precise) {
+    return precise ? GPUACT_EVAL_PRECISE : bytes == 2 ? GPUACT_EVAL_LEAN : GPUACT_EVAL_FAST;
+}
 
-/* y = act(z) in f32 (lean: for a 16-bit result, gpuact_lean). hardtanh is torch.clamp(z, lo, c): a NaN passes, and
+/* One of the three evaluations of a smooth function (ev: gpuact_eval). */
+#define GPUACT_EVAL_(ev, f, z) \
+    ((ev) == GPUACT_EVAL_LEAN ? f##_16(z) : (ev) == GPUACT_EVAL_FAST ? f##_fast(z) : f(z))
+/* y = act(z) in f32 (ev: gpuact_eval). hardtanh is torch.clamp(z, lo, c): a NaN passes, and
    at a bound of 0 the order is that of max/min with -0 < +0 (the host
    gives +0 for a bound of -0): -0 becomes lo = +0, stays -0 below c = +0. */
-GPUACT_FN float gpuact_act(int kind, float z, float slope, float c, float lo, int lean) {
+GPUACT_FN float gpuact_act(int kind, float z, float slope, float c, float lo, int ev) {
     if (kind == GPUACT_KIND_leaky) return z > 0.0f ? z : z * slope;
     if (kind == GPUACT_KIND_clipped) return z <= 0.0f ? 0.0f : (z >= c ? c : z);
     if (kind == GPUACT_KIND_hardtanh) return z <= lo ? lo : (z > c ? c : z);
-    if (kind == GPUACT_KIND_gelu) return lean ? gpuact_gelu_erf_16(z) : gpuact_gelu_erf(z);
-    if (kind == GPUACT_KIND_gelu_tanh) return lean ? gpuact_gelu_tanh_16(z) : gpuact_gelu_tanh(z);
-    if (kind == GPUACT_KIND_silu) return lean ? gpuact_silu_16(z) : gpuact_silu(z);
+    if (kind == GPUACT_KIND_gelu) return GPUACT_EVAL_(ev, gpuact_gelu_erf, z);
+    if (kind == GPUACT_KIND_gelu_tanh) return GPUACT_EVAL_(ev, gpuact_gelu_tanh, z);
+    if (kind == GPUACT_KIND_silu) return GPUACT_EVAL_(ev, gpuact_silu, z);
     if (kind == GPUACT_KIND_sqrelu) return z <= 0.0f ? 0.0f : z * z;
     return z <= 0.0f ? 0.0f : z;
 }
-/* d act / dz of a smooth kind (lean as gpuact_act; squared ReLU: 2z where z > 0, as torch's
+/* d act / dz of a smooth kind (ev as gpuact_act; squared ReLU: 2z where z > 0, as torch's
    pow and threshold backward give; a NaN z gives NaN). */
-GPUACT_FN float gpuact_grad(int kind, float z, int lean) {
-    if (kind == GPUACT_KIND_gelu) return lean ? gpuact_gelu_erf_d_16(z) : gpuact_gelu_erf_d(z);
-    if (kind == GPUACT_KIND_gelu_tanh) return lean ? gpuact_gelu_tanh_d_16(z) : gpuact_gelu_tanh_d(z);
-    if (kind == GPUACT_KIND_silu) return lean ? gpuact_silu_d_16(z) : gpuact_silu_d(z);
+GPUACT_FN float gpuact_grad(int kind, float z, int ev) {
+    if (kind == GPUACT_KIND_gelu) return GPUACT_EVAL_(ev, gpuact_gelu_erf_d, z);
+    if (kind == GPUACT_KIND_gelu_tanh) return GPUACT_EVAL_(ev, gpuact_gelu_tanh_d, z);
+    if (kind == GPUACT_KIND_silu) return GPUACT_EVAL_(ev, gpuact_silu_d, z);
     return z <= 0.0f ? 0.0f : z + z;
 }
 /* Whether a smooth kind's gradient is +0 at z by selection, whatever dy is
@@ -324,14 +332,14 @@ GPUACT_FN float gpuact_act_minmax(int kind, float z, float c, float lo) {
    conversion: fl >= 0, the flags as a constant, with a bias, a scale or
    (RAW) x's NaN put back afterwards, so a NaN result is the canonical one
    either way (clipped ReLU and hardtanh then take gpuact_act_minmax). */
-GPUACT_FN float gpuact_act_fl(int kind, int fl, float z, float slope, float c, float lo, int lean) {
+GPUACT_FN float gpuact_act_fl(int kind, int fl, float z, float slope, float c, float lo, int ev) {
 #ifdef GPUACT_MIN_NAN
     if (fl >= 0 && (fl & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) &&
         (kind == GPUACT_KIND_clipped || kind == GPUACT_KIND_hardtanh))
         return gpuact_act_minmax(kind, z, c, lo);
 #endif
     (void)fl;
-    return gpuact_act(kind, z, slope, c, lo, lean);
+    return gpuact_act(kind, z, slope, c, lo, ev);
 }
 /* ---- one element of dtype dt (known at compile time) as raw bits: the
    element paths (f32 and mixed dtypes) of every dialect. */
@@ -394,7 +402,7 @@ GPUACT_FN void gpuact_fromf2_dt(int dt, float lo, float hi, gpuact_u32 *a, gpuac
    H200 at 65536 x 8192: CUDA (with GPUACT_Y16's launch bound) 1.15-1.33x
    faster, 97-103% of copy; NVIDIA's OpenCL writing the mask 1.07-1.34x,
    100-102% (docs/PERFORMANCE.md). */
-GPUACT_FN gpuact_u32 gpuact_fwd_elems(int kind, int xd, int yd, int sel, int fl, int vec, const gpuact_u32 *x,
+GPUACT_FN gpuact_u32 gpuact_fwd_elems(int kind, int precise, int xd, int yd, int sel, int fl, int vec, const gpuact_u32 *x,
                                       const float *b, gpuact_u32 *y, int has_bias, int flags, float scale,
                                       float slope, float ceiling, float lower, gpuact_u32 cbits, gpuact_u32 lbits) {
     const int y16 = yd != GPUACT_DT_f32;
@@ -419,7 +427,7 @@ GPUACT_FN gpuact_u32 gpuact_fwd_elems(int kind, int xd, int yd, int sel, int fl,
         } else {
             float z = gpuact_tof_dt(xd, x[k]), vk;
             if (has_bias) z += b[k];
-            vk = gpuact_act_fl(kind, y16 ? fl : -1, z, slope, ceiling, lower, gpuact_lean(y16 ? 2 : 4));
+            vk = gpuact_act_fl(kind, y16 ? fl : -1, z, slope, ceiling, lower, gpuact_eval(y16 ? 2 : 4, precise));
             if (flags & GPUACT_F_SCALE) vk *= scale;
             if (y16) v[k] = vk; /* rounded below */
             /* no bias, scale 1, xd == yd, not the selection path: a NaN x keeps its bits */
@@ -451,7 +459,7 @@ GPUACT_FN gpuact_u32 gpuact_fwd_elems(int kind, int xd, int yd, int sel, int fl,
    selection path (no bias, scale 1, xd == yd); fl >= 0: flags is that
    constant, so choices on it are made at compile time. bw: the bias's
    words (has_bias); c2 / l2: the bounds as y's bits in both lanes. */
-GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int xd, int yd, int bd, int sel, int fl, const gpuact_u32 *x,
+GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int precise, int xd, int yd, int bd, int sel, int fl, const gpuact_u32 *x,
                                       const gpuact_u32 *bw, gpuact_u32 *y, int has_bias, int flags, float scale,
                                       float slope, float ceiling, float lower, gpuact_u32 c2, gpuact_u32 l2) {
     gpuact_u32 top[4]; /* bits 15 and 31: where each lane's gradient passes */
@@ -486,8 +494,8 @@ GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int xd, int yd, int bd, int sel,
                 zl += bl;
                 zh += bh;
             }
-            vl = gpuact_act_fl(kind, fl, zl, slope, ceiling, lower, gpuact_lean(2));
-            vh = gpuact_act_fl(kind, fl, zh, slope, ceiling, lower, gpuact_lean(2));
+            vl = gpuact_act_fl(kind, fl, zl, slope, ceiling, lower, gpuact_eval(2, precise));
+            vh = gpuact_act_fl(kind, fl, zh, slope, ceiling, lower, gpuact_eval(2, precise));
             if (flags & GPUACT_F_SCALE) {
                 vl *= scale;
                 vh *= scale;
@@ -543,7 +551,7 @@ GPUACT_FN void gpuact_bwd_words(int kind, int dyd, int dxd, int sel, const gpuac
    z = s (+ b, the bias as floats) in f32 (fromx), or from s's bits; a
    smooth kind (fromx): dx = (dy (* scale)) * act'(z). sd: the region
    source's dtype; cbits / lbits: the bounds as its bits. */
-GPUACT_FN void gpuact_bwd_words_vec(int kind, int dyd, int dxd, int sd, int from_mask, int sel, int fromx,
+GPUACT_FN void gpuact_bwd_words_vec(int kind, int precise, int dyd, int dxd, int sd, int from_mask, int sel, int fromx,
                                     const gpuact_u32 *dy, const gpuact_u32 *s, gpuact_u32 bits, const float *b,
                                     int has_bias, int do_scale, float scale, float slope, float ceiling, float lower,
                                     gpuact_u32 cbits, gpuact_u32 lbits, gpuact_u32 *dx) {
@@ -562,8 +570,8 @@ GPUACT_FN void gpuact_bwd_words_vec(int kind, int dyd, int dxd, int sd, int from
                 gl *= scale;
                 gh *= scale;
             }
-            dx[j] = gpuact_pack2_dt(dxd, 1, gl * gpuact_grad(kind, zl, gpuact_lean(2)),
-                                    gh * gpuact_grad(kind, zh, gpuact_lean(2))) &
+            dx[j] = gpuact_pack2_dt(dxd, 1, gl * gpuact_grad(kind, zl, gpuact_eval(2, precise)),
+                                    gh * gpuact_grad(kind, zh, gpuact_eval(2, precise))) &
                     ~((gpuact_grad_zero(kind, zl) ? 0xffffu : 0u) | (gpuact_grad_zero(kind, zh) ? 0xffff0000u : 0u));
         }
         return;

@@ -64,9 +64,15 @@
              formed it (the forward's input x, and its bias), and the
              derivative comes from z: exactly the smooth kinds (the ReLU
              family's backward takes the mask or y, never x)
+     precise the GELU, tanh-GELU and SiLU evaluation within 1 ulp
+             (smooth.h's gpuact_gelu_erf, ...; gpuact_activation's
+             GPUACT_ACT_PRECISE) instead of the default within 2 ulps
+             (gpuact_*_fast) or, for a 16-bit result, the lean one
+             (gpuact_*_16): gpuact_eval
    Reachable combinations (gpuact__variant_reachable in gpuact.h) are the
    only ones that exist as kernels. */
-#define GPUACT_FIELDS(X) X(kind, KIND, GPUACT_KIND_COUNT) X(mask, MASK, 2) X(dbias, DBIAS, 2) X(select, SELECT, 2) X(fromx, FROMX, 2)
+#define GPUACT_FIELDS(X) X(kind, KIND, GPUACT_KIND_COUNT) X(mask, MASK, 2) X(dbias, DBIAS, 2) X(select, SELECT, 2) X(fromx, FROMX, 2) \
+    X(precise, PRECISE, 2)
 
 /* Run-time flags of the general (non-select) paths. */
 enum {

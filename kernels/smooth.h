@@ -503,6 +503,253 @@ GPUACT_FN float gpuact_gelu_erf_d(float x) {
     return gpuact_sm_canon(r);
 }
 
+/* ---- the default f32 evaluation ----------------------------------------------------
+   gpuact_*_fast: at most 2 ulps (docs/NUMERICS_SMOOTH.md) in about a third
+   of the precise functions' instructions. The difference is the
+   exponential: the precise functions carry e^a as a double-float to the
+   last rounding, these take it in single precision as 2^k (1 + s) and fold
+   the 1 + s into the last fused multiply-add, so the result is still
+   rounded once or twice. The rare far ranges (|x| > 3.5) keep the precise
+   code on a branch that N(0, 1) data take for one element in 2000. */
+
+/* e^r - 1 = r + r^2 R(r) for |r| <= 0.375 (R: degree-5 minimax, 0.01 ulp
+   of e^r). */
+GPUACT_FN float gpuact_sm_expm1r(float r) {
+    float p = GPUACT_FMA(1.976405183e-04f, r, 1.394845196e-03f);
+    p = GPUACT_FMA(p, r, 8.333573118e-03f);
+    p = GPUACT_FMA(p, r, 4.166626558e-02f);
+    p = GPUACT_FMA(p, r, 1.666666567e-01f);
+    p = GPUACT_FMA(p, r, 0.5f);
+    return GPUACT_FMA(r * r, p, r);
+}
+
+/* e^(ah + al) = 2^k (1 + s) for ah in [-104, 0], |al| <= 0.03: returns s,
+   *kb = k + 127. k = round(ah / ln2); ah - k ln2hi is exact (gpuact_sm_exp). */
+GPUACT_FN float gpuact_sm_exps(float ah, float al, gpuact_u32 *kb) {
+    const float j = GPUACT_FMA(ah, 1.442695022e+00f, 12582912.0f);
+    const float kf = j - 12582912.0f;
+    *kb = gpuact_as_u32(j) - 0x4b3fff81u;
+    return gpuact_sm_expm1r(GPUACT_FMA(-kf, 6.931471825e-01f, ah) + GPUACT_FMA(-kf, -1.904654212e-09f, al));
+}
+
+/* x Phi(x) for |x| <= 3.5 (y = |x|): Q(y) = e^A(y) / 2 with A as in
+   gpuact_sm_gelu_near; y Q = y 2^(k-1) (1 + s) rounded once. */
+GPUACT_FN float gpuact_sm_gelu_near_fast(float x, float y) {
+    const float sh = y * y;
+    const float sl = GPUACT_FMA(y, y, -sh);
+    const float p2 = -4.215075076e-01f * sh;
+    const float e2 = GPUACT_FMA(-4.215075076e-01f, sh, -p2);
+    const float p1 = -7.105615139e-01f * y;
+    const float e1 = GPUACT_FMA(-7.105615139e-01f, y, -p1);
+    const float vh = p2 + p1; /* TwoSum */
+    const float vb = vh - p2;
+    const float ve = (p2 - (vh - vb)) + (p1 - vb);
+    const float t = y - 1.75f;
+    float lam = GPUACT_FMA(-4.162432177e-08f, t, 2.701625306e-07f);
+    lam = GPUACT_FMA(lam, t, -7.365675287e-07f);
+    lam = GPUACT_FMA(lam, t, -8.767652844e-07f);
+    lam = GPUACT_FMA(lam, t, 3.099511378e-05f);
+    lam = GPUACT_FMA(lam, t, -2.872592304e-04f);
+    lam = GPUACT_FMA(lam, t, 1.973336795e-03f);
+    lam = GPUACT_FMA(lam, t, -1.169599593e-02f);
+    lam = GPUACT_FMA(lam, t, -1.327788178e-02f);
+    lam = GPUACT_FMA(lam, t, 3.209005296e-02f);
+    lam = GPUACT_FMA(lam, t, 1.009857561e-02f);
+    {
+        gpuact_u32 kb;
+        const float s = gpuact_sm_exps(vh, ((GPUACT_FMA(-4.215075076e-01f, sl, e2) + e1) + ve) + lam, &kb);
+        const float ys = y * gpuact_sm_pow2(kb - 1u);
+        const float g = GPUACT_FMA(ys, s, ys); /* y Q(y) >= +0 */
+        return x >= 0.0f ? x - g : -g;         /* -0 - (+0) is -0 */
+    }
+}
+
+GPUACT_FN float gpuact_gelu_erf_fast(float x) {
+    const float y = gpuact_sm_abs(x);
+    float r = gpuact_sm_gelu_near_fast(x, y > 3.5f ? 3.5f : y);
+    if (y > 3.5f) r = gpuact_sm_sign_of(x > 6.0f ? x : (x < -14.5f ? x * 0.0f : gpuact_sm_gelu_far(x, y)), x);
+    return gpuact_sm_canon(r);
+}
+
+/* gelu'(x) for |x| <= 3.5: U = e^(-y^2/2) (y - y0) P(y) as in
+   gpuact_sm_gelud_near, with P in single precision (its low parts folded
+   into the product's) and e^(-y^2/2) = 2^k (1 + s). */
+GPUACT_FN float gpuact_sm_gelud_near_fast(float x, float y) {
+    const float sh = y * y;
+    gpuact_u32 kb;
+    const float s = gpuact_sm_exps(-0.5f * sh, -0.5f * GPUACT_FMA(y, y, -sh), &kb);
+    /* t = y - y0 as th + tl (TwoSum) */
+    const float th = y - 7.517915368e-01f;
+    const float tb = th - y;
+    const float tl = ((y - (th - tb)) - (7.517915368e-01f + tb)) + 1.211444989e-08f;
+    const float tau = y - 1.75f;
+    float p = GPUACT_FMA(3.940619386e-09f, tau, -1.881921463e-08f);
+    p = GPUACT_FMA(p, tau, 4.901410477e-08f);
+    p = GPUACT_FMA(p, tau, -2.262724763e-07f);
+    p = GPUACT_FMA(p, tau, 1.156749818e-06f);
+    p = GPUACT_FMA(p, tau, -4.956636076e-06f);
+    p = GPUACT_FMA(p, tau, 2.026084076e-05f);
+    p = GPUACT_FMA(p, tau, -8.091671043e-05f);
+    p = GPUACT_FMA(p, tau, 3.103424679e-04f);
+    p = GPUACT_FMA(p, tau, -1.136581646e-03f);
+    p = GPUACT_FMA(p, tau, 3.958301153e-03f);
+    p = GPUACT_FMA(p, tau, -1.302672550e-02f);
+    p = GPUACT_FMA(p, tau, 4.018071666e-02f);
+    {
+        /* P = P0 + tau p as ph + pl: the last step's rounding (P0 - ph is
+           exact) and P's low parts (P0l + c1l tau) */
+        const float ph = GPUACT_FMA(tau, p, -5.138378739e-01f);
+        const float pl = GPUACT_FMA(tau, p, -5.138378739e-01f - ph) + GPUACT_FMA(7.620808984e-10f, tau, -5.337775999e-09f);
+        /* W = t P as wh + wl */
+        const float wh = th * ph;
+        const float wl = GPUACT_FMA(th, pl, GPUACT_FMA(tl, ph, GPUACT_FMA(th, ph, -wh)));
+        const float sc = gpuact_sm_pow2(kb);
+        const float ws = wh * sc, wls = wl * sc;
+        const float u = ws + GPUACT_FMA(ws, s, GPUACT_FMA(wls, s, wls)); /* 2^k (1 + s) W */
+        return x > 0.0f ? 1.0f - u : u;
+    }
+}
+
+GPUACT_FN float gpuact_gelu_erf_d_fast(float x) {
+    const float y = gpuact_sm_abs(x);
+    float r = gpuact_sm_gelud_near_fast(x, y > 3.5f ? 3.5f : y);
+    if (y > 3.5f) r = x > 6.5f ? (x - x) + 1.0f : (x < -14.6f ? x * 0.0f : gpuact_sm_gelud_far(x, y));
+    return gpuact_sm_canon(r);
+}
+
+
+/* 1/d for d in [1, 2] to 2^-26: the minimax quadratic and two Newton steps. */
+GPUACT_FN float gpuact_sm_rcp12q(float d) {
+    float r = GPUACT_FMA(GPUACT_FMA(3.232316971e-01f, d, -1.454543948e+00f), d, 2.121211529e+00f);
+    r = GPUACT_FMA(r, GPUACT_FMA(-d, r, 1.0f), r);
+    return GPUACT_FMA(r, GPUACT_FMA(-d, r, 1.0f), r);
+}
+
+/* 1 + e as dh + dl (to 2^-48 or so) for e = 2^k (1 + s) in (0, 1] given
+   sc = 2^k. */
+GPUACT_FN void gpuact_sm_one_plus(float sc, float s, float *dh, float *dl) {
+    *dh = GPUACT_FMA(sc, s, 1.0f + sc);
+    *dl = GPUACT_FMA(sc, s, (1.0f - *dh) + sc); /* (1 - dh) + sc is exact: both on the grid of 2^-24 */
+}
+
+/* x e^-z / (1 + e^-z) for x <= 0, x / (1 + e^-z) for x > 0, e^-z = 2^k (1 + s)
+   (kb = k + 127, k >= -126): the numerator rounded once as nh + nl, the
+   quotient by a reciprocal and one exact residual. */
+GPUACT_FN float gpuact_sm_xsig_fast(float x, float s, gpuact_u32 kb) {
+    const float sc = gpuact_sm_pow2(kb);
+    float dh, dl;
+    gpuact_sm_one_plus(sc, s, &dh, &dl);
+    {
+        const float xs = x * sc;
+        const float eh = GPUACT_FMA(xs, s, xs);
+        const float nh = x > 0.0f ? x : eh;
+        const float nl = x > 0.0f ? 0.0f : GPUACT_FMA(xs, s, xs - eh);
+        const float r = gpuact_sm_rcp12q(dh);
+        const float q = nh * r;
+        const float rem = GPUACT_FMA(-q, dl, GPUACT_FMA(-q, dh, nh) + nl);
+        return GPUACT_FMA(rem, r, q);
+    }
+}
+
+GPUACT_FN float gpuact_silu_fast(float x) {
+    const float y = gpuact_sm_abs(x);
+    const float yc = y > 87.0f ? 87.0f : y; /* NaN stays NaN */
+    gpuact_u32 kb;
+    const float s = gpuact_sm_exps(-yc, 0.0f, &kb);
+    float r = gpuact_sm_xsig_fast(x, s, kb);
+    if (x < -87.0f) r = y > 112.0f ? x * 0.0f : gpuact_sm_tiny(y, -y, 0.0f); /* -inf: NaN */
+    r = x > 87.0f ? x : r;                                                  /* +inf: +inf */
+    return gpuact_sm_canon(gpuact_sm_sign_of(r, x));
+}
+
+GPUACT_FN float gpuact_gelu_tanh_fast(float x) {
+    const float y = gpuact_sm_abs(x);
+    const float yc = y > 16.0f ? 16.0f : y;
+    const float sh = yc * yc;
+    const gpuact_sm_ff z = gpuact_sm_tanh_z(yc, sh, GPUACT_FMA(yc, yc, -sh));
+    const int big = z.h > 87.0f;
+    gpuact_u32 kb;
+    const float s = gpuact_sm_exps(big ? -87.0f : -z.h, big ? 0.0f : -z.l, &kb);
+    float r = gpuact_sm_xsig_fast(x, s, kb);
+    if (x < 0.0f && big) r = z.h > 112.0f ? x * 0.0f : gpuact_sm_tiny(y, -z.h, -z.l);
+    r = x > 16.0f ? x : r;
+    return gpuact_sm_canon(gpuact_sm_sign_of(r, x));
+}
+
+/* x > 0 ? 1 - U : U with U = e (D - Y) / D^2, e = 2^k (1 + s) (kb = k + 127),
+   D = 1 + e, Y = Yh + Yl >= 0: the SiLU and tanh-GELU derivatives. W = D - Y
+   vanishes at the root y0; within 0.06 of it, where e's rounding would
+   show in W, W comes from its Taylor polynomial t (w1 + w2 t + ... + w6
+   t^5), t = y - y0 and w1 as double-floats (truncation under 2^-32). */
+GPUACT_FN float gpuact_sm_dsig_fast(float x, float s, gpuact_u32 kb, float Yh, float Yl, float y, const float *w) {
+    const float sc = gpuact_sm_pow2(kb);
+    float dh, dl;
+    gpuact_sm_one_plus(sc, s, &dh, &dl);
+    {
+        /* W = D - Y (TwoSum) or its Taylor polynomial (w: y0h, y0l, w1h, w1l, w2..w6) */
+        const float wdh = dh - Yh;
+        const float wb = wdh - dh;
+        const float wdl = ((dh - (wdh - wb)) - (Yh + wb)) + (dl - Yl);
+        const float th = y - w[0];
+        const float tf = th - w[1];
+        const float te = (th - tf) - w[1];
+        const float p =
+            GPUACT_FMA(GPUACT_FMA(GPUACT_FMA(GPUACT_FMA(w[8], th, w[7]), th, w[6]), th, w[5]), th, w[4]) * th;
+        const float wth = tf * w[2];
+        const float wtl = GPUACT_FMA(tf, w[2], -wth) + GPUACT_FMA(tf, w[3] + p, te * w[2]);
+        const int at_root = gpuact_sm_abs(th) < 0.06f;
+        const float wh = at_root ? wth : wdh;
+        const float wl = at_root ? wtl : wdl;
+        /* N = (1 + s) W as nh + nl; N / D^2 with one residual; 2^k last */
+        const float nb = GPUACT_FMA(wh, s, GPUACT_FMA(wl, s, wl));
+        const float nh = wh + nb;
+        const float nl = (wh - nh) + nb;
+        const float d2h = dh * dh;
+        const float d2l = GPUACT_FMA(dh + dh, dl, GPUACT_FMA(dh, dh, -d2h));
+        const float r = gpuact_sm_rcp12q(dh);
+        const float r2 = r * r;
+        const float q = nh * r2;
+        const float rem = GPUACT_FMA(-q, d2l, GPUACT_FMA(-q, d2h, nh) + nl);
+        const float u = GPUACT_FMA(rem, r2, q) * sc;
+        return x > 0.0f ? 1.0f - u : u;
+    }
+}
+
+GPUACT_FN float gpuact_silu_d_fast(float x) {
+    const float w[9] = {1.278464556e+00f, -1.297928254e-08f, -1.278464556e+00f, 1.297928254e-08f, 1.392322714e-01f,
+                        -4.641075713e-02f, 1.160268928e-02f, -2.320537856e-03f, 3.867563094e-04f};
+    const float y = gpuact_sm_abs(x);
+    const float yc = y > 87.0f ? 87.0f : y;
+    gpuact_u32 kb;
+    const float s = gpuact_sm_exps(-yc, 0.0f, &kb);
+    float r = gpuact_sm_dsig_fast(x, s, kb, yc, 0.0f, yc, w);
+    if (x < -87.0f) {
+        gpuact_sm_ff Y;
+        Y.h = y;
+        Y.l = 0.0f;
+        r = y > 112.0f ? x * 0.0f : gpuact_sm_dtiny(-y, 0.0f, Y); /* -inf: NaN */
+    }
+    return gpuact_sm_canon(x > 87.0f ? (x - x) + 1.0f : r); /* +inf: NaN */
+}
+
+GPUACT_FN float gpuact_gelu_tanh_d_fast(float x) {
+    const float w[9] = {7.524614334e-01f, -1.133962790e-08f, -2.460656881e+00f, 1.167021608e-07f, -9.991152323e-02f,
+                        -4.004476935e-01f, 7.595899091e-02f, -3.048599057e-02f, 1.129523237e-02f};
+    const float y = gpuact_sm_abs(x);
+    const float yc = y > 16.0f ? 16.0f : y;
+    const float sh = yc * yc;
+    const float sl = GPUACT_FMA(yc, yc, -sh);
+    const gpuact_sm_ff z = gpuact_sm_tanh_z(yc, sh, sl);
+    const gpuact_sm_ff Y =
+        gpuact_sm_mul1(yc, gpuact_sm_quad(sh, sl, 1.595769167e+00f, -4.534068054e-08f, 2.140644491e-01f, -2.540834210e-10f));
+    const int big = z.h > 87.0f;
+    gpuact_u32 kb;
+    const float s = gpuact_sm_exps(big ? -87.0f : -z.h, big ? 0.0f : -z.l, &kb);
+    float r = gpuact_sm_dsig_fast(x, s, kb, Y.h, Y.l, yc, w);
+    if (x < 0.0f && big) r = z.h > 112.0f ? x * 0.0f : gpuact_sm_dtiny(-z.h, -z.l, Y);
+    return gpuact_sm_canon(x > 16.0f ? (x - x) + 1.0f : r);
+}
+
 /* ---- cheaper variants for 16-bit results ---------------------------------------------
    gpuact_*_16: the same functions in plain single precision (a few f32 ulps
    instead of one), for kernels whose output is f16 or bf16: rounded to
@@ -524,12 +771,6 @@ GPUACT_FN float gpuact_sm_exp16(float a) {
            5.421010862e-20f;
 }
 
-/* 1/d for d in [1, 2] to 2^-26: the minimax quadratic and two Newton steps. */
-GPUACT_FN float gpuact_sm_rcp12q(float d) {
-    float r = GPUACT_FMA(GPUACT_FMA(3.232316971e-01f, d, -1.454543948e+00f), d, 2.121211529e+00f);
-    r = GPUACT_FMA(r, GPUACT_FMA(-d, r, 1.0f), r);
-    return GPUACT_FMA(r, GPUACT_FMA(-d, r, 1.0f), r);
-}
 
 /* x sigmoid(z) from e = e^-|z|: x (x < 0 ? e : 1) / (1 + e) (z has x's sign). */
 GPUACT_FN float gpuact_sm_xsig16(float x, float e) {

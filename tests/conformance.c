@@ -553,22 +553,25 @@ static void set_padding_bits(unsigned char *mask, size_t rows, size_t cols, size
 }
 
 static const gpuact_activation ACTS[] = {
-    {GPUACT_RELU, 0.0f, 0.0f, 0.0f},
-    {GPUACT_LEAKY_RELU, 0.0f, 0.0f, 0.0f},
-    {GPUACT_LEAKY_RELU, 0.01f, 0.0f, 0.0f},
-    {GPUACT_LEAKY_RELU, 0.2f, 0.0f, 0.0f},
-    {GPUACT_LEAKY_RELU, 1.0f, 0.0f, 0.0f},
-    {GPUACT_CLIPPED_RELU, 0.0f, 6.0f, 0.0f},
-    {GPUACT_CLIPPED_RELU, 0.0f, 0.5f, 0.0f},
-    {GPUACT_CLIPPED_RELU, 0.0f, 1e-3f, 0.0f},
-    {GPUACT_HARDTANH, 0.0f, 1.0f, -1.0f},      /* F.hardtanh's default */
-    {GPUACT_HARDTANH, 0.0f, 0.5f, -2.0f},
-    {GPUACT_HARDTANH, 0.0f, 0.0f, -1.0f},      /* an upper bound of 0: -0 stays -0 */
-    {GPUACT_HARDTANH, 0.0f, 3.1f, -0.0f},      /* a lower bound of -0 acts as +0 */
-    {GPUACT_GELU, 0.0f, 0.0f, 0.0f},
-    {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f},
-    {GPUACT_SILU, 0.0f, 0.0f, 0.0f},
-    {GPUACT_SQUARED_RELU, 0.0f, 0.0f, 0.0f}
+    {GPUACT_RELU, 0.0f, 0.0f, 0.0f, 0u},
+    {GPUACT_LEAKY_RELU, 0.0f, 0.0f, 0.0f, 0u},
+    {GPUACT_LEAKY_RELU, 0.01f, 0.0f, 0.0f, 0u},
+    {GPUACT_LEAKY_RELU, 0.2f, 0.0f, 0.0f, 0u},
+    {GPUACT_LEAKY_RELU, 1.0f, 0.0f, 0.0f, 0u},
+    {GPUACT_CLIPPED_RELU, 0.0f, 6.0f, 0.0f, 0u},
+    {GPUACT_CLIPPED_RELU, 0.0f, 0.5f, 0.0f, 0u},
+    {GPUACT_CLIPPED_RELU, 0.0f, 1e-3f, 0.0f, 0u},
+    {GPUACT_HARDTANH, 0.0f, 1.0f, -1.0f, 0u},      /* F.hardtanh's default */
+    {GPUACT_HARDTANH, 0.0f, 0.5f, -2.0f, 0u},
+    {GPUACT_HARDTANH, 0.0f, 0.0f, -1.0f, 0u},      /* an upper bound of 0: -0 stays -0 */
+    {GPUACT_HARDTANH, 0.0f, 3.1f, -0.0f, 0u},      /* a lower bound of -0 acts as +0 */
+    {GPUACT_GELU, 0.0f, 0.0f, 0.0f, 0u},
+    {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f, 0u},
+    {GPUACT_SILU, 0.0f, 0.0f, 0.0f, 0u},
+    {GPUACT_SQUARED_RELU, 0.0f, 0.0f, 0.0f, 0u},
+    {GPUACT_GELU, 0.0f, 0.0f, 0.0f, GPUACT_ACT_PRECISE},
+    {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f, GPUACT_ACT_PRECISE},
+    {GPUACT_SILU, 0.0f, 0.0f, 0.0f, GPUACT_ACT_PRECISE}
 };
 #define N_ACTS (sizeof ACTS / sizeof ACTS[0])
 
@@ -864,7 +867,7 @@ static void elementwise_suite(void)
 static void large_suite(size_t n)
 {
     static const ew_place ALIGNED = {0, 0, 0, 0};
-    gpuact_activation relu = {GPUACT_RELU, 0.0f, 0.0f, 0.0f}, silu = {GPUACT_SILU, 0.0f, 0.0f, 0.0f};
+    gpuact_activation relu = {GPUACT_RELU, 0.0f, 0.0f, 0.0f, 0u}, silu = {GPUACT_SILU, 0.0f, 0.0f, 0.0f, 0u};
     ew_data e;
     if (n == 0 || !ew_init(&e, GPUACT_F32, relu, n))
         return;
@@ -1253,10 +1256,12 @@ static void epilogue_suite(void)
 static void variant_suite(void)
 {
     static const gpuact_activation KINDS[] = {
-        {GPUACT_RELU, 0.0f, 0.0f, 0.0f},      {GPUACT_LEAKY_RELU, 0.125f, 0.0f, 0.0f},
-        {GPUACT_CLIPPED_RELU, 0.0f, 1.5f, 0.0f}, {GPUACT_HARDTANH, 0.0f, 1.5f, -0.75f},
-        {GPUACT_GELU, 0.0f, 0.0f, 0.0f},      {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f},
-        {GPUACT_SILU, 0.0f, 0.0f, 0.0f},      {GPUACT_SQUARED_RELU, 0.0f, 0.0f, 0.0f}};
+        {GPUACT_RELU, 0.0f, 0.0f, 0.0f, 0u},      {GPUACT_LEAKY_RELU, 0.125f, 0.0f, 0.0f, 0u},
+        {GPUACT_CLIPPED_RELU, 0.0f, 1.5f, 0.0f, 0u}, {GPUACT_HARDTANH, 0.0f, 1.5f, -0.75f, 0u},
+        {GPUACT_GELU, 0.0f, 0.0f, 0.0f, 0u},      {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f, 0u},
+        {GPUACT_SILU, 0.0f, 0.0f, 0.0f, 0u},      {GPUACT_SQUARED_RELU, 0.0f, 0.0f, 0.0f, 0u},
+        {GPUACT_GELU, 0.0f, 0.0f, 0.0f, GPUACT_ACT_PRECISE}, {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f, GPUACT_ACT_PRECISE},
+        {GPUACT_SILU, 0.0f, 0.0f, 0.0f, GPUACT_ACT_PRECISE}};
     unsigned long k = 900000;
     unsigned a, combo, general, with;
     for (a = 0; a < sizeof KINDS / sizeof KINDS[0]; a++)
@@ -1487,8 +1492,10 @@ static void glu_one(unsigned long k, gpuact_activation act, size_t rows, size_t 
 static void glu_suite(void)
 {
     static const gpuact_activation KINDS[] = {
-        {GPUACT_RELU, 0.0f, 0.0f, 0.0f}, {GPUACT_GELU, 0.0f, 0.0f, 0.0f},
-        {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f}, {GPUACT_SILU, 0.0f, 0.0f, 0.0f}};
+        {GPUACT_RELU, 0.0f, 0.0f, 0.0f, 0u}, {GPUACT_GELU, 0.0f, 0.0f, 0.0f, 0u},
+        {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f, 0u}, {GPUACT_SILU, 0.0f, 0.0f, 0.0f, 0u},
+        {GPUACT_GELU, 0.0f, 0.0f, 0.0f, GPUACT_ACT_PRECISE}, {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f, GPUACT_ACT_PRECISE},
+        {GPUACT_SILU, 0.0f, 0.0f, 0.0f, GPUACT_ACT_PRECISE}};
     static const size_t SHAPES[][2] = {{1, 1}, {3, 37}, {65, 129}, {7, 1031}, {3, 3001}}; /* 3001: see epilogue_suite */
     unsigned long k = 700000;
     size_t a, combo, s;

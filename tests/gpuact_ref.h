@@ -240,11 +240,25 @@ GPUACT_REF_FN int gpuact_ref_raw_isnan(gpuact_dtype dt, uint32_t bits)
 /* A bound of -0 acts as +0 (as gpuact's argument checks make it). */
 GPUACT_REF_FN float gpuact_ref__bound(float b) { return b == 0.0f ? 0.0f : b; }
 
-/* act(z) for a result stored as `out`: a 16-bit result takes the smooth
-   kinds' lean evaluation (kernels/smooth.h's gpuact_*_16), as the kernels do. */
+/* The smooth kinds' evaluation for a result stored as `out`, as the
+   kernels choose it (kernels/act.h's gpuact_eval): GPUACT_ACT_PRECISE the
+   precise one (kernels/smooth.h's gpuact_gelu_erf, ...), else a 16-bit
+   result the lean one (gpuact_*_16) and an f32 result the default one
+   (gpuact_*_fast). */
+enum { GPUACT_REF_PRECISE, GPUACT_REF_FAST, GPUACT_REF_LEAN };
+GPUACT_REF_FN int gpuact_ref__eval(gpuact_activation a, gpuact_dtype out)
+{
+    return (a.flags & GPUACT_ACT_PRECISE) ? GPUACT_REF_PRECISE
+           : gpuact_ref__size(out) == 2   ? GPUACT_REF_LEAN
+                                          : GPUACT_REF_FAST;
+}
+#define GPUACT_REF_EVAL_(ev, f, z) \
+    ((ev) == GPUACT_REF_LEAN ? f##_16(z) : (ev) == GPUACT_REF_FAST ? f##_fast(z) : f(z))
+
+/* act(z) for a result stored as `out` (gpuact_ref__eval). */
 GPUACT_REF_FN float gpuact_ref_act(gpuact_activation a, float z, gpuact_dtype out)
 {
-    const int lean = gpuact_ref__size(out) == 2;
+    const int ev = gpuact_ref__eval(a, out);
     switch (a.kind) {
     case GPUACT_LEAKY_RELU:
         return (z > 0) ? z : z * a.negative_slope;
@@ -255,9 +269,9 @@ GPUACT_REF_FN float gpuact_ref_act(gpuact_activation a, float z, gpuact_dtype ou
         float lo = gpuact_ref__bound(a.lower), hi = gpuact_ref__bound(a.ceiling);
         return (z <= lo) ? lo : (z > hi ? hi : z);
     }
-    case GPUACT_GELU: return lean ? gpuact_gelu_erf_16(z) : gpuact_gelu_erf(z);
-    case GPUACT_GELU_TANH: return lean ? gpuact_gelu_tanh_16(z) : gpuact_gelu_tanh(z);
-    case GPUACT_SILU: return lean ? gpuact_silu_16(z) : gpuact_silu(z);
+    case GPUACT_GELU: return GPUACT_REF_EVAL_(ev, gpuact_gelu_erf, z);
+    case GPUACT_GELU_TANH: return GPUACT_REF_EVAL_(ev, gpuact_gelu_tanh, z);
+    case GPUACT_SILU: return GPUACT_REF_EVAL_(ev, gpuact_silu, z);
     case GPUACT_SQUARED_RELU: return (z <= 0) ? 0.0f : z * z;
     case GPUACT_RELU:
         break;
@@ -276,11 +290,11 @@ GPUACT_REF_FN int gpuact_ref_smooth(gpuact_activation a)
 /* d act / dz of a smooth kind, for a result stored as `out` (as gpuact_ref_act). */
 GPUACT_REF_FN float gpuact_ref_grad(gpuact_activation a, float z, gpuact_dtype out)
 {
-    const int lean = gpuact_ref__size(out) == 2;
+    const int ev = gpuact_ref__eval(a, out);
     switch (a.kind) {
-    case GPUACT_GELU: return lean ? gpuact_gelu_erf_d_16(z) : gpuact_gelu_erf_d(z);
-    case GPUACT_GELU_TANH: return lean ? gpuact_gelu_tanh_d_16(z) : gpuact_gelu_tanh_d(z);
-    case GPUACT_SILU: return lean ? gpuact_silu_d_16(z) : gpuact_silu_d(z);
+    case GPUACT_GELU: return GPUACT_REF_EVAL_(ev, gpuact_gelu_erf_d, z);
+    case GPUACT_GELU_TANH: return GPUACT_REF_EVAL_(ev, gpuact_gelu_tanh_d, z);
+    case GPUACT_SILU: return GPUACT_REF_EVAL_(ev, gpuact_silu_d, z);
     default: break;
     }
     return (z <= 0) ? 0.0f : z + z;   /* squared ReLU; NaN gives NaN */

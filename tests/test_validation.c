@@ -377,6 +377,19 @@ static void bad_enums(void)
         snprintf(what, sizeof what, "epilogue_backward: activation kind %d", (int)bad_kinds[k]);
         eb = epib(); eb.act = a; expect_invalid(what, EB(eb), GPUACT_RULE_KIND_UNKNOWN);
     }
+    for (k = 0; k < 2; k++) { /* an unknown flag bit, alone and beside GPUACT_ACT_PRECISE */
+        char what[80];
+        gpuact_activation a = act(GPUACT_GELU, 0.0f, 0.0f);
+        a.flags = k ? (GPUACT_ACT_PRECISE | 0x80000000u) : 2u;
+        snprintf(what, sizeof what, "forward: act.flags 0x%x", a.flags);
+        f = fwd(); f.act = a; expect_invalid(what, F(f), GPUACT_RULE_ACT_FLAGS_UNKNOWN);
+        snprintf(what, sizeof what, "backward: act.flags 0x%x", a.flags);
+        b = bwd(); b.act = a; expect_invalid(what, B(b), GPUACT_RULE_ACT_FLAGS_UNKNOWN);
+        snprintf(what, sizeof what, "epilogue_forward: act.flags 0x%x", a.flags);
+        e = epi(); e.act = a; expect_invalid(what, E(e), GPUACT_RULE_ACT_FLAGS_UNKNOWN);
+        snprintf(what, sizeof what, "epilogue_backward: act.flags 0x%x", a.flags);
+        eb = epib(); eb.act = a; expect_invalid(what, EB(eb), GPUACT_RULE_ACT_FLAGS_UNKNOWN);
+    }
 }
 
 static void bad_parameters(void)

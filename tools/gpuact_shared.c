@@ -38,6 +38,7 @@ size_t gpuact_shared_layout(const char *type, const char *field) {
         GPUACT_SHARED_SIZE(gpuact_activation),
         GPUACT_SHARED_FIELD(gpuact_activation, kind), GPUACT_SHARED_FIELD(gpuact_activation, negative_slope),
         GPUACT_SHARED_FIELD(gpuact_activation, ceiling), GPUACT_SHARED_FIELD(gpuact_activation, lower),
+        GPUACT_SHARED_FIELD(gpuact_activation, flags),
         GPUACT_SHARED_SIZE(gpuact_context_desc),
         GPUACT_SHARED_FIELD(gpuact_context_desc, backend), GPUACT_SHARED_FIELD(gpuact_context_desc, device),
         GPUACT_SHARED_FIELD(gpuact_context_desc, native_context),

@@ -25,13 +25,13 @@ __device__ __forceinline__ gpuact_u32 gpuact_bwd_elem(gpuact_u32 dy, bool pass, 
 /* One vector's dx from dy, the region's source s (its bits) or the mask
    bits, and the bias (FROMX). PAIRS: every array 16-bit, the first 4
    entries of dy, s and dx are words of two elements. */
-template <class DY, class DX, class S, int KIND, int FROM_MASK, int SELECT, int FROMX, int VEC>
+template <class DY, class DX, class S, int KIND, int PRECISE, int FROM_MASK, int SELECT, int FROMX, int VEC>
 __device__ __forceinline__ void gpuact_bwd_vec(const gpuact_u32 (&dy)[VEC], const gpuact_u32 (&s)[VEC], gpuact_u32 bits,
                                                const float (&b)[VEC], bool has_bias, bool do_scale, float scale,
                                                float slope, float ceiling, float lower, gpuact_u32 cbits,
                                                gpuact_u32 lbits, gpuact_u32 (&dx)[VEC]) {
     if (VEC == 8 && DY::size == 2 && DX::size == 2 && S::size == 2) { /* ../act.h */
-        gpuact_bwd_words_vec(KIND, DY::id, DX::id, S::id, FROM_MASK, SELECT, FROMX, dy, s, bits, b, has_bias, do_scale,
+        gpuact_bwd_words_vec(KIND, PRECISE, DY::id, DX::id, S::id, FROM_MASK, SELECT, FROMX, dy, s, bits, b, has_bias, do_scale,
                              scale, slope, ceiling, lower, cbits, lbits, dx);
         return;
     }
@@ -42,7 +42,7 @@ __device__ __forceinline__ void gpuact_bwd_vec(const gpuact_u32 (&dy)[VEC], cons
             if (has_bias) z += b[k];
             if (!gpuact_kind_select(KIND)) { /* smooth */
                 const float g = gpuact_tof<DY>(dy[k]);
-                dx[k] = gpuact_grad_zero(KIND, z) ? 0u : gpuact_fromf<DX>((do_scale ? g * scale : g) * gpuact_grad(KIND, z, gpuact_lean(DX::size)));
+                dx[k] = gpuact_grad_zero(KIND, z) ? 0u : gpuact_fromf<DX>((do_scale ? g * scale : g) * gpuact_grad(KIND, z, gpuact_eval(DX::size, PRECISE)));
             } else {
                 dx[k] = gpuact_bwd_elem<DY, DX, KIND, SELECT>(dy[k], gpuact_passes(KIND, z, ceiling, lower), do_scale,
                                                              scale, slope);
@@ -64,7 +64,7 @@ __device__ __forceinline__ void gpuact_bwd_vec(const gpuact_u32 (&dy)[VEC], cons
    and clipped 0.993x). A separate row-loop function taking the layout as
    arguments changed the bias-gradient kernels' register allocation (4-12
    bytes spilled, 0.99x at 65536 x 8192), so the loop stays here. */
-template <class DY, class DX, class S, int KIND, int FROM_MASK, int DBIAS, int SELECT_, int FROMX, int FULL = 0>
+template <class DY, class DX, class S, int KIND, int FROM_MASK, int DBIAS, int SELECT_, int FROMX, int PRECISE, int FULL = 0>
 __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<DY, DX, S>::value, PAIRS = VEC == 8 };
     enum {
@@ -106,7 +106,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     }
     if (!DBIAS && v0 * VEC >= cols) return; /* no lane exchange in the backward */
     if (!FULL && SELECT && !DBIAS && !CS && (FROM_MASK || !PAIRS) && gpuact_block_full(aligned, shift, W * U * VEC, cols)) {
-        backward<DY, DX, S, KIND, FROM_MASK, DBIAS, SELECT_, FROMX, 1>(GPUACT_ARGS);
+        backward<DY, DX, S, KIND, FROM_MASK, DBIAS, SELECT_, FROMX, PRECISE, 1>(GPUACT_ARGS);
     } else {
         for (gpuact_u64 r = (gpuact_u64)blockIdx.y * SL + slice; r < rows; r += (gpuact_u64)gridDim.y * SL) {
             const unsigned char *dyr = in + r * ld_in * DY::size, *sr = aux + r * ld_aux * S::size;
@@ -128,7 +128,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
                 const gpuact_u64 c0 = shift + (v0 + u * W) * VEC;
                 const bool vec_ok = FULL || (aligned && c0 + VEC <= cols);
                 if (!FULL && c0 >= cols) continue;
-                gpuact_bwd_vec<DY, DX, S, KIND, FROM_MASK, SELECT, FROMX, VEC>(dy[u], s[u], FROM_MASK ? bits[u] : 0u, b[u],
+                gpuact_bwd_vec<DY, DX, S, KIND, PRECISE, FROM_MASK, SELECT, FROMX, VEC>(dy[u], s[u], FROM_MASK ? bits[u] : 0u, b[u],
                                                                              has_bias, do_scale, scale, slope, ceiling,
                                                                              lower, cbits, lbits, dx[u]);
                 if (PAIRS) {
@@ -188,7 +188,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
                 gpuact_load<DY, VEC>(dyr, 0, hn, false, hdy);
                 gpuact_load<S, VEC>(sr, 0, hn, false, hs);
             }
-            gpuact_bwd_vec<DY, DX, S, KIND, FROM_MASK, SELECT, FROMX, VEC>(hdy, hs, 0u, hb, false, do_scale, scale,
+            gpuact_bwd_vec<DY, DX, S, KIND, PRECISE, FROM_MASK, SELECT, FROMX, VEC>(hdy, hs, 0u, hb, false, do_scale, scale,
                                                                          slope, ceiling, lower, cbits, lbits, hdx);
             if (PAIRS) gpuact_store_words<DX>(dxr, 0, hn, false, reinterpret_cast<const gpuact_u32(&)[4]>(hdx));
             else gpuact_store<DX, VEC>(dxr, 0, hn, false, hdx);

@@ -184,13 +184,13 @@ __device__ __forceinline__ gpuact_u32 gpuact_mask_read(const unsigned char *row,
    -DGPUACT_T0.. -DGPUACT_KIND.. (gpuact__variant_defines); the fatbin and
    the compile checks append one GPUACT_KERNEL line per reachable variant
    instead. The _X form expands macro arguments first. */
-#define GPUACT_KERNEL(op, name, t0, t1, t2, kind, mask, dbias, select, fromx)                       \
+#define GPUACT_KERNEL(op, name, t0, t1, t2, kind, mask, dbias, select, fromx, precise)              \
     extern "C" __global__ void GPUACT_LAUNCH_BOUNDS(select, dbias, GPUACT_BOUND16(op, t0, t1, t2, mask), \
                                                     GPUACT_HT16(op, t0, t1, t2, kind, mask, select), \
                                                     GPUACT_DBIAS_BLOCKS(op, t0, t1, mask, fromx),   \
                                                     GPUACT_Y16(op, t0, t1, t2, kind, select))       \
         name(GPUACT_PARAMS) {                                                                       \
-        op<t0, t1, t2, kind, mask, dbias, select, fromx>(GPUACT_ARGS);                              \
+        op<t0, t1, t2, kind, mask, dbias, select, fromx, precise>(GPUACT_ARGS);                     \
     }
 /* Every array 16-bit, and the mask read or written or the gated forward
    (see GPUACT_LAUNCH_BOUNDS). */
@@ -215,12 +215,12 @@ __device__ __forceinline__ gpuact_u32 gpuact_mask_read(const unsigned char *row,
 #define GPUACT_Y16(op, t0, t1, t2, kind, select)                                                  \
     (GPUACT_OP_##op == GPUACT_OP_forward && !(select) && t1::size == 2 &&                         \
      (t0::size == 4 || t2::size == 4) && ((GPUACT_SELECT_KINDS >> (kind)) & 1u))
-#define GPUACT_KERNEL_X(op, name, t0, t1, t2, kind, mask, dbias, select, fromx) \
-    GPUACT_KERNEL(op, name, t0, t1, t2, kind, mask, dbias, select, fromx)
+#define GPUACT_KERNEL_X(op, name, t0, t1, t2, kind, mask, dbias, select, fromx, precise) \
+    GPUACT_KERNEL(op, name, t0, t1, t2, kind, mask, dbias, select, fromx, precise)
 #ifdef GPUACT_NAME
 #define GPUACT_INSTANTIATE(op) \
     GPUACT_KERNEL_X(op, GPUACT_NAME, GPUACT_T0, GPUACT_T1, GPUACT_T2, GPUACT_KIND, GPUACT_MASK, GPUACT_DBIAS, \
-                    GPUACT_SELECT, GPUACT_FROMX)
+                    GPUACT_SELECT, GPUACT_FROMX, GPUACT_PRECISE)
 #else
 #define GPUACT_INSTANTIATE(op)
 #endif

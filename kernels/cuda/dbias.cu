@@ -3,7 +3,7 @@
    so every run gives the same bits. T1 = dbias's dtype. */
 #include "common.cuh"
 
-template <class A, class D, class C, int KIND, int MASK, int DBIAS, int SELECT, int FROMX>
+template <class A, class D, class C, int KIND, int MASK, int DBIAS, int SELECT, int FROMX, int PRECISE>
 __device__ __forceinline__ void dbias(GPUACT_PARAMS) {
     enum { SL = GPUACT_BLOCK / GPUACT_DBIAS_COLS };
     __shared__ float red[SL][GPUACT_DBIAS_COLS];

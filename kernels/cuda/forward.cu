@@ -17,7 +17,7 @@
    the instance (FL = -1: the flags read at run time). FULL: every vector of
    the block is inside the row and 16-byte aligned (gpuact_block_full), so
    no access tests its bounds. */
-template <class X, class Y, class B, int KIND, int MASK, int SELECT, int FL, int VEC, int FULL>
+template <class X, class Y, class B, int KIND, int PRECISE, int MASK, int SELECT, int FL, int VEC, int FULL>
 __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigned char *out, unsigned char *mask,
                                                 gpuact_u64 rows, gpuact_u64 cols, gpuact_u64 ld_in,
                                                 gpuact_u64 ld_out, gpuact_u64 mask_ld, int flags_, float scale,
@@ -63,11 +63,11 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
             bits[u] = 0;
             if (in_row) {
                 if (PAIRS) {
-                    bits[u] = gpuact_fwd_words(KIND, X::id, Y::id, B::id, SELECT, FL, x[u], bw[u], y[u], has_bias, flags,
+                    bits[u] = gpuact_fwd_words(KIND, PRECISE, X::id, Y::id, B::id, SELECT, FL, x[u], bw[u], y[u], has_bias, flags,
                                                scale, slope, ceiling, lower, cbits * 0x00010001u, lbits * 0x00010001u);
                     gpuact_store_words<Y>(yr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(y[u]));
                 } else {
-                    bits[u] = gpuact_fwd_elems(KIND, X::id, Y::id, SELECT, FL, VEC, x[u], b[u], y[u], has_bias, flags,
+                    bits[u] = gpuact_fwd_elems(KIND, PRECISE, X::id, Y::id, SELECT, FL, VEC, x[u], b[u], y[u], has_bias, flags,
                                                scale, slope, ceiling, lower, cbits, lbits);
                     gpuact_store<Y, VEC>(yr, c0, cols, vec_ok, y[u]);
                 }
@@ -78,7 +78,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
     }
 }
 
-template <class X, class Y, class B, int KIND, int MASK, int DBIAS_, int SELECT_, int FROMX_>
+template <class X, class Y, class B, int KIND, int MASK, int DBIAS_, int SELECT_, int FROMX_, int PRECISE>
 __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<X, Y, B>::value, U = GPUACT_UNROLL, PAIRS = VEC == 8 };
     enum { SELECT = SELECT_ && gpuact_same<X, Y>::value, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0, VEC == 4) };
@@ -95,7 +95,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     (void)aux; (void)part; (void)ld_aux; (void)cbits; (void)lbits; (void)DBIAS_; (void)FROMX_;
     const bool full = SELECT && gpuact_block_full(aligned, shift, BLK * U * VEC, cols);
 #define GPUACT_FWD_ROWS_FULL_(fl, f)                                                                                \
-    gpuact_fwd_rows<X, Y, B, KIND, MASK, SELECT, fl, VEC, f>(in, out, mask, rows, cols, ld_in, ld_out, mask_ld, flags, \
+    gpuact_fwd_rows<X, Y, B, KIND, PRECISE, MASK, SELECT, fl, VEC, f>(in, out, mask, rows, cols, ld_in, ld_out, mask_ld, flags, \
                                                              scale, slope, ceiling, lower, cbits, lbits, bias, has_bias, \
                                                              v0, shift, aligned)
 #define GPUACT_FWD_ROWS_(fl)                      \
@@ -139,7 +139,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
             if (PAIRS) {
                 if (has_bias) gpuact_load_words<B>(bias, 0, hn, false, reinterpret_cast<gpuact_u32(&)[4]>(hb));
                 gpuact_load_words<X>(xr, 0, hn, false, reinterpret_cast<gpuact_u32(&)[4]>(hx));
-                gpuact_fwd_words(KIND, X::id, Y::id, B::id, SELECT, -1, hx, hb, hy, has_bias, flags, scale, slope, ceiling,
+                gpuact_fwd_words(KIND, PRECISE, X::id, Y::id, B::id, SELECT, -1, hx, hb, hy, has_bias, flags, scale, slope, ceiling,
                                  lower, cbits * 0x00010001u, lbits * 0x00010001u);
                 gpuact_store_words<Y>(yr, 0, hn, false, reinterpret_cast<const gpuact_u32(&)[4]>(hy));
             } else {
@@ -147,7 +147,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
 #pragma unroll
                 for (int k = 0; k < VEC; k++) hf[k] = has_bias ? gpuact_tof<B>(hb[k]) : 0.0f;
                 gpuact_load<X, VEC>(xr, 0, hn, false, hx);
-                gpuact_fwd_elems(KIND, X::id, Y::id, SELECT, -1, VEC, hx, hf, hy, has_bias, flags, scale, slope, ceiling,
+                gpuact_fwd_elems(KIND, PRECISE, X::id, Y::id, SELECT, -1, VEC, hx, hf, hy, has_bias, flags, scale, slope, ceiling,
                                  lower, cbits, lbits);
                 gpuact_store<Y, VEC>(yr, 0, hn, false, hy);
             }

@@ -9,7 +9,7 @@
    order. */
 #include "common.cuh"
 
-template <class DY, class X, class X2, int KIND, int MASK_, int DBIAS, int SELECT_, int FROMX_>
+template <class DY, class X, class X2, int KIND, int MASK_, int DBIAS, int SELECT_, int FROMX_, int PRECISE>
 __device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<DY, X, X2>::value, BLK = GPUACT_BLOCK };
     enum { U = GPUACT_ONE_VECTOR(GPUACT_OP_glu_backward, KIND, 0, DBIAS, VEC == 8, GPUACT_WIDENS(DY::size, X::size)) ? 1 : GPUACT_UNROLL };
@@ -60,8 +60,8 @@ __device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
                     }
                     /* ReLU: +0 where za does not pass, by selection (its bits are 0 in every dtype) */
                     va[i] = gpuact_kind_select(KIND) ? (gpuact_passes(KIND, za, 0.0f, 0.0f) ? g * zb : 0.0f)
-                                                     : (g * zb) * gpuact_grad(KIND, za, gpuact_lean(X::size));
-                    vb[i] = g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(X::size));
+                                                     : (g * zb) * gpuact_grad(KIND, za, gpuact_eval(X::size, PRECISE));
+                    vb[i] = g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(X::size, PRECISE));
                 }
                 gpuact_fromf2<X>(va[0], va[1], da[k], da[k + 1]);
                 gpuact_fromf2<X>(vb[0], vb[1], db[k], db[k + 1]);

@@ -6,7 +6,7 @@
    follows the same rule: per_item_glu16). */
 #include "common.cuh"
 
-template <class X, class Y, class X2, int KIND, int MASK_, int DBIAS_, int SELECT_, int FROMX_>
+template <class X, class Y, class X2, int KIND, int MASK_, int DBIAS_, int SELECT_, int FROMX_, int PRECISE>
 __device__ __forceinline__ void glu_forward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<X, Y, X2>::value, U = VEC == 8 ? GPUACT_GLU16_UNROLL : GPUACT_UNROLL, BLK = GPUACT_BLOCK };
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
@@ -57,7 +57,7 @@ __device__ __forceinline__ void glu_forward(GPUACT_PARAMS) {
                         za += ba[u][k + i];
                         zb += bb[u][k + i];
                     }
-                    v[i] = gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(Y::size)) * zb;
+                    v[i] = gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(Y::size, PRECISE)) * zb;
                 }
                 gpuact_fromf2<Y>(v[0], v[1], y[k], y[k + 1]);
             }

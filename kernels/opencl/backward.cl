@@ -43,7 +43,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
             else qs = *(const __global uint4 *)(aux + aux_off + (r * ld_aux + c0) * 2);
             wd[0] = qd.x; wd[1] = qd.y; wd[2] = qd.z; wd[3] = qd.w;
             ws[0] = qs.x; ws[1] = qs.y; ws[2] = qs.z; ws[3] = qs.w;
-            gpuact_bwd_words_vec(GPUACT_KIND, DT(GPUACT_T0), DT(GPUACT_T1), DT(GPUACT_T2), GPUACT_MASK, GPUACT_SELECT,
+            gpuact_bwd_words_vec(GPUACT_KIND, GPUACT_PRECISE, DT(GPUACT_T0), DT(GPUACT_T1), DT(GPUACT_T2), GPUACT_MASK, GPUACT_SELECT,
                                  GPUACT_FROMX, wd, ws, bits, bf, has_bias, do_scale, scale, slope, ceiling, lower,
                                  cbits, lbits, wx);
             if (dbias)
@@ -70,7 +70,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
                 if (has_bias) z += gpuact_tof_dt(DT(GPUACT_T2), b[k]);
             }
             if (!gpuact_kind_select(GPUACT_KIND)) { /* smooth */
-                dx[k] = gpuact_grad_zero(GPUACT_KIND, z) ? 0u : gpuact_fromf_dt(DT(GPUACT_T1), gs * gpuact_grad(GPUACT_KIND, z, gpuact_lean(SZ(GPUACT_T1))));
+                dx[k] = gpuact_grad_zero(GPUACT_KIND, z) ? 0u : gpuact_fromf_dt(DT(GPUACT_T1), gs * gpuact_grad(GPUACT_KIND, z, gpuact_eval(SZ(GPUACT_T1), GPUACT_PRECISE)));
                 if (dbias && k < (int)n) acc[k] += gpuact_tof_dt(DT(GPUACT_T1), dx[k]);
                 continue;
             }

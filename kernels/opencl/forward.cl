@@ -67,7 +67,7 @@ void gpuact_cl_fwd_words(const __global uchar *in, __global uchar *out, __global
             const uint w[4] = {q[u].x, q[u].y, q[u].z, q[u].w}, b[4] = {bw[u].x, bw[u].y, bw[u].z, bw[u].w};
             uint y[4], bits;
             if (!n[u]) continue; /* the row's last work-items: groups past its end */
-            bits = gpuact_fwd_words(GPUACT_KIND, DT(GPUACT_T0), DT(GPUACT_T1), DT(GPUACT_T2), GPUACT_SELECT, fl, w, b,
+            bits = gpuact_fwd_words(GPUACT_KIND, GPUACT_PRECISE, DT(GPUACT_T0), DT(GPUACT_T1), DT(GPUACT_T2), GPUACT_SELECT, fl, w, b,
                                     y, hb, f, scale, slope, ceiling, lower, c2, l2);
             gpuact_cl_stw(yr, c0[u], n[u], vec_ok[u], (uint4)(y[0], y[1], y[2], y[3]));
             if (GPUACT_MASK) mask[r * (mask_ld / 8) + c0[u] / 8] = (uchar)(bits & gpuact_cl_tail(n[u]));
@@ -108,7 +108,7 @@ void gpuact_cl_fwd_elems(const __global uchar *in, __global uchar *out, __global
         for (int u = 0; u < GPUACT_CL_G; u++) {
             uint bits;
             if (!n[u]) continue; /* the row's last work-items: groups past its end */
-            bits = gpuact_fwd_elems(GPUACT_KIND, DT(GPUACT_T0), DT(GPUACT_T1), GPUACT_SELECT, fl, GPUACT_CL_VEC, x[u],
+            bits = gpuact_fwd_elems(GPUACT_KIND, GPUACT_PRECISE, DT(GPUACT_T0), DT(GPUACT_T1), GPUACT_SELECT, fl, GPUACT_CL_VEC, x[u],
                                     b[u], y[u], hb, f, scale, slope, ceiling, lower, cbits, lbits);
             GPUACT_STORE8(GPUACT_T1, yr, c0[u], n[u], vec_ok[u], y[u]);
             if (GPUACT_MASK) mask[r * (mask_ld / 8) + c0[u] / 8] = (uchar)(bits & gpuact_cl_tail(n[u]));

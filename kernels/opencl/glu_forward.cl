@@ -24,7 +24,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
                 za += gpuact_tof_dt(DT(GPUACT_T0), ba[k]);
                 zb += gpuact_tof_dt(DT(GPUACT_T0), bb[k]);
             }
-            y[k] = gpuact_fromf_dt(DT(GPUACT_T1), gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f, gpuact_lean(SZ(GPUACT_T1))) * zb);
+            y[k] = gpuact_fromf_dt(DT(GPUACT_T1), gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(SZ(GPUACT_T1), GPUACT_PRECISE)) * zb);
         }
         GPUACT_STORE8(GPUACT_T1, out + out_off + r * ld_out * SZ(GPUACT_T1), c0, n, vec_ok, y);
     }
