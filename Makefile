@@ -2,7 +2,8 @@
 # benchmark, checks the generated kernel headers, and installs the headers.
 #
 #   make demo        ReLU on the best available backend, checked on the CPU
-#   make test        everything CI runs (installs missing Debian packages)
+#   make test        the C tests and checks (installs missing Debian packages); CI (.ci/run)
+#                    also runs python-test, sanitize and fuzz
 #   make sanitize    the tests under ASan+UBSan and TSan (OpenCL on PoCL)
 #   make examples BACKEND=opencl|cuda|hip   examples with only that backend
 #   make bench       build/gpuact-bench
