@@ -272,10 +272,7 @@ $(BUILD)/host_overhead: bench/host_overhead.c bench/host_clock.h $(HEADERS) | $(
 # driver directly; built on request, on a machine with the CUDA toolkit).
 $(BUILD)/launch_floor: bench/launch_floor.c bench/host_clock.h | $(BUILD)
 	$(CC) -std=c11 $(CFLAGS) -Wall -Wextra -Werror -I$(CUDA_HOME)/include $< -o $@ -L$(CUDA_HOME)/lib64/stubs -lcuda
-# What the OpenCL driver built for chosen variants (PTX on NVIDIA's driver).
-$(BUILD)/cl_program: bench/cl_program.c $(HEADERS) | $(BUILD)
-	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
-bench: $(BUILD)/gpuact-bench $(BUILD)/first_call $(BUILD)/host_overhead $(BUILD)/cl_program
+bench: $(BUILD)/gpuact-bench $(BUILD)/first_call $(BUILD)/host_overhead
 
 $(BUILD)/libgpuact.so: tools/gpuact_shared.c $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -fPIC -shared -I. $< -o $@ $(LIBS)
