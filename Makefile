@@ -154,6 +154,8 @@ test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) rtc-check
 	$(BUILD)/test_cache
 	GPUACT_CONFORMANCE_REQUIRE=1 tests/conformance_parts.sh $(BUILD)/conformance $(BUILD)/conformance-parts $(CONF_PARTS)
 	@$(MAKE) --no-print-directory bench-smoke
+	@# make stops at the first failure, so reaching here means every check passed
+	@echo "make test: all passed: $(TESTS) $(filter-out deps $(BUILD)/%,$^) bench-smoke"
 
 # ---- sanitizers ------------------------------------------------------------------
 # The validation, thread, stress and conformance tests under AddressSanitizer
