@@ -2,7 +2,8 @@
 # benchmark, checks the generated kernel headers, and installs the headers.
 #
 #   make demo        ReLU on the best available backend, checked on the CPU
-#   make test        everything CI runs (installs missing Debian packages)
+#   make test        the C tests and checks (installs missing Debian packages); CI (.ci/run)
+#                    also runs python-test, sanitize and fuzz
 #   make sanitize    the tests under ASan+UBSan and TSan (OpenCL on PoCL)
 #   make examples BACKEND=opencl|cuda|hip   examples with only that backend
 #   make bench       build/gpuact-bench
@@ -51,6 +52,8 @@ EMBEDDED = kernels/gpuact_kernels_src.h
 HEADERS  = gpuact.h kernels/contract.h $(wildcard backends/*.h) $(EMBEDDED)
 EXAMPLES = relu_demo relu_family epilogue gelu_epilogue linear_relu
 TESTS    = test_reference test_validation test_threads test_stress test_cache conformance
+# What the C tests and gpuact-info share (comparison rules, reports).
+TEST_SUPPORT = tests/gpuact_ref.h $(wildcard tests/support/*.h)
 
 .PHONY: all demo test sanitize deps embed check-embedded compile-test rtc-check rtc-check-cuda rtc-check-hip examples bench shared \
         cuda-fatbin install clean
@@ -102,7 +105,7 @@ check-embedded: $(BUILD)/embed
 	  echo "check-embedded: generated kernel headers are fresh ($$h lines for $$s lines of sources)"
 
 # ---- tests ---------------------------------------------------------------------
-$(BUILD)/%: tests/%.c tests/gpuact_ref.h tests/kernel_names.h $(HEADERS) | $(BUILD)
+$(BUILD)/%: tests/%.c $(TEST_SUPPORT) tests/kernel_names.h $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
 
 # The header as C99 and as C++, with every combination of backends, with
@@ -151,6 +154,8 @@ test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) rtc-check
 	$(BUILD)/test_cache
 	GPUACT_CONFORMANCE_REQUIRE=1 tests/conformance_parts.sh $(BUILD)/conformance $(BUILD)/conformance-parts $(CONF_PARTS)
 	@$(MAKE) --no-print-directory bench-smoke
+	@# make stops at the first failure, so reaching here means every check passed
+	@echo "make test: all passed: $(TESTS) $(filter-out deps $(BUILD)/%,$^) bench-smoke"
 
 # ---- sanitizers ------------------------------------------------------------------
 # The validation, thread, stress and conformance tests under AddressSanitizer
@@ -168,10 +173,10 @@ SANITIZE_CONFORMANCE_LARGE ?= 0
 ASAN_TESTS = test_validation test_threads test_stress test_cache conformance
 TSAN_TESTS = test_threads test_stress
 
-$(BUILD)/asan/%: tests/%.c tests/gpuact_ref.h tests/kernel_names.h $(HEADERS)
+$(BUILD)/asan/%: tests/%.c $(TEST_SUPPORT) tests/kernel_names.h $(HEADERS)
 	@mkdir -p $(BUILD)/asan
 	$(CC) $(SAN_FLAGS) $(ASAN_FLAGS) $< -o $@ $(LIBS)
-$(BUILD)/tsan/%: tests/%.c tests/gpuact_ref.h tests/kernel_names.h $(HEADERS)
+$(BUILD)/tsan/%: tests/%.c $(TEST_SUPPORT) tests/kernel_names.h $(HEADERS)
 	@mkdir -p $(BUILD)/tsan
 	$(CC) $(SAN_FLAGS) $(TSAN_FLAGS) $< -o $@ $(LIBS)
 
@@ -271,10 +276,7 @@ $(BUILD)/host_overhead: bench/host_overhead.c bench/host_clock.h $(HEADERS) | $(
 # driver directly; built on request, on a machine with the CUDA toolkit).
 $(BUILD)/launch_floor: bench/launch_floor.c bench/host_clock.h | $(BUILD)
 	$(CC) -std=c11 $(CFLAGS) -Wall -Wextra -Werror -I$(CUDA_HOME)/include $< -o $@ -L$(CUDA_HOME)/lib64/stubs -lcuda
-# What the OpenCL driver built for chosen variants (PTX on NVIDIA's driver).
-$(BUILD)/cl_program: bench/cl_program.c $(HEADERS) | $(BUILD)
-	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
-bench: $(BUILD)/gpuact-bench $(BUILD)/first_call $(BUILD)/host_overhead $(BUILD)/cl_program
+bench: $(BUILD)/gpuact-bench $(BUILD)/first_call $(BUILD)/host_overhead
 
 $(BUILD)/libgpuact.so: tools/gpuact_shared.c $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -fPIC -shared -I. $< -o $@ $(LIBS)
@@ -299,7 +301,7 @@ cuda-fatbin: kernels/cuda/gpuact_cuda_fatbin.h
 # Version, backends, devices and kernel cache for bug reports; --self-test
 # checks every op on every device against tests/gpuact_ref.h (built in).
 all: $(BUILD)/gpuact-info
-$(BUILD)/gpuact-info: tools/gpuact_info.c tests/gpuact_ref.h $(HEADERS) | $(BUILD)
+$(BUILD)/gpuact-info: tools/gpuact_info.c $(TEST_SUPPORT) $(HEADERS) | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
 
 # ---- consumer tests and gpuact-info in `make test` -----------------------------------
@@ -379,7 +381,7 @@ FUZZ_FLAGS    = -std=c99 -O1 -g -fno-omit-frame-pointer $(WARN) -I.
 FUZZ_ENV      = $(SAN_ENV) FUZZ_ARTIFACT_DIR=$(BUILD)/fuzz/
 DEB_PACKAGES += clang libclang-rt-14-dev
 .PHONY: fuzz
-$(BUILD)/fuzz/fuzz_api: tests/fuzz_api.c tests/gpuact_ref.h $(HEADERS)
+$(BUILD)/fuzz/fuzz_api: tests/fuzz_api.c $(TEST_SUPPORT) $(HEADERS)
 	@mkdir -p $(BUILD)/fuzz/corpus
 	@echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);' \
 	  'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n > 1000000; }' > $(BUILD)/fuzz/probe.c

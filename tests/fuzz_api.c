@@ -61,6 +61,7 @@ the exit status is 1 when there was a fault.
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
 #include "gpuact_ref.h"
+#include "support/harness.h"
 
 #include <float.h>
 #include <math.h>
@@ -144,17 +145,6 @@ static void note(const char *fmt, ...)
     va_end(ap);
     if (k > 0)
         text_used += (size_t)k < sizeof text - text_used ? (size_t)k : sizeof text - text_used - 1;
-}
-
-static const char *first_line(const char *s)
-{
-    static char buf[400];
-    size_t n = strcspn(s, "\n");
-    if (n >= sizeof buf)
-        n = sizeof buf - 1;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    return buf;
 }
 
 /* Only the first difference of a call is printed. */
@@ -655,47 +645,12 @@ static int upload(void)
             continue;
         r = gpuact_buffer_write(a == FOREIGN ? other : ctx, alloc_buf[a], before[a], alloc_size[a]);
         if (r != GPUACT_SUCCESS) {
-            fault("uploading %s: %s: %s", alloc_name(a), gpuact_result_string(r), first_line(gpuact_last_error()));
+            fault("uploading %s: %s: %s", alloc_name(a), gpuact_result_string(r),
+                  harness_first_line(gpuact_last_error()));
             return 0;
         }
     }
     return 1;
-}
-
-/* Half of dt's spacing at |v|, as in tests/conformance.c. */
-static double half_ulp(gpuact_dtype dt, double v)
-{
-    int mant = dt == GPUACT_F32 ? 23 : dt == GPUACT_F16 ? 10 : 7;
-    int emin = dt == GPUACT_F16 ? -14 : -126;
-    int e;
-    frexp(v, &e);
-    if (e - 1 < emin)
-        e = emin + 1;
-    return ldexp(1.0, e - 2 - mant);
-}
-
-static double max_finite(gpuact_dtype dt)
-{
-    return dt == GPUACT_F32 ? FLT_MAX : dt == GPUACT_F16 ? 65504.0 : 3.3895313892515355e38;
-}
-
-/* dbias against the f64 column sum: the conformance suite's rule. */
-static int sum_ok(gpuact_dtype dt, float g, double w, double s_abs, double s_fin)
-{
-    double tol;
-    int may_overflow = s_fin > FLT_MAX;
-    if (isnan(w))
-        return isnan(g);
-    if (isinf(w))
-        return (isinf(g) && (g > 0) == (w > 0)) || (may_overflow && isnan(g));
-    if (may_overflow && !isfinite(g))
-        return 1;
-    tol = 1e-5 * s_abs + 1e-30;
-    if (dt != GPUACT_F32)
-        tol += half_ulp(dt, fabs(w) + tol);
-    if (isinf(g))
-        return (g > 0) == (w > 0) && fabs(w) + tol >= max_finite(dt) + half_ulp(dt, max_finite(dt));
-    return !isnan(g) && fabs((double)g - w) <= tol;
 }
 
 static const char *where(int a, size_t i)
@@ -726,7 +681,8 @@ static int compare_all(int written)
             continue;
         r = gpuact_buffer_read(a == FOREIGN ? other : ctx, got[a], alloc_buf[a], alloc_size[a]);
         if (r != GPUACT_SUCCESS) {
-            fault("reading %s back: %s: %s", alloc_name(a), gpuact_result_string(r), first_line(gpuact_last_error()));
+            fault("reading %s back: %s: %s", alloc_name(a), gpuact_result_string(r),
+                  harness_first_line(gpuact_last_error()));
             return 0;
         }
         for (i = 0; i < alloc_size[a]; i++) {
@@ -750,7 +706,7 @@ static int compare_all(int written)
                 if (rl == R_SUM) {
                     size_t c = rule_col[a][i];
                     float g = gpuact_ref_load(dt, got[a] + i, 0);
-                    if (!sum_ok(dt, g, sum[c], sum_abs[c], sum_fin[c])) {
+                    if (!harness_sum_ok(dt, g, sum[c], sum_abs[c], sum_fin[c])) {
                         fault("%s[%zu] (%s byte %zu): got %.9g (0x%lx), want %.17g (sum |dx| %.9g)",
                               c >= REG_BYTES ? "dbias_b" : "dbias", c % REG_BYTES, alloc_name(a), i, (double)g,
                               (unsigned long)gb, sum[c], sum_abs[c]);
@@ -779,7 +735,7 @@ static void mark_elems(const opnd *o, size_t rows, size_t cols, size_t ld, const
         }
 }
 
-/* Marks a bias gradient's elements: compared with sum_ok against
+/* Marks a bias gradient's elements: compared with harness_sum_ok against
    sum[which * REG_BYTES + c]. */
 static void mark_sums(const opnd *o, size_t cols, int which)
 {
@@ -817,7 +773,7 @@ static int sync_all(gpuact_stream s)
     if (r == GPUACT_SUCCESS && other)
         r = gpuact_synchronize(other, NULL);
     if (r != GPUACT_SUCCESS)
-        fault("gpuact_synchronize: %s: %s", gpuact_result_string(r), first_line(gpuact_last_error()));
+        fault("gpuact_synchronize: %s: %s", gpuact_result_string(r), harness_first_line(gpuact_last_error()));
     return r == GPUACT_SUCCESS;
 }
 
@@ -831,7 +787,7 @@ static int sync_call;
 static void judge(gpuact_result res, gpuact_stream s)
 {
     char msg[300];
-    snprintf(msg, sizeof msg, "%s", first_line(gpuact_last_error()));
+    snprintf(msg, sizeof msg, "%s", harness_first_line(gpuact_last_error()));
     shape_end(res == GPUACT_SUCCESS ? 1 : res == GPUACT_ERROR_INVALID_ARGUMENT ? 2 : 3);
     if (verbose)
         printf("call:%s -> %s%s%s%s\n", text, gpuact_result_string(res), verdict == V_INVALID ? " [must refuse: " : verdict == V_EITHER ? " [either: " : "",
@@ -1290,7 +1246,8 @@ static void repeat_sums(const opnd *ops, int ia, int ib, gpuact_result (*call)(v
     n_calls++;
     n_repeats++;
     if ((res = call(arg)) != GPUACT_SUCCESS) {
-        fault("the same call again returned %s: %s", gpuact_result_string(res), first_line(gpuact_last_error()));
+        fault("the same call again returned %s: %s", gpuact_result_string(res),
+              harness_first_line(gpuact_last_error()));
         return;
     }
     if (!sync_all(s) || !compare_all(1))
@@ -2072,7 +2029,7 @@ static void run_one(const uint8_t *data, size_t size)
     verdict_begin();
     op = (int)take(&rd, 32);
     gpuact_synchronize(NULL, NULL);
-    snprintf(stale_error, sizeof stale_error, "%s", first_line(gpuact_last_error()));
+    snprintf(stale_error, sizeof stale_error, "%s", harness_first_line(gpuact_last_error()));
     op = op < 3 ? OP_RELU_FWD + op % 2 : op < 8 ? OP_FWD : op < 13 ? OP_BWD : op < 18 ? OP_EPI_FWD
        : op < 23 ? OP_EPI_BWD : op < 25 ? OP_GLU_FWD : op < 28 ? OP_GLU_BWD : op == 28 ? OP_WRITE : op == 29 ? OP_READ
        : op == 30 ? (take(&rd, 2) ? OP_SYNC : OP_CREATE) : OP_MISC;
@@ -2155,7 +2112,7 @@ static int setup(void)
     memset(&desc, 0, sizeof desc);
     desc.backend = getenv("GPUACT_BACKEND") && *getenv("GPUACT_BACKEND") ? GPUACT_BACKEND_AUTO : GPUACT_BACKEND_OPENCL;
     if (gpuact_context_create(&desc, &ctx) != GPUACT_SUCCESS) {
-        printf("fuzz_api: no context: %s\n", first_line(gpuact_last_error()));
+        printf("fuzz_api: no context: %s\n", harness_first_line(gpuact_last_error()));
         return 0;
     }
     printf("fuzz_api: backend %s: %s\n", gpuact_backend_name(gpuact_context_backend(ctx)),
@@ -2166,7 +2123,7 @@ static int setup(void)
         if (a == FOREIGN)
             continue;
         if ((r = gpuact_buffer_alloc(ctx, alloc_size[a], &alloc_buf[a])) != GPUACT_SUCCESS) {
-            printf("fuzz_api: gpuact_buffer_alloc: %s\n", first_line(gpuact_last_error()));
+            printf("fuzz_api: gpuact_buffer_alloc: %s\n", harness_first_line(gpuact_last_error()));
             return 0;
         }
     }

@@ -59,6 +59,7 @@ failed"; the exit status is 0 when nothing failed (also when all skipped).
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
 #include "gpuact_ref.h"
+#include "support/harness.h"
 
 #include <float.h>
 #include <math.h>
@@ -70,42 +71,6 @@ failed"; the exit status is 0 when nothing failed (also when all skipped).
 #include <time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-
-static int verbose;
-static unsigned long n_passed, n_failed;
-
-static const char *first_line(const char *s)
-{
-    static GPUACT__TLS char buf[300];
-    size_t n = strcspn(s, "\n");
-    if (n >= sizeof buf)
-        n = sizeof buf - 1;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    return buf;
-}
-
-static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void report(int ok, const char *what, const char *fmt, ...)
-{
-    va_list ap;
-    pthread_mutex_lock(&report_lock);
-    if (ok) {
-        n_passed++;
-        if (verbose)
-            printf("ok   %s\n", what);
-    } else {
-        n_failed++;
-        printf("FAIL %s: ", what);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-    }
-    fflush(stdout);
-    pthread_mutex_unlock(&report_lock);
-}
 
 /* >>guarded buffers: data at an offset inside an allocation of canaries */
 
@@ -168,7 +133,7 @@ static int gbuf_make(place *p, gbuf *g, size_t bytes, size_t misalign)
             return 0;
         }
     } else if ((r = gpuact_buffer_alloc(p->ctx, g->total, &g->whole)) != GPUACT_SUCCESS) {
-        place_fail(p, "gpuact_buffer_alloc: %s: %s", gpuact_result_string(r), first_line(gpuact_last_error()));
+        place_fail(p, "gpuact_buffer_alloc: %s: %s", gpuact_result_string(r), harness_first_line(gpuact_last_error()));
         return 0;
     }
     return 1;
@@ -199,7 +164,7 @@ static int gbuf_upload(place *p, gbuf *g)
 {
     gpuact_result r = gpuact_buffer_write(p->ctx, g->whole, g->image, g->total);
     if (r != GPUACT_SUCCESS)
-        place_fail(p, "gpuact_buffer_write: %s: %s", gpuact_result_string(r), first_line(gpuact_last_error()));
+        place_fail(p, "gpuact_buffer_write: %s: %s", gpuact_result_string(r), harness_first_line(gpuact_last_error()));
     else if (p->settle)
         p->settle(p->user);
     return r == GPUACT_SUCCESS;
@@ -209,39 +174,15 @@ static int gbuf_read(place *p, const gbuf *g, unsigned char *got)
 {
     gpuact_result r = gpuact_buffer_read(p->ctx, got, g->whole, g->total);
     if (r != GPUACT_SUCCESS)
-        place_fail(p, "gpuact_buffer_read: %s: %s", gpuact_result_string(r), first_line(gpuact_last_error()));
+        place_fail(p, "gpuact_buffer_read: %s: %s", gpuact_result_string(r), harness_first_line(gpuact_last_error()));
     return r == GPUACT_SUCCESS;
 }
 
-/* >>comparison, as in tests/conformance.c */
-
-static double half_ulp(gpuact_dtype dt, double v)
-{
-    int mant = dt == GPUACT_F32 ? 23 : dt == GPUACT_F16 ? 10 : 7;
-    int emin = dt == GPUACT_F16 ? -14 : -126;
-    int e;
-    frexp(v, &e);
-    if (e - 1 < emin)
-        e = emin + 1;
-    return ldexp(1.0, e - 2 - mant);
-}
-
-static int sum_ok(gpuact_dtype dt, float g, double w, double s_abs)
-{
-    double tol;
-    if (isnan(w))
-        return isnan(g);
-    if (isinf(w))
-        return isinf(g) && (g > 0) == (w > 0);
-    tol = 1e-5 * s_abs + 1e-30;
-    if (dt != GPUACT_F32)
-        tol += half_ulp(dt, fabs(w) + tol);
-    return isfinite(g) && fabs((double)g - w) <= tol;
-}
+/* >>comparison, by the rules of tests/support/harness.h */
 
 /* Compares the allocation (read into got) with g->image: bytes outside the
    elements exactly; elements of dt (rows x cols, ld apart, from the data's
-   start) with gpuact_ref_same and nan_any; dbias (sums != NULL) with sum_ok. */
+   start) with gpuact_ref_same and nan_any; dbias (sums != NULL) with harness_sum_ok. */
 static int gbuf_check(place *p, const char *name, gbuf *g, gpuact_dtype dt, size_t rows, size_t cols, size_t ld,
                       const unsigned char *nan_any, const double *sums, const double *sums_abs)
 {
@@ -263,7 +204,7 @@ static int gbuf_check(place *p, const char *name, gbuf *g, gpuact_dtype dt, size
                 uint32_t gb = gpuact_ref_raw(dt, got + i, 0), wb = gpuact_ref_raw(dt, g->image + i, 0);
                 if (sums) {
                     float v = gpuact_ref_load(dt, got + i, 0);
-                    if (!sum_ok(dt, v, sums[c], sums_abs[c])) {
+                    if (!harness_sum_ok(dt, v, sums[c], sums_abs[c], 0)) {
                         place_fail(p, "%s[%zu] = %.9g, want %.17g (sum |dx| %.9g)", name, c, (double)v, sums[c],
                                    sums_abs[c]);
                         ok = 0;
@@ -291,7 +232,7 @@ static int call_ok(place *p, const char *what, gpuact_result r)
 {
     char why[300];
     if (r != GPUACT_SUCCESS) {
-        place_fail(p, "%s: %s: %s", what, gpuact_result_string(r), first_line(gpuact_last_error()));
+        place_fail(p, "%s: %s: %s", what, gpuact_result_string(r), harness_first_line(gpuact_last_error()));
         return 0;
     }
     if (p->after && !p->after(p->user, why, sizeof why)) {
@@ -522,7 +463,7 @@ static void run_ops(place *p, unsigned long seed)
                 !gbuf_check(p, "epilogue dbias", &edb, GPUACT_F32, 1, COLS, COLS, NULL, sums, sums_abs))
                 goto done;
             if (gpuact_buffer_read(p->ctx, k ? data(&edb) : first, at(&edb), sizeof first) != GPUACT_SUCCESS) {
-                place_fail(p, "reading dbias: %s", first_line(gpuact_last_error()));
+                place_fail(p, "reading dbias: %s", harness_first_line(gpuact_last_error()));
                 goto done;
             }
             if (k && memcmp(first, data(&edb), sizeof first) != 0)
@@ -553,12 +494,12 @@ static void dbias_series(place *p, int calls)
     if (!dy || !mask || gpuact_buffer_alloc(p->ctx, sizeof(float) * R * C, &bdy) ||
         gpuact_buffer_alloc(p->ctx, sizeof(float) * R * C, &bdx) || gpuact_buffer_alloc(p->ctx, R * MLD / 8, &bm) ||
         gpuact_buffer_alloc(p->ctx, sizeof db, &bdb)) {
-        place_fail(p, "set-up: %s", first_line(gpuact_last_error()));
+        place_fail(p, "set-up: %s", harness_first_line(gpuact_last_error()));
         goto done;
     }
     memset(mask, 0xFF, R * MLD / 8);
     if (gpuact_buffer_write(p->ctx, bm, mask, R * MLD / 8)) {
-        place_fail(p, "writing the mask: %s", first_line(gpuact_last_error()));
+        place_fail(p, "writing the mask: %s", harness_first_line(gpuact_last_error()));
         goto done;
     }
     for (k = 1; k <= calls && !p->failed; k++) {
@@ -566,7 +507,7 @@ static void dbias_series(place *p, int calls)
         for (i = 0; i < R * C; i++)
             dy[i] = (float)k;
         if (gpuact_buffer_write(p->ctx, bdy, dy, sizeof(float) * R * C)) {
-            place_fail(p, "writing dy: %s", first_line(gpuact_last_error()));
+            place_fail(p, "writing dy: %s", harness_first_line(gpuact_last_error()));
             break;
         }
         memset(&d, 0, sizeof d);
@@ -580,7 +521,7 @@ static void dbias_series(place *p, int calls)
         if (!call_ok(p, "gpuact_epilogue_backward", gpuact_epilogue_backward(p->ctx, &d, p->stream)) || !sync_ok(p))
             break;
         if (gpuact_buffer_read(p->ctx, db, bdb, sizeof db)) {
-            place_fail(p, "reading dbias: %s", first_line(gpuact_last_error()));
+            place_fail(p, "reading dbias: %s", harness_first_line(gpuact_last_error()));
             break;
         }
         for (i = 0; i < C; i++)
@@ -609,14 +550,14 @@ static void glu_series(place *p, int calls)
     if (!h || gpuact_buffer_alloc(p->ctx, sizeof(float) * R * C, &bdy) ||
         gpuact_buffer_alloc(p->ctx, sizeof(float) * R * 2 * C, &bab) ||
         gpuact_buffer_alloc(p->ctx, sizeof(float) * R * 2 * C, &bd) || gpuact_buffer_alloc(p->ctx, sizeof db, &bdb)) {
-        place_fail(p, "set-up: %s", first_line(gpuact_last_error()));
+        place_fail(p, "set-up: %s", harness_first_line(gpuact_last_error()));
         goto done;
     }
     for (i = 0; i < R * C; i++)
         h[i] = 1.0f;
     for (i = 0; i < 2 * R; i++)   /* a and b: the halves of each row of one R x 2C matrix of ones */
         if (gpuact_buffer_write(p->ctx, (gpuact_buffer){bab.handle, (size_t)i * C * 4}, h, C * 4)) {
-            place_fail(p, "writing a and b: %s", first_line(gpuact_last_error()));
+            place_fail(p, "writing a and b: %s", harness_first_line(gpuact_last_error()));
             goto done;
         }
     for (k = 1; k <= calls && !p->failed; k++) {
@@ -624,7 +565,7 @@ static void glu_series(place *p, int calls)
         for (i = 0; i < R * C; i++)
             h[i] = (float)k;
         if (gpuact_buffer_write(p->ctx, bdy, h, sizeof(float) * R * C)) {
-            place_fail(p, "writing dy: %s", first_line(gpuact_last_error()));
+            place_fail(p, "writing dy: %s", harness_first_line(gpuact_last_error()));
             break;
         }
         memset(&d, 0, sizeof d);
@@ -645,7 +586,7 @@ static void glu_series(place *p, int calls)
         if (!call_ok(p, "gpuact_glu_backward", gpuact_glu_backward(p->ctx, &d, p->stream)) || !sync_ok(p))
             break;
         if (gpuact_buffer_read(p->ctx, db, bdb, sizeof db)) {
-            place_fail(p, "reading the bias gradients: %s", first_line(gpuact_last_error()));
+            place_fail(p, "reading the bias gradients: %s", harness_first_line(gpuact_last_error()));
             break;
         }
         for (j = 0; j < 2 && !p->failed; j++)
@@ -669,7 +610,7 @@ static void check_place(place *p, unsigned long seed)
     p->failed = 0;
     p->why[0] = '\0';
     run_ops(p, seed);
-    report(!p->failed, p->label, "%s", p->why);
+    harness_report(!p->failed, p->label, "%s", p->why);
 }
 
 /* ========================================================================== */
@@ -839,7 +780,8 @@ static gpuact_context *cuda_gpuact_on(void *native, int device, void *stream, ch
     desc.native_context = native;
     desc.stream = stream;
     if ((r = gpuact_context_create(&desc, &c)) != GPUACT_SUCCESS) {
-        snprintf(why, size, "gpuact_context_create: %s: %s", gpuact_result_string(r), first_line(gpuact_last_error()));
+        snprintf(why, size, "gpuact_context_create: %s: %s", gpuact_result_string(r),
+                 harness_first_line(gpuact_last_error()));
         return NULL;
     }
     return c;
@@ -871,7 +813,7 @@ static int probe_foreign_pointer(gpuact_context *g, void *owner, const char *wha
     x.handle = (void *)(uintptr_t)px;
     x.offset = 0;
     if (gpuact_buffer_alloc(g, sizeof hy, &y) != GPUACT_SUCCESS || gpuact_buffer_write(g, y, hx, sizeof hy)) {
-        printf("PROBE %s: gpuact_buffer_alloc: %s\n", what, first_line(gpuact_last_error()));
+        printf("PROBE %s: gpuact_buffer_alloc: %s\n", what, harness_first_line(gpuact_last_error()));
         return 2;
     }
     r = gpuact_relu_forward(g, GPUACT_F32, 256, x, y, NULL);
@@ -879,18 +821,19 @@ static int probe_foreign_pointer(gpuact_context *g, void *owner, const char *wha
         s = gpuact_synchronize(g, NULL);
     if (r == GPUACT_ERROR_INVALID_ARGUMENT) {
         int same = gpuact_buffer_read(g, hy, y, sizeof hy) == GPUACT_SUCCESS && memcmp(hx, hy, sizeof hy) == 0;
-        printf("PROBE %s: refused (GPUACT_ERROR_INVALID_ARGUMENT: %s), y %s\n", what, first_line(gpuact_last_error()),
+        printf("PROBE %s: refused (GPUACT_ERROR_INVALID_ARGUMENT: %s), y %s\n", what,
+               harness_first_line(gpuact_last_error()),
                same ? "untouched" : "CHANGED");
         return same ? 0 : 3;
     }
     if (r != GPUACT_SUCCESS || s != GPUACT_SUCCESS) {
         printf("PROBE %s: accepted, then %s from the %s: %s\n", what, gpuact_result_string(r ? r : s),
-               r ? "call" : "synchronize", first_line(gpuact_last_error()));
+               r ? "call" : "synchronize", harness_first_line(gpuact_last_error()));
         return 0;
     }
     if ((r = gpuact_buffer_read(g, hy, y, sizeof hy)) != GPUACT_SUCCESS) {
         printf("PROBE %s: accepted, then reading y: %s: %s\n", what, gpuact_result_string(r),
-               first_line(gpuact_last_error()));
+               harness_first_line(gpuact_last_error()));
         return 0;
     }
     for (i = 0; i < 256; i++)
@@ -966,7 +909,7 @@ static void run_probe(const char *which)
         _exit(127);
     }
     if (pid < 0 || waitpid(pid, &status, 0) != pid) {
-        report(0, what, "fork/waitpid failed");
+        harness_report(0, what, "fork/waitpid failed");
         return;
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
@@ -974,10 +917,10 @@ static void run_probe(const char *which)
         return;
     }
     if (WIFSIGNALED(status))
-        report(0, what, "the child died of signal %d (a crash or the 300 s alarm)", WTERMSIG(status));
+        harness_report(0, what, "the child died of signal %d (a crash or the 300 s alarm)", WTERMSIG(status));
     else
-        report(WIFEXITED(status) && WEXITSTATUS(status) == 0, what, "exit status %d (see the PROBE line)",
-               WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        harness_report(WIFEXITED(status) && WEXITSTATUS(status) == 0, what, "exit status %d (see the PROBE line)",
+                       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 /* >>(a) a CUcontext that is not the primary one */
@@ -996,31 +939,31 @@ static void part_a(void)
     cu.cuDeviceGet(&dev, 0);
     cu.cuDevicePrimaryCtxGetState(dev, &flags, &active_before);
     if ((e = cu.cuCtxCreate(&mine, 0, dev)) != 0) {
-        report(0, "(a) cuCtxCreate", "CUresult %d", e);
+        harness_report(0, "(a) cuCtxCreate", "CUresult %d", e);
         return;
     }
     /* cuCtxCreate left mine current on this thread */
     if (!(g = cuda_gpuact(mine, 0, why, sizeof why))) {
-        report(0, "(a) gpuact_context_create with desc.native_context = a cuCtxCreate'd context", "%s", why);
+        harness_report(0, "(a) gpuact_context_create with desc.native_context = a cuCtxCreate'd context", "%s", why);
         cu.cuCtxDestroy(mine);
         return;
     }
-    report(1, "(a) gpuact_context_create with desc.native_context = a cuCtxCreate'd context", "");
+    harness_report(1, "(a) gpuact_context_create with desc.native_context = a cuCtxCreate'd context", "");
     got = gpuact_context_query_desc(g).native_context;
-    report(got == mine, "(a) query_desc().native_context is the adopted context", "%p, want %p", got, mine);
+    harness_report(got == mine, "(a) query_desc().native_context is the adopted context", "%p, want %p", got, mine);
     cu.cuDevicePrimaryCtxGetState(dev, &flags, &active_after);
-    report(active_after == active_before, "(a) adopting does not activate the device's primary context",
-           "primary context active: %d before, %d after", active_before, active_after);
-    report(cu_current() == mine, "(a) context_create leaves the caller's current context current",
-           "current is %p, want %p", cu_current(), mine);
+    harness_report(active_after == active_before, "(a) adopting does not activate the device's primary context",
+                   "primary context active: %d before, %d after", active_before, active_after);
+    harness_report(cu_current() == mine, "(a) context_create leaves the caller's current context current",
+                   "current is %p, want %p", cu_current(), mine);
     if (gpuact_buffer_alloc(g, 4096, &b) == GPUACT_SUCCESS) {
         void *owner = NULL;
         e = cu.cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT_, (CUdeviceptr_)(uintptr_t)b.handle);
-        report(e == 0 && owner == mine, "(a) gpuact_buffer_alloc allocates in the adopted context",
-               "CU_POINTER_ATTRIBUTE_CONTEXT: %d, %p, want %p", e, owner, mine);
+        harness_report(e == 0 && owner == mine, "(a) gpuact_buffer_alloc allocates in the adopted context",
+                       "CU_POINTER_ATTRIBUTE_CONTEXT: %d, %p, want %p", e, owner, mine);
         gpuact_buffer_free(g, b);
     } else {
-        report(0, "(a) gpuact_buffer_alloc", "%s", first_line(gpuact_last_error()));
+        harness_report(0, "(a) gpuact_buffer_alloc", "%s", harness_first_line(gpuact_last_error()));
     }
 
     memset(&p, 0, sizeof p);
@@ -1043,7 +986,7 @@ static void part_a(void)
         p.label = "(a) adopted context current: the caller's cuMemAlloc buffers, the caller's stream: all ops checked";
         check_place(&p, 12);
     } else {
-        report(0, "(a) cuStreamCreate in the adopted context", "failed");
+        harness_report(0, "(a) cuStreamCreate in the adopted context", "failed");
     }
     /* no context current */
     cu_make_current(NULL);
@@ -1069,20 +1012,21 @@ static void part_a(void)
         p.label = "(a) the first after the second was destroyed: all ops checked";
         check_place(&p, 16);
     } else {
-        report(0, "(a) a second gpuact context on the same CUcontext", "%s", why);
+        harness_report(0, "(a) a second gpuact context on the same CUcontext", "%s", why);
     }
     /* the caller's stream as the context's stream (desc.stream): NULL means it */
     if (stream && (g2 = cuda_gpuact_on(mine, 0, stream, why, sizeof why)) != NULL) {
         place p3 = p;
         got = gpuact_context_query_desc(g2).stream;
-        report(got == stream, "(a) desc.stream: query_desc().stream is the caller's stream", "%p, want %p", got, stream);
+        harness_report(got == stream, "(a) desc.stream: query_desc().stream is the caller's stream", "%p, want %p",
+                       got, stream);
         p3.ctx = g2;
         p3.stream = NULL;
         p3.label = "(a) desc.stream = the caller's stream, every call with stream NULL: all ops checked";
         check_place(&p3, 17);
         gpuact_context_destroy(g2);
     } else if (stream) {
-        report(0, "(a) a gpuact context with desc.stream", "%s", why);
+        harness_report(0, "(a) a gpuact context with desc.stream", "%s", why);
     }
     if (stream) {
         cu.cuCtxPushCurrent(mine);
@@ -1090,13 +1034,14 @@ static void part_a(void)
         cu.cuCtxPopCurrent(&dummy);
     }
     gpuact_context_destroy(g);
-    report(cu_current() == u.expect_current, "(a) gpuact_context_destroy leaves the current context alone",
-           "current is %p, want %p", cu_current(), u.expect_current);
+    harness_report(cu_current() == u.expect_current, "(a) gpuact_context_destroy leaves the current context alone",
+                   "current is %p, want %p", cu_current(), u.expect_current);
     {   /* the caller's context is still the caller's */
         CUdeviceptr_ d = 0;
         int ok = cu.cuCtxPushCurrent(mine) == 0 && cu.cuMemAlloc(&d, 64) == 0 && cu.cuMemFree(d) == 0;
         cu.cuCtxPopCurrent(&dummy);
-        report(ok, "(a) the adopted CUcontext still works after gpuact_context_destroy", "cuMemAlloc in it failed");
+        harness_report(ok, "(a) the adopted CUcontext still works after gpuact_context_destroy",
+                       "cuMemAlloc in it failed");
     }
     if (primary) {
         cu_make_current(NULL);
@@ -1200,7 +1145,7 @@ static void part_b(void)
         for (i = 0; i < 2; i++) {
             snprintf(what, sizeof what, "(b) device %d from its own thread, both at once, %s: 3 rounds of all ops", i,
                      adopt ? "a cuCtxCreate'd context adopted" : "its primary context");
-            report(!jobs[i].failed, what, "%s", jobs[i].why);
+            harness_report(!jobs[i].failed, what, "%s", jobs[i].why);
         }
     }
 }
@@ -1330,7 +1275,8 @@ static int probe_auto_cl(void)
     desc.native_device = devs[0];
     r = gpuact_context_create(&desc, &g);
     if (r != GPUACT_SUCCESS) {
-        printf("PROBE auto-with-cl_context: refused: %s: %s\n", gpuact_result_string(r), first_line(gpuact_last_error()));
+        printf("PROBE auto-with-cl_context: refused: %s: %s\n", gpuact_result_string(r),
+               harness_first_line(gpuact_last_error()));
         return 0;
     }
     printf("PROBE auto-with-cl_context: the %s backend took it%s\n", gpuact_backend_name(gpuact_context_backend(g)),
@@ -1366,7 +1312,7 @@ static void part_c(void)
     if (queue)
         queue2 = cl.clCreateCommandQueue(mine, devs[0], 0, &e);
     if (!queue2) {
-        report(0, "(c) the caller's cl_context and queues", "clCreateContext/clCreateCommandQueue: %d", (int)e);
+        harness_report(0, "(c) the caller's cl_context and queues", "clCreateContext/clCreateCommandQueue: %d", (int)e);
         return;
     }
     /* one reference more of each, held to the end: a release too many by
@@ -1382,9 +1328,10 @@ static void part_c(void)
     desc.native_context = mine;
     g = (gpuact_context *)&desc;
     r = gpuact_context_create(&desc, &g);
-    report(r == GPUACT_ERROR_INVALID_ARGUMENT && gpuact_last_rule() == GPUACT_RULE_NATIVE_DEVICE_MISSING && g == NULL,
-           "(c) native_context without native_device is refused (NATIVE_DEVICE_MISSING)", "%s, *out %p: %s",
-           gpuact_result_string(r), (void *)g, first_line(gpuact_last_error()));
+    harness_report(r == GPUACT_ERROR_INVALID_ARGUMENT && gpuact_last_rule() == GPUACT_RULE_NATIVE_DEVICE_MISSING &&
+                       g == NULL,
+                   "(c) native_context without native_device is refused (NATIVE_DEVICE_MISSING)", "%s, *out %p: %s",
+                   gpuact_result_string(r), (void *)g, harness_first_line(gpuact_last_error()));
     if (r == GPUACT_SUCCESS && g)
         gpuact_context_destroy(g);
 
@@ -1392,29 +1339,31 @@ static void part_c(void)
     desc.native_device = devs[0];
     desc.stream = queue;
     if ((r = gpuact_context_create(&desc, &g)) != GPUACT_SUCCESS) {
-        report(0, "(c) gpuact_context_create adopting cl_context + cl_device_id + queue", "%s: %s",
-               gpuact_result_string(r), first_line(gpuact_last_error()));
+        harness_report(0, "(c) gpuact_context_create adopting cl_context + cl_device_id + queue", "%s: %s",
+                       gpuact_result_string(r), harness_first_line(gpuact_last_error()));
         goto out;
     }
-    report(1, "(c) gpuact_context_create adopting cl_context + cl_device_id + queue", "");
+    harness_report(1, "(c) gpuact_context_create adopting cl_context + cl_device_id + queue", "");
     got = gpuact_context_query_desc(g);
-    report(got.native_context == mine && got.native_device == devs[0] && got.stream == queue &&
-           got.backend == GPUACT_BACKEND_OPENCL,
-           "(c) query_desc() returns the caller's context, device and queue", "%p %p %p, want %p %p %p",
-           got.native_context, got.native_device, got.stream, mine, devs[0], queue);
+    harness_report(got.native_context == mine && got.native_device == devs[0] && got.stream == queue &&
+                   got.backend == GPUACT_BACKEND_OPENCL,
+                   "(c) query_desc() returns the caller's context, device and queue", "%p %p %p, want %p %p %p",
+                   got.native_context, got.native_device, got.stream, mine, devs[0], queue);
     name[0] = '\0';
     cl.clGetDeviceInfo(devs[0], CL_DEVICE_NAME_, sizeof name - 1, name, NULL);
     name[sizeof name - 1] = '\0';
     snprintf(gname, sizeof gname, "%s", gpuact_context_device_name(g));
-    report(strcmp(name, gname) == 0, "(c) the device name is the adopted device's", "\"%s\", want \"%s\"", gname,
+    harness_report(strcmp(name, gname) == 0, "(c) the device name is the adopted device's", "\"%s\", want \"%s\"",
+                   gname,
            name);
     if (gpuact_buffer_alloc(g, 4096, &b) == GPUACT_SUCCESS) {
         void *owner = NULL;
         cl.clGetMemObjectInfo(b.handle, CL_MEM_CONTEXT_, sizeof owner, &owner, NULL);
-        report(owner == mine, "(c) gpuact_buffer_alloc allocates in the caller's cl_context", "CL_MEM_CONTEXT %p, want %p",
+        harness_report(owner == mine, "(c) gpuact_buffer_alloc allocates in the caller's cl_context",
+                       "CL_MEM_CONTEXT %p, want %p",
                owner, mine);
     } else {
-        report(0, "(c) gpuact_buffer_alloc", "%s", first_line(gpuact_last_error()));
+        harness_report(0, "(c) gpuact_buffer_alloc", "%s", harness_first_line(gpuact_last_error()));
     }
 
     memset(&p, 0, sizeof p);
@@ -1441,11 +1390,13 @@ static void part_c(void)
         p.why[0] = '\0';
         p.alloc = NULL;
         dbias_series(&p, 20);
-        report(!p.failed, "(c) an out-of-order queue: 20 epilogue backwards with dbias, each sum right", "%s", p.why);
+        harness_report(!p.failed, "(c) an out-of-order queue: 20 epilogue backwards with dbias, each sum right",
+                       "%s", p.why);
         p.failed = 0;
         p.why[0] = '\0';
         glu_series(&p, 20);
-        report(!p.failed, "(c) an out-of-order queue: 20 glu backwards with both bias gradients, each sum right", "%s",
+        harness_report(!p.failed,
+                       "(c) an out-of-order queue: 20 glu backwards with both bias gradients, each sum right", "%s",
                p.why);
         cl.clReleaseCommandQueue(ooo);
     }
@@ -1458,15 +1409,15 @@ static void part_c(void)
             hx[i] = (float)(i % 37) - 18.0f;
         if (gpuact_buffer_alloc(g, sizeof hx, &x) || gpuact_buffer_alloc(g, sizeof hy, &y) ||
             cl.clEnqueueWriteBuffer(queue, x.handle, 1, 0, sizeof hx, hx, 0, NULL, NULL)) {
-            report(0, "(c) set-up for the ordering check", "%s", first_line(gpuact_last_error()));
+            harness_report(0, "(c) set-up for the ordering check", "%s", harness_first_line(gpuact_last_error()));
         } else {
             r = gpuact_relu_forward(g, GPUACT_F32, 512, x, y, NULL);
             e = cl.clEnqueueReadBuffer(queue, y.handle, 1, 0, sizeof hy, hy, 0, NULL, NULL);
             for (i = 0; i < 512; i++)
                 wrong += hy[i] != (hx[i] > 0 ? hx[i] : 0.0f);
-            report(r == GPUACT_SUCCESS && e == 0 && !wrong,
-                   "(c) with stream NULL the work is on the caller's queue: its blocking read sees y, no synchronize",
-                   "%s, clEnqueueReadBuffer %d, %d wrong elements", gpuact_result_string(r), (int)e, wrong);
+            harness_report(r == GPUACT_SUCCESS && e == 0 && !wrong,
+                           "(c) with stream NULL the work is on the caller's queue: its blocking read sees y, no synchronize",
+                           "%s, clEnqueueReadBuffer %d, %d wrong elements", gpuact_result_string(r), (int)e, wrong);
         }
         gpuact_buffer_free(g, x);
         gpuact_buffer_free(g, y);
@@ -1487,19 +1438,19 @@ static void part_c(void)
             d.x = b;
             d.y.handle = foreign;
             r = gpuact_forward(g, &d, NULL);
-            report(r == GPUACT_ERROR_INVALID_ARGUMENT && gpuact_last_rule() == GPUACT_RULE_BUFFER_FOREIGN,
-                   "(c) y is a cl_mem of another cl_context: refused (BUFFER_FOREIGN)", "%s: %s",
-                   gpuact_result_string(r), first_line(gpuact_last_error()));
+            harness_report(r == GPUACT_ERROR_INVALID_ARGUMENT && gpuact_last_rule() == GPUACT_RULE_BUFFER_FOREIGN,
+                           "(c) y is a cl_mem of another cl_context: refused (BUFFER_FOREIGN)", "%s: %s",
+                           gpuact_result_string(r), harness_first_line(gpuact_last_error()));
             d.x.handle = foreign;
             d.y = b;
             r = gpuact_forward(g, &d, NULL);
             rule = gpuact_last_rule();
             gpuact_synchronize(g, NULL);
-            report(r == GPUACT_ERROR_INVALID_ARGUMENT && rule == GPUACT_RULE_BUFFER_FOREIGN &&
-                   gpuact_buffer_read(g, after, b, sizeof after) == GPUACT_SUCCESS &&
-                   memcmp(before, after, sizeof after) == 0,
-                   "(c) x is a cl_mem of another cl_context: refused (BUFFER_FOREIGN), y untouched", "%s: %s",
-                   gpuact_result_string(r), first_line(gpuact_last_error()));
+            harness_report(r == GPUACT_ERROR_INVALID_ARGUMENT && rule == GPUACT_RULE_BUFFER_FOREIGN &&
+                           gpuact_buffer_read(g, after, b, sizeof after) == GPUACT_SUCCESS &&
+                           memcmp(before, after, sizeof after) == 0,
+                           "(c) x is a cl_mem of another cl_context: refused (BUFFER_FOREIGN), y untouched", "%s: %s",
+                           gpuact_result_string(r), harness_first_line(gpuact_last_error()));
         }
         if (foreign)
             cl.clReleaseMemObject(foreign);
@@ -1510,9 +1461,9 @@ static void part_c(void)
     g = NULL;
     {
         cl_uint_ c_now = cl_refs_settled(mine, 0, ctx_refs), q_now = cl_refs_settled(queue, 1, q_refs);
-        report(c_now == ctx_refs && q_now == q_refs,
-               "(c) after gpuact_context_destroy the caller's context and queue have their reference counts of before",
-               "context %u (before %u), queue %u (before %u)", c_now, ctx_refs, q_now, q_refs);
+        harness_report(c_now == ctx_refs && q_now == q_refs,
+                       "(c) after gpuact_context_destroy the caller's context and queue have their reference counts of before",
+                       "context %u (before %u), queue %u (before %u)", c_now, ctx_refs, q_now, q_refs);
     }
     {   /* and still work */
         void *m = cl.clCreateBuffer(mine, 1, 64, NULL, &e);
@@ -1520,7 +1471,7 @@ static void part_c(void)
         int ok = m && cl.clEnqueueWriteBuffer(queue, m, 1, 0, 64, buf, 0, NULL, NULL) == 0 && cl.clFinish(queue) == 0;
         if (m)
             cl.clReleaseMemObject(m);
-        report(ok, "(c) the caller's context and queue still work after gpuact_context_destroy", "they do not");
+        harness_report(ok, "(c) the caller's context and queue still work after gpuact_context_destroy", "they do not");
     }
 
     /* adoption without a queue: gpuact makes one on the caller's context */
@@ -1530,9 +1481,9 @@ static void part_c(void)
         own_q = gpuact_context_query_desc(g).stream;
         if (own_q)
             cl.clGetCommandQueueInfo(own_q, CL_QUEUE_CONTEXT_, sizeof qctx, &qctx, NULL);
-        report(own_q && own_q != queue && qctx == mine,
-               "(c) adopted without a queue: gpuact's own queue is on the caller's cl_context",
-               "queue %p, its context %p, want %p", own_q, qctx, mine);
+        harness_report(own_q && own_q != queue && qctx == mine,
+                       "(c) adopted without a queue: gpuact's own queue is on the caller's cl_context",
+                       "queue %p, its context %p, want %p", own_q, qctx, mine);
         memset(&p, 0, sizeof p);
         p.ctx = g;
         p.user = &u;
@@ -1541,11 +1492,12 @@ static void part_c(void)
         gpuact_context_destroy(g);
         {
             cl_uint_ c_now = cl_refs_settled(mine, 0, ctx_refs);
-            report(c_now == ctx_refs, "(c) ... and destroying it leaves the context's reference count",
-                   "%u, before %u", c_now, ctx_refs);
+            harness_report(c_now == ctx_refs, "(c) ... and destroying it leaves the context's reference count",
+                           "%u, before %u", c_now, ctx_refs);
         }
     } else {
-        report(0, "(c) adopted without a queue", "%s: %s", gpuact_result_string(r), first_line(gpuact_last_error()));
+        harness_report(0, "(c) adopted without a queue", "%s: %s", gpuact_result_string(r),
+                       harness_first_line(gpuact_last_error()));
     }
     run_probe("auto-with-cl_context");
 out:
@@ -1567,7 +1519,7 @@ int main(int argc, char **argv)
         _exit(rc);
     }
     if (argc > 1 && strcmp(argv[1], "-v") == 0)
-        verbose = 1;
+        harness_tally_of_process()->verbose = 1;
 #ifndef GPUACT_NO_CUDA
     if (cuda_load(why, sizeof why)) {
         printf("CUDA: %d device(s)\n", cuda_devices);
@@ -1589,6 +1541,5 @@ int main(int argc, char **argv)
     (void)part_c;
 #endif
     (void)why;
-    printf("%lu passed, %lu failed\n", n_passed, n_failed);
-    return n_failed ? 1 : 0;
+    return harness_summary();
 }

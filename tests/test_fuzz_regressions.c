@@ -17,27 +17,15 @@ gradient, found by the adoption work, is tests/test_adoption.c's.)
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
 #include "gpuact_ref.h"
+#include "support/harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static gpuact_context *ctx;
-static int verbose;
-static unsigned long n_passed, n_failed;
 
-static void report(int ok, const char *what, const char *why)
-{
-    if (ok) {
-        n_passed++;
-        if (verbose)
-            printf("ok   %s\n", what);
-    } else {
-        n_failed++;
-        printf("FAIL %s: %s\n", what, why);
-    }
-    fflush(stdout);
-}
+static void report(int ok, const char *what, const char *why) { harness_report(ok, what, "%s", why); }
 
 static const char *dt_name(gpuact_dtype dt) { return dt == GPUACT_F32 ? "f32" : dt == GPUACT_F16 ? "f16" : "bf16"; }
 
@@ -106,7 +94,7 @@ int main(int argc, char **argv)
     size_t i;
     int k;
     if (argc > 1 && strcmp(argv[1], "-v") == 0)
-        verbose = 1;
+        harness_tally_of_process()->verbose = 1;
     for (i = 0; i < sizeof ORDER / sizeof ORDER[0] && !ctx; i++) {
         memset(&desc, 0, sizeof desc);
         desc.backend = ORDER[i];
@@ -126,6 +114,5 @@ int main(int argc, char **argv)
         hardtanh_bound(dt, -0.0f, 0.0f);         /* given as -0 */
     }
     gpuact_context_destroy(ctx);
-    printf("%lu passed, %lu failed\n", n_passed, n_failed);
-    return n_failed == 0 ? 0 : 1;
+    return harness_summary();
 }

@@ -14,6 +14,8 @@ the SKIP reason and "0 passed, 0 failed".
 */
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
+#include "gpuact_ref.h"
+#include "support/harness.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -22,8 +24,6 @@ the SKIP reason and "0 passed, 0 failed".
 #include <string.h>
 
 static gpuact_context *ctx;
-static int verbose;
-static unsigned long n_passed, n_failed;
 
 #define BUF_BYTES 4096
 #define N 64            /* elementwise n: 256 bytes of f32 */
@@ -45,29 +45,7 @@ static gpuact_buffer buf(int b, size_t offset)
     return r;
 }
 
-static const char *first_line(const char *s)
-{
-    static char line[300];
-    size_t n = strcspn(s, "\n");
-    if (n >= sizeof line)
-        n = sizeof line - 1;
-    memcpy(line, s, n);
-    line[n] = '\0';
-    return line;
-}
-
-static void report(int ok, const char *what, const char *why)
-{
-    if (ok) {
-        n_passed++;
-        if (verbose)
-            printf("ok   %s%s%s\n", what, *why ? ": " : "", why);
-    } else {
-        n_failed++;
-        printf("FAIL %s: %s\n", what, why);
-    }
-    fflush(stdout);
-}
+static void report(int ok, const char *what, const char *why) { harness_report(ok, what, "%s", why); }
 
 static int fill_patterns(void)
 {
@@ -121,7 +99,7 @@ static void expect_invalid(const char *what, gpuact_result r, gpuact_rule rule)
     char why[500], msg[300], prefix[80];
     const char *changed;
     gpuact_rule got = gpuact_last_rule();
-    snprintf(msg, sizeof msg, "%s", first_line(gpuact_last_error()));   /* before the read-back */
+    snprintf(msg, sizeof msg, "%s", harness_first_line(gpuact_last_error()));   /* before the read-back */
     snprintf(prefix, sizeof prefix, "[gpuact rule %s] ", gpuact_rule_name(rule));
     changed = untouched();
     if (r != GPUACT_ERROR_INVALID_ARGUMENT)
@@ -149,7 +127,7 @@ static void expect_invalid_saying(const char *what, gpuact_result r, gpuact_rule
     const char *msg = gpuact_last_error();
     if (r == GPUACT_ERROR_INVALID_ARGUMENT && !strstr(msg, words)) {
         snprintf(full, sizeof full, "%s: the message does not say \"%s\"", what, words);
-        report(0, full, first_line(msg));
+        report(0, full, harness_first_line(msg));
         fill_patterns();
         return;
     }
@@ -162,7 +140,7 @@ static void expect_nothing(const char *what, gpuact_result r)
     char why[400];
     const char *changed = untouched();
     if (r != GPUACT_SUCCESS)
-        snprintf(why, sizeof why, "returned %s (%s)", gpuact_result_string(r), first_line(gpuact_last_error()));
+        snprintf(why, sizeof why, "returned %s (%s)", gpuact_result_string(r), harness_first_line(gpuact_last_error()));
     else
         snprintf(why, sizeof why, "%s", changed);
     report(r == GPUACT_SUCCESS && !*changed, what, why);
@@ -174,7 +152,7 @@ static void expect_accepted(const char *what, gpuact_result r)
     char why[400] = "";
     gpuact_result s = r == GPUACT_SUCCESS ? gpuact_synchronize(ctx, NULL) : r;
     if (r != GPUACT_SUCCESS)
-        snprintf(why, sizeof why, "returned %s (%s)", gpuact_result_string(r), first_line(gpuact_last_error()));
+        snprintf(why, sizeof why, "returned %s (%s)", gpuact_result_string(r), harness_first_line(gpuact_last_error()));
     else if (s != GPUACT_SUCCESS)
         snprintf(why, sizeof why, "gpuact_synchronize returned %s", gpuact_result_string(s));
     report(r == GPUACT_SUCCESS && s == GPUACT_SUCCESS, what, why);
@@ -718,9 +696,10 @@ static void empty_dbias(void)
         r = EB(eb);
         snprintf(what, sizeof what, "epilogue_backward: rows = 0 writes %s zeros to dbias", dts[k] == GPUACT_F32 ? "f32" : dts[k] == GPUACT_F16 ? "f16" : "bf16");
         if (r != GPUACT_SUCCESS)
-            snprintf(why, sizeof why, "returned %s (%s)", gpuact_result_string(r), first_line(gpuact_last_error()));
+            snprintf(why, sizeof why, "returned %s (%s)", gpuact_result_string(r),
+                     harness_first_line(gpuact_last_error()));
         else if (gpuact_synchronize(ctx, NULL) || gpuact_buffer_read(ctx, got, bufs[DBIAS], sizeof got))
-            snprintf(why, sizeof why, "read back: %s", first_line(gpuact_last_error()));
+            snprintf(why, sizeof why, "read back: %s", harness_first_line(gpuact_last_error()));
         for (i = 0; i < sizeof got && !*why; i++) {
             unsigned char want = i >= off && i < off + bytes ? 0 : pattern_of(DBIAS);
             if (got[i] != want)
@@ -858,7 +837,7 @@ static void cl_wide_dbias(void)
     if (gpuact_buffer_alloc(ctx, sizeof dy, &b[0]) || gpuact_buffer_alloc(ctx, sizeof dx, &b[1]) ||
         gpuact_buffer_alloc(ctx, sizeof mask, &b[2]) || gpuact_buffer_alloc(ctx, sizeof db, &b[3]) ||
         gpuact_buffer_write(ctx, b[0], dy, sizeof dy) || gpuact_buffer_write(ctx, b[2], mask, sizeof mask)) {
-        expect_true("NVIDIA OpenCL's wide bias-gradient launch: buffers", 0, first_line(gpuact_last_error()));
+        expect_true("NVIDIA OpenCL's wide bias-gradient launch: buffers", 0, harness_first_line(gpuact_last_error()));
         ok = 0;
     }
     memset(&d, 0, sizeof d);
@@ -881,7 +860,8 @@ static void cl_wide_dbias(void)
         for (i = 0; !res && i < R * C; i++) bad += memcmp(&dx[i], &want_dx[i], 4) != 0;
         for (i = 0; !res && i < C; i++) bad += memcmp(&db[i], &want_db[i], 4) != 0;
         snprintf(why, sizeof why, "%s; widest work-group %zu, %zu refused, %zu values differ (%s)",
-                 gpuact_result_string(res), widest_local, refused_local, bad, res ? first_line(gpuact_last_error()) : "");
+                 gpuact_result_string(res), widest_local, refused_local, bad,
+                                      res ? harness_first_line(gpuact_last_error()) : "");
         expect_true(pass ? "NVIDIA OpenCL's bias gradient falls back to 768 when 1024 is refused"
                          : "NVIDIA OpenCL's bias gradient over 8192 f32 columns in work-groups of 1024",
                     !res && bad == 0 && widest_local == 1024 && refused_local == (size_t)pass, why);
@@ -1066,7 +1046,7 @@ static void internals(void)
         o->cl.clSetKernelArg = set_arg_fails_at_3;
         r = gpuact__opencl_set_args(o, NULL, &L);
         o->cl = saved;
-        snprintf(why, sizeof why, "%s: %s", gpuact_result_string(r), first_line(gpuact_last_error()));
+        snprintf(why, sizeof why, "%s: %s", gpuact_result_string(r), harness_first_line(gpuact_last_error()));
         expect_true("clSetKernelArg failure names argument 3 (out's offset)",
                     r == GPUACT_ERROR_DEVICE && strstr(gpuact_last_error(), "(argument 3, out's offset)") &&
                     strstr(gpuact_last_error(), "CL_INVALID_ARG_SIZE"), why);
@@ -1266,7 +1246,7 @@ static void extents_and_owners(void)
     memset(small_fill, 0xA5, sizeof small_fill);
     if (gpuact_buffer_alloc(ctx, sizeof small_fill, &small) != GPUACT_SUCCESS ||
         gpuact_buffer_write(ctx, small, small_fill, sizeof small_fill) != GPUACT_SUCCESS) {
-        report(0, "extents: a 400-byte buffer", first_line(gpuact_last_error()));
+        report(0, "extents: a 400-byte buffer", harness_first_line(gpuact_last_error()));
         return;
     }
     /* 1000 f32 elements of y are 4000 bytes; the buffer holds 400 */
@@ -1275,7 +1255,8 @@ static void extents_and_owners(void)
     if (gpuact_buffer_read(ctx, got, small, sizeof got) != GPUACT_SUCCESS || memcmp(got, small_fill, sizeof got))
         intact = 0;
     expect_true("forward: the 400-byte y was not written", intact, "its bytes changed");
-    snprintf(why, sizeof why, "the message does not name y and both sizes: %s", first_line(gpuact_last_error()));
+    snprintf(why, sizeof why, "the message does not name y and both sizes: %s",
+             harness_first_line(gpuact_last_error()));
     F(f);
     expect_true("forward: the message names y, 400 and 4000",
                 strstr(gpuact_last_error(), " y ") && strstr(gpuact_last_error(), "400 bytes") &&
@@ -1301,7 +1282,7 @@ static void extents_and_owners(void)
     {   /* the query the checks above use, as benchmarks see it: the allocation's bytes from its handle */
         size_t bytes = 0;
         gpuact_result r = gpuact_testing_buffer_extent(ctx, small, &bytes);
-        snprintf(why, sizeof why, "result %d, %zu bytes: %s", (int)r, bytes, first_line(gpuact_last_error()));
+        snprintf(why, sizeof why, "result %d, %zu bytes: %s", (int)r, bytes, harness_first_line(gpuact_last_error()));
         expect_true("testing_buffer_extent: a 400-byte buffer holds 400 bytes (or the driver cannot tell)",
                     (r == GPUACT_SUCCESS && bytes == 400) || r == GPUACT_ERROR_NOT_SUPPORTED, why);
         expect_invalid("testing_buffer_extent: bytes NULL", gpuact_testing_buffer_extent(ctx, small, NULL),
@@ -1316,7 +1297,7 @@ static void extents_and_owners(void)
     if (desc.backend == GPUACT_BACKEND_OPENCL) {
         if (gpuact_context_create(&desc, &other) != GPUACT_SUCCESS ||
             gpuact_buffer_alloc(other, BUF_BYTES, &foreign) != GPUACT_SUCCESS) {
-            report(0, "owners: a second context", first_line(gpuact_last_error()));
+            report(0, "owners: a second context", harness_first_line(gpuact_last_error()));
         } else {
             f = fwd(); f.x = foreign;
             expect_invalid("forward: x is a cl_mem of another context", F(f), GPUACT_RULE_BUFFER_FOREIGN);
@@ -1403,7 +1384,8 @@ static void stream_lifetime(void)
         eb = epib();
         if ((r = gpuact_epilogue_backward(ctx, &eb, q[i])) != GPUACT_SUCCESS ||
             (r = gpuact_synchronize(ctx, q[i])) != GPUACT_SUCCESS)
-            snprintf(why, sizeof why, "queue %d: %s (%s)", i, gpuact_result_string(r), first_line(gpuact_last_error()));
+            snprintf(why, sizeof why, "queue %d: %s (%s)", i, gpuact_result_string(r),
+                     harness_first_line(gpuact_last_error()));
         dead_queues[n_dead++] = q[i];
     }
     /* more rows and columns on the context's queue: a workspace grows */
@@ -1412,7 +1394,7 @@ static void stream_lifetime(void)
     eb.cols = 128;
     if (!*why && ((r = gpuact_epilogue_backward(ctx, &eb, NULL)) != GPUACT_SUCCESS ||
                   (r = gpuact_synchronize(ctx, NULL)) != GPUACT_SUCCESS))
-        snprintf(why, sizeof why, "growing: %s (%s)", gpuact_result_string(r), first_line(gpuact_last_error()));
+        snprintf(why, sizeof why, "growing: %s (%s)", gpuact_result_string(r), harness_first_line(gpuact_last_error()));
     if (!*why && dead_uses)
         snprintf(why, sizeof why, "gpuact used a queue after the call that got it had returned, %d time(s)",
                  dead_uses);
@@ -1453,7 +1435,7 @@ static void named_libraries(void)
                       strstr(gpuact_last_error(), vars[k]) && !strstr(gpuact_last_error(), "libOpenCL.so.1:") &&
                       !strstr(gpuact_last_error(), "libcuda.so.1:");
         snprintf(named_results[k], sizeof named_results[k], "%s: %s", gpuact_result_string(r),
-                 first_line(gpuact_last_error()));
+                 harness_first_line(gpuact_last_error()));
         if (c) gpuact_context_destroy(c);
         c = NULL;
         unsetenv(vars[k]);
@@ -1470,7 +1452,7 @@ static void named_libraries(void)
         r = gpuact_context_create(&desc, &c);
         named_ok[2] = r != GPUACT_SUCCESS && !c && strstr(gpuact_last_error(), path) != NULL;
         snprintf(named_results[2], sizeof named_results[2], "%s: %s", gpuact_result_string(r),
-                 first_line(gpuact_last_error()));
+                 harness_first_line(gpuact_last_error()));
         if (c) gpuact_context_destroy(c);
         c = NULL;
         unsetenv("GPUACT_CUDA_LIBRARY");
@@ -1494,7 +1476,7 @@ static void named_libraries(void)
             named_ok[3] = r == GPUACT_ERROR_BACKEND_UNAVAILABLE && strstr(gpuact_last_error(), "CUDA_ERROR_STUB_LIBRARY") &&
                           strstr(gpuact_last_error(), "stub libcuda from the toolkit, not the driver");
             snprintf(named_results[3], sizeof named_results[3], "%s: %s", gpuact_result_string(r),
-                     first_line(gpuact_last_error()));
+                     harness_first_line(gpuact_last_error()));
             if (c) gpuact_context_destroy(c);
             unsetenv("GPUACT_CUDA_LIBRARY");
             unsetenv("GPUACT_NVRTC_LIBRARY");
@@ -1522,13 +1504,13 @@ int main(int argc, char **argv)
     int b;
 
     if (argc > 1 && strcmp(argv[1], "-v") == 0)
-        verbose = 1;
+        harness_tally_of_process()->verbose = 1;
     named_libraries();
     for (i = 0; i < sizeof ORDER / sizeof ORDER[0] && !ctx; i++) {
         memset(&desc, 0, sizeof desc);
         desc.backend = ORDER[i];
         if (gpuact_context_create(&desc, &ctx) != GPUACT_SUCCESS)
-            printf("SKIP %s: %s\n", gpuact_backend_name(ORDER[i]), first_line(gpuact_last_error()));
+            printf("SKIP %s: %s\n", gpuact_backend_name(ORDER[i]), harness_first_line(gpuact_last_error()));
     }
     if (!ctx) {
         printf("0 passed, 0 failed\n");
@@ -1537,12 +1519,12 @@ int main(int argc, char **argv)
     printf("backend %s: %s\n", gpuact_backend_name(gpuact_context_backend(ctx)), gpuact_context_device_name(ctx));
     for (b = 0; b < N_BUFS; b++) {
         if (gpuact_buffer_alloc(ctx, BUF_BYTES, &bufs[b]) != GPUACT_SUCCESS) {
-            printf("FAIL gpuact_buffer_alloc: %s\n0 passed, 1 failed\n", first_line(gpuact_last_error()));
+            printf("FAIL gpuact_buffer_alloc: %s\n0 passed, 1 failed\n", harness_first_line(gpuact_last_error()));
             return 1;
         }
     }
     if (!fill_patterns()) {
-        printf("FAIL gpuact_buffer_write: %s\n0 passed, 1 failed\n", first_line(gpuact_last_error()));
+        printf("FAIL gpuact_buffer_write: %s\n0 passed, 1 failed\n", harness_first_line(gpuact_last_error()));
         return 1;
     }
     report_named_libraries();
@@ -1570,6 +1552,5 @@ int main(int argc, char **argv)
     for (b = 0; b < N_BUFS; b++)
         gpuact_buffer_free(ctx, bufs[b]);
     gpuact_context_destroy(ctx);
-    printf("%lu passed, %lu failed\n", n_passed, n_failed);
-    return n_failed == 0 ? 0 : 1;
+    return harness_summary();
 }

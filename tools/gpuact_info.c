@@ -13,6 +13,7 @@
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
 #include "../tests/gpuact_ref.h"
+#include "../tests/support/harness.h"
 
 static const gpuact_backend backends[] = {GPUACT_BACKEND_CUDA, GPUACT_BACKEND_HIP, GPUACT_BACKEND_OPENCL};
 static const gpuact_dtype dtypes[] = {GPUACT_F32, GPUACT_F16, GPUACT_BF16};
@@ -146,18 +147,11 @@ static gpuact_result upload(gpuact_context *ctx, const void *src, size_t bytes, 
 static int compare(const char *what, gpuact_dtype dt, const void *got, const void *want,
                    const unsigned char *nan_any, size_t rows, size_t cols, size_t ld) {
     size_t r, c;
-    for (r = 0; r < rows; r++)
-        for (c = 0; c < cols; c++) {
-            size_t i = r * ld + c;
-            uint32_t g = gpuact_ref_raw(dt, got, i), w = gpuact_ref_raw(dt, want, i);
-            if (!gpuact_ref_same(dt, g, w, nan_any ? nan_any[i] : 0)) {
-                printf("      FAIL %s: element [%zu][%zu] is 0x%x, the reference says 0x%x\n", what, r, c,
-                       (unsigned)g, (unsigned)w);
-                failures++;
-                return 0;
-            }
-        }
-    return 1;
+    if (!harness_first_diff(dt, got, want, nan_any, rows, cols, ld, &r, &c)) return 1;
+    printf("      FAIL %s: element [%zu][%zu] is 0x%x, the reference says 0x%x\n", what, r, c,
+           (unsigned)gpuact_ref_raw(dt, got, r * ld + c), (unsigned)gpuact_ref_raw(dt, want, r * ld + c));
+    failures++;
+    return 0;
 }
 static int compare_mask(const char *what, const unsigned char *got, const unsigned char *want, size_t rows,
                         size_t cols, size_t mask_ld) {

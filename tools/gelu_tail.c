@@ -1,13 +1,13 @@
-/* Where PyTorch's f32 GELU formula and an accurate GELU part ways, on the CPU:
-   torch computes 0.5f * x * (1 + erff(x / sqrt 2)) in f32, which cancels
+/* Answers where PyTorch's f32 GELU formula and an accurate GELU part ways,
+   on the CPU: torch computes 0.5f * x * (1 + erff(x / sqrt 2)) in f32, which cancels
    for x below about -3 and is exactly -0 once erff rounds to -1 (x below
    about -5.5); the accurate value there is about -1e-7 .. -1e-300. The
    distance in ulps (order keys of the float bits, -0 == +0) between -0 and
-   such a value is the ~8.7e8 that bench/new_kinds.py reports for erf-GELU
-   and GeGLU in f32 (docs/NUMERICS.md). glibc's erff stands in for CUDA's;
-   both are accurate to a few ulps.
+   such a value is the ~8.7e8 that the comparison against torch reports for
+   erf-GELU and GeGLU in f32 (docs/NUMERICS.md). glibc's erff stands in for
+   CUDA's; both are accurate to a few ulps.
 
-       cc -O1 bench/gelu_tail.c -o gelu_tail -lm && ./gelu_tail */
+       cc -O1 tools/gelu_tail.c -o gelu_tail -lm && ./gelu_tail */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

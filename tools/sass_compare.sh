@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Compares the machine code nvcc makes from two kernel trees, kernel by
-# kernel: what a change to the CUDA/HIP sources does to every reachable
-# variant without a GPU (byte-identical code needs no new measurement).
-#   bench/sass_compare.sh OLD NEW [op...]
+# Answers "does this kernel change alter the machine code?" without a GPU:
+# compares what nvcc makes from two kernel trees, kernel by kernel, for
+# every reachable variant (byte-identical code needs no new measurement).
+#   tools/sass_compare.sh OLD NEW [op...]
 # OLD, NEW: folders holding kernels/ (e.g. a `git archive <rev> kernels`
 # unpacked, and .); ops: default all of kernels/contract.h's GPUACT_OPS.
 # Every variant of an op in one translation unit, with the host's options;
