@@ -4,7 +4,9 @@
 # Installs ./python into the current Python (--no-build-isolation: the machine
 # has no network; it uses the setuptools already there), prints what gpuact
 # sees (python -m gpuact --self-test), runs the tests (torch, CuPy and JAX
-# ones included) and the benchmark, and ends with a short summary.
+# ones included; the gated forms' in tests/test_gated_gpu.py), the per-call
+# host times against torch (bench/host_time.py, under a minute) and the
+# benchmark, and ends with a short summary.
 # BENCH_ARGS adds options to the benchmark (e.g. "--quick" or "--only a");
 # PY_TESTS_ONLY=1 leaves the benchmark out.
 set -uo pipefail
@@ -21,6 +23,8 @@ tail -5 "$out/install.txt"
 info=${PIPESTATUS[0]}
 "$py" -m pytest python/tests -q -rs -p no:cacheprovider 2>&1 | tee "$out/pytest.txt"
 tests=${PIPESTATUS[0]}
+"$py" python/bench/host_time.py --json "$out/host_time.json" 2>&1 | tee "$out/host_time.txt"
+host=${PIPESTATUS[0]}
 bench=0
 if [ -z "${PY_TESTS_ONLY:-}" ]; then   # PY_TESTS_ONLY=1: the checks without the benchmark
   "$py" python/bench/bench_torch.py --out "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.txt"
@@ -33,5 +37,6 @@ echo "|---|---|"
 echo "| pip install --no-build-isolation ./python | $install |"
 echo "| python -m gpuact --self-test | $info |"
 echo "| pytest python/tests: $(tail -1 "$out/pytest.txt") | $tests |"
+echo "| bench/host_time.py: $(tail -1 "$out/host_time.txt") | $host |"
 echo "| bench_torch.py (tables in $out/results.md) | $bench |"
-[ "$install$info$tests$bench" = "0000" ]
+[ "$install$info$tests$host$bench" = "00000" ]

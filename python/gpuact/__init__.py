@@ -25,7 +25,8 @@ from . import _C, _core
 from ._core import (  # noqa: F401
     ACT_PARAMS, ALIASES, BACKENDS, DTYPES, ERRORS, KIND_COLUMNS, KIND_NAMES, KINDS, VERSION, Activation, Buffer,
     GpuactError, KindInfo, activation, backend_value, backward, cache_dir, context_info, dtype_size, dtype_value,
-    epilogue_backward, epilogue_forward, epilogue_mask_ld, error_class, forward, mask_bytes, resolve_kind,
+    epilogue_backward, epilogue_forward, epilogue_mask_ld, error_class, forward, glu_backward, glu_forward, mask_bytes,
+    resolve_kind,
     synchronize,
 )
 from ._core import ERRORS as _ERRORS
@@ -34,7 +35,8 @@ globals().update(_ERRORS)  # InvalidArgument, NotSupported, BackendUnavailable, 
 
 __version__ = VERSION
 __all__ = ["VERSION", "KINDS", "KIND_NAMES", "DTYPES", "BACKENDS", "ACT_PARAMS", "Activation", "activation",
-           "GpuactError", "Buffer", "forward", "backward", "epilogue_forward", "epilogue_backward", "synchronize",
+           "GpuactError", "Buffer", "forward", "backward", "epilogue_forward", "epilogue_backward", "glu_forward",
+           "glu_backward", "synchronize",
            "context_info", "error_class", "ops", "torch"] + list(_ERRORS)
 
 # Contexts are created on first use; destroy them before the interpreter

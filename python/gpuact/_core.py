@@ -309,6 +309,31 @@ def epilogue_backward(act, rows, cols, dy, dx, y=None, mask=None, dbias=None, *,
     _C.epilogue_backward(*args)
 
 
+def glu_forward(act, rows, cols, a, b, y, bias_a=None, bias_b=None, *, x_dtype="f32", y_dtype=None, ld_a=0, ld_b=0,
+                ld_y=0, backend="auto", device=0, stream=0):
+    """gpuact_glu_forward: y = act(a + bias_a) * (b + bias_b) on rows x cols (act: silu for SwiGLU, gelu or
+    gelu_tanh for GeGLU, relu for ReGLU; ld 0 = cols). a and b may be the two halves of each row of one
+    rows x 2 cols projection: a = X, b = (X, cols elements on), ld_a = ld_b = 2 cols. The biases (both or
+    neither) are in x_dtype."""
+    xdt = dtype_value(x_dtype)
+    _C.glu_forward(backend_value(backend), device, stream, _act(act), rows, cols, xdt,
+                   xdt if y_dtype is None else dtype_value(y_dtype), ld_a, ld_b, ld_y, _buf(a), _buf(b), _buf(y),
+                   _buf(bias_a), _buf(bias_b))
+
+
+def glu_backward(act, rows, cols, dy, a, b, da, db, bias_a=None, bias_b=None, dbias_a=None, dbias_b=None, *,
+                 dy_dtype=None, x_dtype="f32", dbias_dtype="f32", ld_dy=0, ld_a=0, ld_b=0, ld_da=0, ld_db=0,
+                 backend="auto", device=0, stream=0):
+    """gpuact_glu_backward: da = (dy * zb) * act'(za), db = dy * act(za) (za, zb formed again from the
+    forward's inputs) and, optionally, both bias gradients (column sums, f32 accumulation, dbias_dtype)
+    in one pass. da, db, a, b and the biases are in x_dtype; dy in dy_dtype (default x_dtype)."""
+    xdt = dtype_value(x_dtype)
+    _C.glu_backward(backend_value(backend), device, stream, _act(act), rows, cols,
+                    xdt if dy_dtype is None else dtype_value(dy_dtype), xdt, dtype_value(dbias_dtype), ld_dy, ld_a,
+                    ld_b, ld_da, ld_db, _buf(dy), _buf(a), _buf(b), _buf(bias_a), _buf(bias_b), _buf(da), _buf(db),
+                    _buf(dbias_a), _buf(dbias_b))
+
+
 def _check_scale(scale):
     # The C API reads scale 0 as "1" (a zero-initialised field); refuse it here.
     if scale == 0:

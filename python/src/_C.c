@@ -412,6 +412,65 @@ static PyObject *gpuact_py_epilogue_backward(PyObject *self, PyObject *const *a,
     Py_RETURN_NONE;
 }
 
+/* glu_forward(backend, device, stream, act, rows, cols, x_dtype, y_dtype, ld_a, ld_b, ld_y,
+               a, b, y, bias_a, bias_b): y = act(a + bias_a) * (b + bias_b) (gpuact_glu_forward) */
+static PyObject *gpuact_py_glu_forward(PyObject *self, PyObject *const *a, Py_ssize_t na) {
+    gpuact_glu_desc d;
+    gpuact_context *ctx;
+    void *s;
+    int xdt, ydt;
+    gpuact_result r;
+    (void)self;
+    if (gpuact_py_nargs("glu_forward", na, 16)) return NULL;
+    memset(&d, 0, sizeof d);
+    if (gpuact_py_ptr(a[2], "stream", &s) || gpuact_py_act(a[3], &d.act) || gpuact_py_size(a[4], "rows", &d.rows) ||
+        gpuact_py_size(a[5], "cols", &d.cols) || gpuact_py_int(a[6], "x_dtype", &xdt) ||
+        gpuact_py_int(a[7], "y_dtype", &ydt) || gpuact_py_size(a[8], "ld_a", &d.ld_a) ||
+        gpuact_py_size(a[9], "ld_b", &d.ld_b) || gpuact_py_size(a[10], "ld_y", &d.ld_y) ||
+        gpuact_py_buffer(a[11], "a", &d.a) || gpuact_py_buffer(a[12], "b", &d.b) ||
+        gpuact_py_buffer(a[13], "y", &d.y) || gpuact_py_buffer(a[14], "bias_a", &d.bias_a) ||
+        gpuact_py_buffer(a[15], "bias_b", &d.bias_b))
+        return NULL;
+    d.x_dtype = (gpuact_dtype)xdt;
+    d.y_dtype = (gpuact_dtype)ydt;
+    if (!(ctx = gpuact_py_context(a[0], a[1]))) return NULL;
+    GPUACT_PY_CALL(r, gpuact_glu_forward(ctx, &d, s));
+    if (r != GPUACT_SUCCESS) return gpuact_py_raise("gpuact_glu_forward", r);
+    Py_RETURN_NONE;
+}
+
+/* glu_backward(backend, device, stream, act, rows, cols, dy_dtype, x_dtype, dbias_dtype,
+                ld_dy, ld_a, ld_b, ld_da, ld_db, dy, a, b, bias_a, bias_b, da, db, dbias_a, dbias_b):
+   da, db (and both bias gradients) in one pass (gpuact_glu_backward) */
+static PyObject *gpuact_py_glu_backward(PyObject *self, PyObject *const *a, Py_ssize_t na) {
+    gpuact_glu_backward_desc d;
+    gpuact_context *ctx;
+    void *s;
+    int dydt, xdt, dbdt;
+    gpuact_result r;
+    (void)self;
+    if (gpuact_py_nargs("glu_backward", na, 23)) return NULL;
+    memset(&d, 0, sizeof d);
+    if (gpuact_py_ptr(a[2], "stream", &s) || gpuact_py_act(a[3], &d.act) || gpuact_py_size(a[4], "rows", &d.rows) ||
+        gpuact_py_size(a[5], "cols", &d.cols) || gpuact_py_int(a[6], "dy_dtype", &dydt) ||
+        gpuact_py_int(a[7], "x_dtype", &xdt) || gpuact_py_int(a[8], "dbias_dtype", &dbdt) ||
+        gpuact_py_size(a[9], "ld_dy", &d.ld_dy) || gpuact_py_size(a[10], "ld_a", &d.ld_a) ||
+        gpuact_py_size(a[11], "ld_b", &d.ld_b) || gpuact_py_size(a[12], "ld_da", &d.ld_da) ||
+        gpuact_py_size(a[13], "ld_db", &d.ld_db) || gpuact_py_buffer(a[14], "dy", &d.dy) ||
+        gpuact_py_buffer(a[15], "a", &d.a) || gpuact_py_buffer(a[16], "b", &d.b) ||
+        gpuact_py_buffer(a[17], "bias_a", &d.bias_a) || gpuact_py_buffer(a[18], "bias_b", &d.bias_b) ||
+        gpuact_py_buffer(a[19], "da", &d.da) || gpuact_py_buffer(a[20], "db", &d.db) ||
+        gpuact_py_buffer(a[21], "dbias_a", &d.dbias_a) || gpuact_py_buffer(a[22], "dbias_b", &d.dbias_b))
+        return NULL;
+    d.dy_dtype = (gpuact_dtype)dydt;
+    d.x_dtype = (gpuact_dtype)xdt;
+    d.dbias_dtype = (gpuact_dtype)dbdt;
+    if (!(ctx = gpuact_py_context(a[0], a[1]))) return NULL;
+    GPUACT_PY_CALL(r, gpuact_glu_backward(ctx, &d, s));
+    if (r != GPUACT_SUCCESS) return gpuact_py_raise("gpuact_glu_backward", r);
+    Py_RETURN_NONE;
+}
+
 /* synchronize(backend, device, stream) */
 static PyObject *gpuact_py_synchronize(PyObject *self, PyObject *const *a, Py_ssize_t na) {
     gpuact_context *ctx;
@@ -757,6 +816,12 @@ static PyMethodDef gpuact_py_methods[] = {
     GPUACT_PY_FAST("epilogue_backward", gpuact_py_epilogue_backward,
                    "epilogue_backward(backend, device, stream, act, rows, cols, dy_dtype, dx_dtype, y_dtype, "
                    "dbias_dtype, ld_dy, ld_dx, ld_y, scale, dy, dx, y, mask, mask_ld, dbias[, x, bias, x_dtype, ld_x])"),
+    GPUACT_PY_FAST("glu_forward", gpuact_py_glu_forward,
+                   "glu_forward(backend, device, stream, act, rows, cols, x_dtype, y_dtype, ld_a, ld_b, ld_y, a, b, "
+                   "y, bias_a, bias_b)"),
+    GPUACT_PY_FAST("glu_backward", gpuact_py_glu_backward,
+                   "glu_backward(backend, device, stream, act, rows, cols, dy_dtype, x_dtype, dbias_dtype, ld_dy, "
+                   "ld_a, ld_b, ld_da, ld_db, dy, a, b, bias_a, bias_b, da, db, dbias_a, dbias_b)"),
     GPUACT_PY_FAST("synchronize", gpuact_py_synchronize, "synchronize(backend, device, stream)"),
     GPUACT_PY_FAST("alloc", gpuact_py_alloc, "alloc(backend, device, nbytes) -> handle"),
     GPUACT_PY_FAST("free", gpuact_py_free, "free(backend, device, handle)"),

@@ -11,8 +11,10 @@ export, CUDA graphs) and nn modules.
 
 Functions: relu, leaky_relu, relu6, clipped_relu, hardtanh, gelu, silu,
 squared_relu, activation (any kind of the C table: gpuact.KIND_NAMES),
-bias_act. Modules: gpuact.torch.nn.ReLU, LeakyReLU, ReLU6, Hardtanh, GELU,
-SiLU, Activation, Linear. Custom ops: torch.ops.gpuact.*
+bias_act; the gated forms swiglu, geglu, reglu, gated (a and b, or the
+fused projection h = gate || up). Modules: gpuact.torch.nn.ReLU, LeakyReLU,
+ReLU6, Hardtanh, GELU, SiLU, Activation, Linear, GatedMLP (the LLaMA FFN).
+Custom ops: torch.ops.gpuact.*
 (gpuact/torch/_ops.py).
 
 Numerics: the ReLU family, hardtanh and squared ReLU are torch's results bit
@@ -36,8 +38,8 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 
 from . import _ops  # noqa: F401  registers torch.ops.gpuact.*
 from . import nn  # noqa: F401
-from .functional import (activation, bias_act, clipped_relu, gelu, hardtanh, leaky_relu, relu, relu6, silu,
-                         squared_relu)
+from .functional import (activation, autocast_dtype, bias_act, clipped_relu, gated, geglu, gelu, hardtanh, leaky_relu,
+                         reglu, relu, relu6, silu, squared_relu, swiglu)
 
 from .._core import BEFORE_SHUTDOWN as _BEFORE_SHUTDOWN
 
@@ -50,6 +52,6 @@ def _wait_for_queued_work():
 
 _BEFORE_SHUTDOWN.append(_wait_for_queued_work)
 
-__all__ = ["activation", "bias_act", "clipped_relu", "gelu", "hardtanh", "leaky_relu", "relu", "relu6", "silu",
-           "squared_relu", "nn", "ops"]
+__all__ = ["activation", "bias_act", "clipped_relu", "gated", "geglu", "gelu", "hardtanh", "leaky_relu", "reglu",
+           "relu", "relu6", "silu", "squared_relu", "swiglu", "nn", "ops"]
 ops = torch.ops.gpuact

@@ -23,6 +23,22 @@ except ImportError:  # pragma: no cover - other torch builds
         return torch.cuda.current_stream(device).cuda_stream
 
 
+_Tensor = torch.Tensor
+_is_compiling = torch.compiler.is_compiling
+try:
+    _dispatch_modes = torch._C._len_torch_dispatch_stack
+except AttributeError:  # pragma: no cover - other torch builds: always take the custom-op path
+    def _dispatch_modes():
+        return 1
+
+
+def eager(x):
+    """Whether x takes the direct path (straight into gpuact._C, no dispatcher): a plain CUDA tensor, not
+    traced, no dispatch mode active. Otherwise (torch.compile, export, subclasses, modes, meta tensors)
+    the torch.library custom ops run."""
+    return not _is_compiling() and type(x) is _Tensor and x.is_cuda and not _dispatch_modes()
+
+
 def _fail(fn, text):
     raise InvalidArgument(f"gpuact.torch.{fn}: {text}")
 
@@ -184,10 +200,12 @@ def torch_mask_ld(cols):
     return (cols + 7) // 8 * 8
 
 
-def epilogue_forward(x, bias, act, scale, out_dtype, want_mask, fn="bias_act"):
+def epilogue_forward(x, bias, act, scale, out_dtype, want_mask, fn="bias_act", bias_in_x_dtype=False):
     """y = act(x + bias) * scale, bias along the last dimension. Returns (y,
     mask or None): y is contiguous with x's shape and out_dtype (default x's);
-    the mask has rows x mask_ld bits (mask_ld = cols rounded up to 8: torch_mask_ld)."""
+    the mask has rows x mask_ld bits (mask_ld = cols rounded up to 8: torch_mask_ld).
+    bias_in_x_dtype: the bias is rounded to x's dtype first (torch's autocast rule for F.linear's bias), so
+    that the whole epilogue, and its backward from x, run in one dtype."""
     check(x, "x", fn)
     if x.dim() < 1:
         _fail(fn, "x must have at least one dimension (the last one is the bias's)")
@@ -201,6 +219,8 @@ def epilogue_forward(x, bias, act, scale, out_dtype, want_mask, fn="bias_act"):
         same_device(x, bias, "x", "bias", fn)
         if bias.dim() != 1 or bias.shape[0] != cols:
             _fail(fn, f"bias has shape {tuple(bias.shape)}; x's last dimension is {cols}, so bias must be ({cols},)")
+        if bias_in_x_dtype and bias.dtype != x.dtype:
+            bias = bias.to(x.dtype)
         if bias.stride(0) != 1 and cols > 1:
             bias = bias.contiguous()
     mask_ld = torch_mask_ld(cols)
@@ -215,7 +235,8 @@ def epilogue_forward(x, bias, act, scale, out_dtype, want_mask, fn="bias_act"):
     return y, mask
 
 
-def epilogue_backward(dy, mask, act, scale, dx_dtype, dbias_dtype, fn="bias_act backward", x=None, bias=None):
+def epilogue_backward(dy, mask, act, scale, dx_dtype, dbias_dtype, fn="bias_act backward", x=None, bias=None,
+                      bias_in_x_dtype=False):
     """dx, and with dbias_dtype the bias gradient (column sums of dx, f32
     accumulation) in the same pass, from dy and exactly one source: the
     forward's mask (the ReLU family, hardtanh: dx = select(mask, dy * scale,
@@ -226,7 +247,9 @@ def epilogue_backward(dy, mask, act, scale, dx_dtype, dbias_dtype, fn="bias_act 
     A bias whose dtype differs from x's (a bfloat16 x with a float32 bias):
     gpuact's backward reads the bias in x's dtype, so z = x + bias is formed
     here in float32 (the same single f32 addition as the forward's) and
-    passed as x, without a bias: one extra elementwise pass.
+    passed as x, without a bias: one extra elementwise pass. With bias_in_x_dtype (the forward rounded the
+    bias to x's dtype: autocast) the bias is rounded the same way here instead, and no float32 tensor of
+    x's size is made.
 
     Under CUDA-graph capture the bias gradient is summed by torch instead:
     gpuact's bias-gradient workspace pool records and queries events, which a
@@ -256,7 +279,9 @@ def epilogue_backward(dy, mask, act, scale, dx_dtype, dbias_dtype, fn="bias_act 
             same_device(x, bias, "x", "bias", fn)
             if bias.dim() != 1 or bias.shape[0] != cols:
                 _fail(fn, f"bias has shape {tuple(bias.shape)}; it must be ({cols},)")
-            if bias.dtype != x.dtype:  # z in f32 here (see above)
+            if bias.dtype != x.dtype and bias_in_x_dtype:  # read in x's dtype, as the forward did
+                bias = bias.to(x.dtype).contiguous()
+            elif bias.dtype != x.dtype:  # z in f32 here (see above)
                 x, bias = x.float() + bias.float(), None
             elif bias.stride(0) != 1 and cols > 1:
                 bias = bias.contiguous()
@@ -317,3 +342,183 @@ def _build_capture_variant(dev, act, dy_dtype, dx_dtype, scale, x_dtype=None):
 def no_mask_saved(kind_name, fn):
     raise InvalidArgument(f"gpuact.torch.{fn}: {kind_name}'s backward needs the forward's mask, and the forward "
                           f"was called with with_mask=False")
+
+
+# ---------------------------------------------------------------------------------------------
+# Gated forms: y = act(a + bias_a) * (b + bias_b)
+
+def rows_view(t):
+    """(t or a contiguous copy of it, ld): t's elements as rows x cols (cols: the last dimension) with unit
+    column stride and row stride ld >= cols. A contiguous t has ld = cols; a t whose leading dimensions
+    collapse into one row stride (a half of a contiguous (..., 2 cols) tensor: ld = 2 cols; a column slice
+    of a matrix) is used in place; anything else is copied."""
+    cols = t.shape[-1]
+    if t.is_contiguous():
+        return t, cols
+    if t.stride(-1) == 1 or cols == 1:
+        lead = [(s, st) for s, st in zip(t.shape[:-1], t.stride()[:-1]) if s != 1]
+        if not lead:
+            return t, cols
+        ld = lead[-1][1]
+        ok = ld >= cols
+        want = ld
+        for s, st in reversed(lead):
+            ok = ok and st == want
+            want = st * s
+        if ok:
+            return t, ld
+    return t.contiguous(), cols
+
+
+def _bias_for(bias, x, name, cols, fn):
+    """A glu bias (cols,) (checked by glu_check), read in x's dtype (a float32 bias of a bfloat16 x is rounded
+    to bfloat16 first, as torch's autocast does to F.linear's bias), contiguous."""
+    if bias is None:
+        return None
+    if bias.dtype != x.dtype:
+        bias = bias.to(x.dtype)
+    return bias.contiguous()
+
+
+def glu_check(a, b, bias_a, bias_b, fn, devices=("cuda",)):
+    """The gated forms' argument rules (shapes, dtypes, devices, biases both or neither); returns cols.
+    The custom ops' fake implementations apply them too (devices: "meta" as well), so a traced call is
+    refused as an eager one is."""
+    check(a, "a", fn, devices)
+    if a.dim() < 1:
+        _fail(fn, "the input must have at least one dimension (the last one is the gated one)")
+    if b is None:
+        if a.shape[-1] % 2:
+            _fail(fn, f"the fused input's last dimension is {a.shape[-1]}; it must be even (gate || up)")
+        cols = a.shape[-1] // 2
+        if bias_b is not None:
+            _fail(fn, "the fused form takes one bias of 2 * cols elements (bias_a), not bias_b")
+        biases = (("bias", bias_a, 2 * cols),)
+    else:
+        check(b, "b", fn, devices)
+        same_device(a, b, "a", "b", fn)
+        if a.shape != b.shape or a.dtype != b.dtype:
+            _fail(fn, f"a has shape {tuple(a.shape)} and dtype {a.dtype}, b {tuple(b.shape)} and {b.dtype}; "
+                      f"they must match")
+        if (bias_a is None) != (bias_b is None):
+            _fail(fn, "give both of bias_a and bias_b, or neither")
+        cols = a.shape[-1]
+        biases = (("bias_a", bias_a, cols), ("bias_b", bias_b, cols))
+    for name, bias, n in biases:
+        if bias is not None:
+            check(bias, name, fn, devices)
+            same_device(a, bias, "a", name, fn)
+            if bias.dim() != 1 or bias.shape[0] != n:
+                _fail(fn, f"{name} has shape {tuple(bias.shape)}; it must be ({n},)")
+    return cols
+
+
+def _glu_inputs(a, b, bias_a, bias_b, fn):
+    """(rows, cols, a source, b source, a ptr, b ptr, ld_a, ld_b, bias_a, bias_b): b None means a is the
+    fused projection (..., 2 cols), split into its halves along the last dimension; its bias (bias_a,
+    with bias_b None) is then (2 cols,). The biases come back in a's dtype, contiguous."""
+    cols = glu_check(a, b, bias_a, bias_b, fn)
+    if b is None:
+        if bias_a is not None:
+            full = _bias_for(bias_a, a, "bias", 2 * cols, fn)
+            bias_a, bias_b = full[:cols], full[cols:]
+        src, ld = rows_view(a)
+        rows = math.prod(a.shape[:-1])
+        return rows, cols, src, src, src.data_ptr(), src.data_ptr() + cols * a.element_size(), ld, ld, bias_a, bias_b
+    bias_a = _bias_for(bias_a, a, "bias_a", cols, fn)
+    bias_b = _bias_for(bias_b, a, "bias_b", cols, fn)
+    sa, lda = rows_view(a)
+    sb, ldb = rows_view(b)
+    return math.prod(a.shape[:-1]), cols, sa, sb, sa.data_ptr(), sb.data_ptr(), lda, ldb, bias_a, bias_b
+
+
+def glu_forward(a, b, bias_a, bias_b, act, fn="glu"):
+    """y = act(a + bias_a) * (b + bias_b), contiguous, a's dtype and shape (the fused form, b None:
+    a's shape with the last dimension halved). act: (kind, params...) of a gating kind (silu, gelu,
+    gelu_tanh, relu)."""
+    rows, cols, sa, sb, pa, pb, lda, ldb, ba, bb = _glu_inputs(a, b, bias_a, bias_b, fn)
+    shape = a.shape if b is not None else a.shape[:-1] + (cols,)
+    y = torch.empty(shape, dtype=a.dtype, device=a.device)
+    if rows and cols:
+        dev = a.get_device()
+        dt = DTYPE[a.dtype]
+        _C.glu_forward(BACKEND, dev, raw_stream(dev), act, rows, cols, dt, dt, lda, ldb, cols, pa, pb,
+                       y.data_ptr(), _ptr(ba), _ptr(bb))
+    return y
+
+
+def glu_backward(dy, a, b, bias_a, bias_b, act, dbias_dtype, fn="glu backward"):
+    """The gated form's backward in one pass from the forward's inputs: (da, db, dbias_a, dbias_b), or,
+    for the fused form (b None), (dh, dbias, None, None) with dh of h's shape (da and db its halves,
+    one allocation) and dbias (2 cols,). With dbias_dtype (and the forward's biases, or without: a
+    bias may be given to this backward alone to get its gradient) the bias gradients are the column sums
+    of da and db accumulated in float32, returned in dbias_dtype; without it they are None. The biases
+    are read in a's dtype, as the forward read them."""
+    rows, cols, sa, sb, pa, pb, lda, ldb, ba, bb = _glu_inputs(a, b, bias_a, bias_b, fn)
+    check(dy, "dy", fn)
+    same_device(a, dy, "a", "dy", fn)
+    shape = a.shape if b is not None else a.shape[:-1] + (cols,)
+    if tuple(dy.shape) != tuple(shape):
+        _fail(fn, f"dy has shape {tuple(dy.shape)}; the forward's output has {tuple(shape)}")
+    if dbias_dtype is not None and dbias_dtype not in DTYPE:
+        _fail(fn, f"dbias_dtype {dbias_dtype} is not one of torch.float32, torch.float16, torch.bfloat16")
+    es = a.element_size()
+    if b is None:
+        dh = torch.empty(a.shape, dtype=a.dtype, device=a.device)
+        pda, pdb, ldd = dh.data_ptr(), dh.data_ptr() + cols * es, 2 * cols
+        dbias = None
+        if dbias_dtype is not None:
+            dbias = (torch.empty if rows else torch.zeros)((2 * cols,), dtype=dbias_dtype, device=a.device)
+        pdba = _ptr(dbias)
+        pdbb = dbias.data_ptr() + cols * dbias.element_size() if dbias is not None else None
+        outs = (dh, dbias, None, None)
+        da_rows = dh.view(rows, 2 * cols)[:, :cols] if rows else None
+        db_rows = dh.view(rows, 2 * cols)[:, cols:] if rows else None
+    else:
+        da = torch.empty(a.shape, dtype=a.dtype, device=a.device)
+        db = torch.empty(a.shape, dtype=a.dtype, device=a.device)
+        pda, pdb, ldd = da.data_ptr(), db.data_ptr(), cols
+        dba = dbb = None
+        if dbias_dtype is not None:
+            alloc = torch.empty if rows else torch.zeros
+            dba = alloc((cols,), dtype=dbias_dtype, device=a.device)
+            dbb = alloc((cols,), dtype=dbias_dtype, device=a.device)
+        pdba, pdbb = _ptr(dba), _ptr(dbb)
+        outs = (da, db, dba, dbb)
+        da_rows, db_rows = (da.view(rows, cols), db.view(rows, cols)) if rows else (None, None)
+    if rows and cols:
+        sdy, lddy = rows_view(dy)
+        dev = a.get_device()
+        by_torch = dbias_dtype is not None and torch.cuda.is_current_stream_capturing()
+        if dbias_dtype is not None and not by_torch:
+            _build_glu_capture_variant(dev, act, dy.dtype, a.dtype)
+        _C.glu_backward(BACKEND, dev, raw_stream(dev), act, rows, cols, DTYPE[dy.dtype], DTYPE[a.dtype],
+                        DTYPE[dbias_dtype] if dbias_dtype is not None else 0, lddy, lda, ldb, ldd, ldd,
+                        sdy.data_ptr(), pa, pb, _ptr(ba), _ptr(bb), pda, pdb,
+                        None if by_torch else pdba, None if by_torch else pdbb)
+        if by_torch:  # gpuact's bias-gradient workspace pool uses events, which a capture does not allow
+            if b is None:
+                outs[1][:cols].copy_(da_rows.sum(0, dtype=torch.float32))
+                outs[1][cols:].copy_(db_rows.sum(0, dtype=torch.float32))
+            else:
+                outs[2].copy_(da_rows.sum(0, dtype=torch.float32))
+                outs[3].copy_(db_rows.sum(0, dtype=torch.float32))
+    return outs
+
+
+_GLU_CAPTURE_VARIANTS = set()
+
+
+def _build_glu_capture_variant(dev, act, dy_dtype, x_dtype):
+    """The gated backward without the bias gradients (what a CUDA-graph capture of the call runs), launched
+    once per variant on one element outside any capture, as _build_capture_variant does for the epilogue."""
+    key = (dev, act[0], dy_dtype, x_dtype)
+    if key in _GLU_CAPTURE_VARIANTS:
+        return
+    _GLU_CAPTURE_VARIANTS.add(key)
+    d = torch.device("cuda", dev)
+    dy1 = torch.zeros((1,), dtype=dy_dtype, device=d)
+    x1 = torch.zeros((4,), dtype=x_dtype, device=d)
+    p, es = x1.data_ptr(), x1.element_size()
+    _C.glu_backward(BACKEND, dev, raw_stream(dev), act, 1, 1, DTYPE[dy_dtype], DTYPE[x_dtype], 0, 1, 1, 1, 1, 1,
+                    dy1.data_ptr(), p, p + es, None, None, p + 2 * es, p + 3 * es, None, None)

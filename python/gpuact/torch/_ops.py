@@ -8,11 +8,17 @@ as single nodes, and meta tensors work.
     gpuact::act_inplace(Tensor(a!) x, int kind, float[] params) -> ()                 in place, no autograd
     gpuact::act_into(Tensor x, Tensor(a!) y, int kind, float[] params) -> ()          out=, no autograd
     gpuact::bias_act_fwd(Tensor x, Tensor? bias, int kind, float[] params, float scale,
-                         ScalarType? out_dtype, bool with_mask) -> (Tensor y, Tensor mask)
+                         ScalarType? out_dtype, bool with_mask, bool bias_in_x_dtype=False)
+                         -> (Tensor y, Tensor mask)
     gpuact::bias_act_bwd(Tensor dy, Tensor mask, int kind, float[] params, float scale,
                          ScalarType dx_dtype, ScalarType? dbias_dtype) -> (Tensor dx, Tensor dbias)
     gpuact::bias_act_bwd_x(Tensor dy, Tensor x, Tensor? bias, int kind, float[] params, float scale,
-                           ScalarType? dbias_dtype) -> (Tensor dx, Tensor dbias)
+                           ScalarType? dbias_dtype, bool bias_in_x_dtype=False) -> (Tensor dx, Tensor dbias)
+    gpuact::glu_fwd, gpuact::glu_bwd: the gated forms (below)
+
+bias_in_x_dtype: the bias is rounded to x's dtype before use (autocast: torch's
+rule for F.linear's bias); its gradient is still accumulated in float32 and
+returned in the bias's own dtype.
 
 kind is the gpuact_activation_kind value and params the float fields of
 gpuact_activation after kind, in order (gpuact.ACT_PARAMS): a new field
@@ -145,23 +151,27 @@ def act_into(x: Tensor, y: Tensor, kind: int, params: typing.List[float]) -> Non
 
 @torch.library.custom_op("gpuact::bias_act_fwd", mutates_args=())
 def bias_act_fwd(x: Tensor, bias: typing.Optional[Tensor], kind: int, params: typing.List[float], scale: float,
-                 out_dtype: typing.Optional[torch.dtype], with_mask: bool) -> typing.Tuple[Tensor, Tensor]:
-    y, mask = _impl.epilogue_forward(x, bias, _act(kind, params), scale, out_dtype, with_mask)
+                 out_dtype: typing.Optional[torch.dtype], with_mask: bool,
+                 bias_in_x_dtype: bool = False) -> typing.Tuple[Tensor, Tensor]:
+    y, mask = _impl.epilogue_forward(x, bias, _act(kind, params), scale, out_dtype, with_mask,
+                                     bias_in_x_dtype=bias_in_x_dtype)
     return y, (mask if mask is not None else _empty_mask(x))
 
 
 @bias_act_fwd.register_fake
-def _bias_act_fwd_fake(x, bias, kind, params, scale, out_dtype, with_mask):
+def _bias_act_fwd_fake(x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype=False):
     rows, cols = _impl.rows_cols(x)
     y = x.new_empty(x.shape, dtype=x.dtype if out_dtype is None else out_dtype)
     nmask = rows * _impl.torch_mask_ld(cols) // 8 if with_mask else 0
     return y, x.new_empty((nmask,), dtype=torch.uint8)
 
 
-def _bias_act_fwd_setup(ctx, inputs, output):
-    x, bias, kind, params, scale, out_dtype, with_mask = inputs
-    y, mask = output
+def bias_act_setup(ctx, x, bias, kind, params, scale, with_mask, mask, bias_in_x_dtype):
+    """What the epilogue's autograd keeps: the 1-bit mask (the ReLU family, hardtanh) or, for the smooth
+    kinds, x and the bias (z = x + bias is formed again in the backward). One definition: the custom op
+    gpuact::bias_act_fwd registers it, and the eager path's functional._BiasAct calls it."""
     ctx.kind, ctx.params, ctx.scale, ctx.with_mask = kind, list(params), scale, with_mask
+    ctx.bias_in_x_dtype = bias_in_x_dtype
     ctx.from_x = not _has_mask(kind)  # smooth kinds: the backward takes x and the bias
     ctx.x_dtype = x.dtype
     ctx.bias_dtype = bias.dtype if bias is not None else None
@@ -171,19 +181,45 @@ def _bias_act_fwd_setup(ctx, inputs, output):
         ctx.save_for_backward(mask)
 
 
-def _bias_act_fwd_backward(ctx, dy, dmask):
+def bias_act_backward_rule(ctx, dy):
+    """(dx, dbias) from dy in one pass: from the mask, or from x and the bias (the smooth kinds). The bias
+    gradient is accumulated in float32 and returned in the bias's own dtype. Eager CUDA tensors go straight
+    into gpuact._C; traced ones through gpuact::bias_act_bwd / bias_act_bwd_x."""
     need_dbias = ctx.bias_dtype is not None and ctx.needs_input_grad[1]
     dbias_dtype = ctx.bias_dtype if need_dbias else None
+    name = _KIND_NAMES.get(ctx.kind, "activation")
+    act = _act(ctx.kind, ctx.params)
+    direct = _impl.eager(dy)
     if ctx.from_x:
         x, bias = ctx.saved_tensors
-        dx, dbias = torch.ops.gpuact.bias_act_bwd_x(dy, x, bias, ctx.kind, ctx.params, ctx.scale, dbias_dtype)
+        if direct:
+            dx, dbias = _impl.epilogue_backward(dy, None, act, ctx.scale, x.dtype, dbias_dtype,
+                                                fn=f"{name} bias_act backward", x=x, bias=bias,
+                                                bias_in_x_dtype=ctx.bias_in_x_dtype)
+        else:
+            dx, dbias = torch.ops.gpuact.bias_act_bwd_x(dy, x, bias, ctx.kind, ctx.params, ctx.scale, dbias_dtype,
+                                                        ctx.bias_in_x_dtype)
     else:
         if not ctx.with_mask:
-            _impl.no_mask_saved(_KIND_NAMES.get(ctx.kind), "bias_act")
+            _impl.no_mask_saved(name, "bias_act")
         (mask,) = ctx.saved_tensors
-        dx, dbias = torch.ops.gpuact.bias_act_bwd(dy, mask, ctx.kind, ctx.params, ctx.scale, ctx.x_dtype,
-                                                  dbias_dtype)
-    return (dx if ctx.needs_input_grad[0] else None), (dbias if need_dbias else None), None, None, None, None, None
+        if direct:
+            dx, dbias = _impl.epilogue_backward(dy, mask, act, ctx.scale, ctx.x_dtype, dbias_dtype,
+                                                fn=f"{name} bias_act backward")
+        else:
+            dx, dbias = torch.ops.gpuact.bias_act_bwd(dy, mask, ctx.kind, ctx.params, ctx.scale, ctx.x_dtype,
+                                                      dbias_dtype)
+    return (dx if ctx.needs_input_grad[0] else None), (dbias if need_dbias else None)
+
+
+def _bias_act_fwd_setup(ctx, inputs, output):
+    x, bias, kind, params, scale, out_dtype, with_mask = inputs[:7]
+    bias_in_x_dtype = inputs[7] if len(inputs) > 7 else False
+    bias_act_setup(ctx, x, bias, kind, params, scale, with_mask, output[1], bias_in_x_dtype)
+
+
+def _bias_act_fwd_backward(ctx, dy, dmask):
+    return bias_act_backward_rule(ctx, dy) + (None,) * 6
 
 
 bias_act_fwd.register_autograd(_bias_act_fwd_backward, setup_context=_bias_act_fwd_setup)
@@ -210,15 +246,111 @@ def _bias_act_bwd_fake(dy, mask, kind, params, scale, dx_dtype, dbias_dtype):
 
 @torch.library.custom_op("gpuact::bias_act_bwd_x", mutates_args=())
 def bias_act_bwd_x(dy: Tensor, x: Tensor, bias: typing.Optional[Tensor], kind: int, params: typing.List[float],
-                   scale: float, dbias_dtype: typing.Optional[torch.dtype]) -> typing.Tuple[Tensor, Tensor]:
+                   scale: float, dbias_dtype: typing.Optional[torch.dtype],
+                   bias_in_x_dtype: bool = False) -> typing.Tuple[Tensor, Tensor]:
     dx, dbias = _impl.epilogue_backward(dy, None, _act(kind, params), scale, x.dtype, dbias_dtype,
-                                        fn=f"{_KIND_NAMES.get(kind, 'activation')} bias_act backward", x=x, bias=bias)
+                                        fn=f"{_KIND_NAMES.get(kind, 'activation')} bias_act backward", x=x, bias=bias,
+                                        bias_in_x_dtype=bias_in_x_dtype)
     return dx, (dbias if dbias is not None else _no_dbias(dy))
 
 
 @bias_act_bwd_x.register_fake
-def _bias_act_bwd_x_fake(dy, x, bias, kind, params, scale, dbias_dtype):
+def _bias_act_bwd_x_fake(dy, x, bias, kind, params, scale, dbias_dtype, bias_in_x_dtype=False):
     dx = dy.new_empty(dy.shape, dtype=x.dtype)
     if dbias_dtype is None:
         return dx, _no_dbias(dy)
     return dx, dy.new_empty((dy.shape[-1],), dtype=dbias_dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gated forms: y = act(a + bias_a) * (b + bias_b); b None: a is the fused projection (gate || up)
+#
+#     gpuact::glu_fwd(Tensor a, Tensor? b, Tensor? bias_a, Tensor? bias_b, int kind) -> Tensor y
+#     gpuact::glu_bwd(Tensor dy, Tensor a, Tensor? b, Tensor? bias_a, Tensor? bias_b, int kind,
+#                     ScalarType? dbias_dtype) -> (Tensor da, Tensor db, Tensor dbias_a, Tensor dbias_b)
+#
+# The fused form's glu_bwd gives (dh, empty, dbias (2 cols,), empty). The autograd rule below (glu_setup,
+# glu_backward_rule) is the one definition: the custom op registers it, and the eager path's
+# torch.autograd.Function (functional._Glu) calls the same two functions.
+
+def _glu_out_shape(a, b):
+    return tuple(a.shape) if b is not None else tuple(a.shape[:-1]) + (a.shape[-1] // 2,)
+
+
+@torch.library.custom_op("gpuact::glu_fwd", mutates_args=())
+def glu_fwd(a: Tensor, b: typing.Optional[Tensor], bias_a: typing.Optional[Tensor], bias_b: typing.Optional[Tensor],
+            kind: int) -> Tensor:
+    return _impl.glu_forward(a, b, bias_a, bias_b, (kind,), fn=_KIND_NAMES.get(kind, "glu") + " glu")
+
+
+@glu_fwd.register_fake
+def _glu_fwd_fake(a, b, bias_a, bias_b, kind):
+    _impl.glu_check(a, b, bias_a, bias_b, _KIND_NAMES.get(kind, "glu") + " glu", devices=("cuda", "meta"))
+    return a.new_empty(_glu_out_shape(a, b))
+
+
+def _absent(t):
+    return t.new_empty((0,))
+
+
+@torch.library.custom_op("gpuact::glu_bwd", mutates_args=())
+def glu_bwd(dy: Tensor, a: Tensor, b: typing.Optional[Tensor], bias_a: typing.Optional[Tensor],
+            bias_b: typing.Optional[Tensor], kind: int,
+            dbias_dtype: typing.Optional[torch.dtype]) -> typing.Tuple[Tensor, Tensor, Tensor, Tensor]:
+    outs = _impl.glu_backward(dy, a, b, bias_a, bias_b, (kind,), dbias_dtype,
+                              fn=_KIND_NAMES.get(kind, "glu") + " glu backward")
+    return tuple(t if t is not None else _absent(a) for t in outs)
+
+
+@glu_bwd.register_fake
+def _glu_bwd_fake(dy, a, b, bias_a, bias_b, kind, dbias_dtype):
+    _impl.glu_check(a, b, bias_a, bias_b, _KIND_NAMES.get(kind, "glu") + " glu backward", devices=("cuda", "meta"))
+    cols = a.shape[-1] if b is not None else a.shape[-1] // 2
+    first = a.new_empty(a.shape)
+    second = a.new_empty(a.shape) if b is not None else _absent(a)
+    if dbias_dtype is None:
+        return first, second, _absent(a), _absent(a)
+    if b is None:
+        return first, second, a.new_empty((2 * cols,), dtype=dbias_dtype), _absent(a)
+    return first, second, a.new_empty((cols,), dtype=dbias_dtype), a.new_empty((cols,), dtype=dbias_dtype)
+
+
+def glu_setup(ctx, a, b, bias_a, bias_b, kind):
+    """What the gated forms' autograd keeps: the forward's inputs only (a, b, the biases), never y."""
+    ctx.kind = kind
+    ctx.bias_dtypes = tuple(t.dtype if t is not None else None for t in (bias_a, bias_b))
+    ctx.save_for_backward(a, b, bias_a, bias_b)
+
+
+def glu_backward_rule(ctx, dy):
+    """The gradients of (a, b, bias_a, bias_b, kind) from dy: one gpuact_glu_backward pass (da, db and
+    the bias gradients, accumulated in float32 and returned in each bias's own dtype). Eager CUDA tensors
+    go straight into gpuact._C; traced ones through gpuact::glu_bwd."""
+    a, b, bias_a, bias_b = ctx.saved_tensors
+    need = ctx.needs_input_grad
+    want_dbias = (bias_a is not None and need[2]) or (bias_b is not None and need[3])
+    dbias_dtype = None
+    if want_dbias:
+        dts = {d for d in ctx.bias_dtypes if d is not None}
+        dbias_dtype = dts.pop() if len(dts) == 1 else torch.float32
+    if _impl.eager(dy) and _impl.eager(a):
+        first, second, dba, dbb = _impl.glu_backward(dy, a, b, bias_a, bias_b, (ctx.kind,), dbias_dtype,
+                                                     fn=_KIND_NAMES.get(ctx.kind, "glu") + " glu backward")
+    else:
+        first, second, dba, dbb = torch.ops.gpuact.glu_bwd(dy, a, b, bias_a, bias_b, ctx.kind, dbias_dtype)
+    if not want_dbias:
+        dba = dbb = None
+    if b is None:  # fused: dh, and the fused bias's gradient
+        return (first if need[0] else None), None, dba, None, None
+    if dba is not None:
+        dba = dba if dba.dtype == ctx.bias_dtypes[0] else dba.to(ctx.bias_dtypes[0])
+        dbb = dbb if dbb.dtype == ctx.bias_dtypes[1] else dbb.to(ctx.bias_dtypes[1])
+    return ((first if need[0] else None), (second if need[1] else None), (dba if need[2] else None),
+            (dbb if need[3] else None), None)
+
+
+def _glu_fwd_setup(ctx, inputs, output):
+    glu_setup(ctx, *inputs)
+
+
+glu_fwd.register_autograd(glu_backward_rule, setup_context=_glu_fwd_setup)

@@ -263,34 +263,21 @@ _SQRELU = _resolve("sqrelu", {})
 # Epilogue
 
 class _BiasAct(torch.autograd.Function):
+    """The eager path's autograd of bias_act; its rule is _ops.bias_act_setup / _ops.bias_act_backward_rule,
+    the same two functions the custom op gpuact::bias_act_fwd registers."""
+
     @staticmethod
-    def forward(ctx, x, bias, kp, scale, out_dtype):
+    def forward(ctx, x, bias, kp, scale, out_dtype, bias_in_x_dtype):
         kind, params, has_mask, name = kp
-        y, mask = _impl.epilogue_forward(x, bias, (kind,) + params, scale, out_dtype, has_mask, fn=name)
-        if has_mask:
-            ctx.save_for_backward(mask)
-        else:  # a smooth kind: the backward forms z = x + bias again
-            ctx.save_for_backward(x, bias)
-        ctx.kp, ctx.scale = kp, scale
-        ctx.x_dtype = x.dtype
-        ctx.bias_dtype = bias.dtype if bias is not None else None
+        y, mask = _impl.epilogue_forward(x, bias, (kind,) + params, scale, out_dtype, has_mask, fn=name,
+                                         bias_in_x_dtype=bias_in_x_dtype)
+        _ops.bias_act_setup(ctx, x, bias, kind, params, scale, has_mask, mask, bias_in_x_dtype)
         return y
 
     @staticmethod
     @once_differentiable
     def backward(ctx, dy):
-        kind, params, has_mask, name = ctx.kp
-        need_dbias = ctx.bias_dtype is not None and ctx.needs_input_grad[1]
-        dbias_dtype = ctx.bias_dtype if need_dbias else None
-        fn = f"{name} bias_act backward"
-        if has_mask:
-            (mask,) = ctx.saved_tensors
-            dx, dbias = _impl.epilogue_backward(dy, mask, (kind,) + params, ctx.scale, ctx.x_dtype, dbias_dtype, fn=fn)
-        else:
-            x, bias = ctx.saved_tensors
-            dx, dbias = _impl.epilogue_backward(dy, None, (kind,) + params, ctx.scale, ctx.x_dtype, dbias_dtype, fn=fn,
-                                                x=x, bias=bias)
-        return (dx if ctx.needs_input_grad[0] else None), dbias, None, None, None
+        return _ops.bias_act_backward_rule(ctx, dy) + (None, None, None, None)
 
 
 def bias_act(x, bias=None, activation="relu", scale=1.0, *, out_dtype=None, **params):
@@ -305,16 +292,147 @@ def bias_act(x, bias=None, activation="relu", scale=1.0, *, out_dtype=None, **pa
     deterministic) in one pass, the smooth kinds' from x + bias formed again
     as the forward formed it. Mixed dtypes work (a bfloat16 x with a float32
     bias: the bias gradient is float32; a smooth kind's backward then forms
-    x + bias in float32 first, one extra elementwise pass)."""
+    x + bias in float32 first, one extra elementwise pass).
+
+    Under torch.autocast it follows torch's rule for F.linear: x is cast
+    to the autocast dtype (a product from a matmul already is) and the bias
+    is used in that dtype too, so the epilogue and its backward run in one
+    dtype and no float32 tensor of x's size is made; the bias gradient is
+    still accumulated in float32, and returned in the bias's own dtype."""
     kp = _kp(activation, params)
     scale = float(scale)
+    dt = autocast_dtype()
+    if dt is not None:
+        x = _cast(x, dt)
+    cast_bias = dt is not None and bias is not None and bias.dtype != x.dtype
     grad = _grad_enabled() and (x.requires_grad or (bias is not None and bias.requires_grad))
     if _eager(x):
         if grad:
-            return _BiasAct.apply(x, bias, kp, scale, out_dtype)
+            return _BiasAct.apply(x, bias, kp, scale, out_dtype, cast_bias)
         kind, prm, _, name = kp
-        return _impl.epilogue_forward(x, bias, (kind,) + prm, scale, out_dtype, False, fn=name)[0]
+        return _impl.epilogue_forward(x, bias, (kind,) + prm, scale, out_dtype, False, fn=name,
+                                      bias_in_x_dtype=cast_bias)[0]
     _impl.check(x, "x", "bias_act", devices=("cuda", "meta"))
     kind, prm, has_mask, name = kp
-    y, _ = torch.ops.gpuact.bias_act_fwd(x, bias, kind, list(prm), scale, out_dtype, bool(grad and has_mask))
+    if cast_bias:
+        y, _ = torch.ops.gpuact.bias_act_fwd(x, bias, kind, list(prm), scale, out_dtype, bool(grad and has_mask),
+                                             True)
+    else:
+        y, _ = torch.ops.gpuact.bias_act_fwd(x, bias, kind, list(prm), scale, out_dtype, bool(grad and has_mask))
     return y
+
+
+# ---------------------------------------------------------------------------------------------
+# Autocast
+
+try:
+    _autocast_enabled = torch.is_autocast_enabled
+    _autocast_enabled("cuda")
+    _autocast_get_dtype = torch.get_autocast_dtype
+except (AttributeError, TypeError):  # pragma: no cover - torch < 2.4
+    def _autocast_enabled(device_type):
+        return torch.is_autocast_enabled()
+
+    def _autocast_get_dtype(device_type):
+        return torch.get_autocast_gpu_dtype()
+
+
+def autocast_dtype():
+    """The dtype torch.autocast("cuda", ...) computes in now, or None outside autocast. gpuact's tensors
+    are CUDA tensors (ROCm's too), so the CUDA autocast state is the one that applies."""
+    return _autocast_get_dtype("cuda") if _autocast_enabled("cuda") else None
+
+
+def _cast(t, dt):
+    return t.to(dt) if t is not None and t.dtype != dt and t.is_floating_point() else t
+
+
+# ---------------------------------------------------------------------------------------------
+# Gated forms
+
+class _Glu(torch.autograd.Function):
+    """The eager path's autograd of the gated forms; its rule is _ops.glu_setup / _ops.glu_backward_rule,
+    the same two functions the custom op gpuact::glu_fwd registers."""
+
+    @staticmethod
+    def forward(ctx, a, b, bias_a, bias_b, kind):
+        _ops.glu_setup(ctx, a, b, bias_a, bias_b, kind)
+        return _impl.glu_forward(a, b, bias_a, bias_b, (kind,), fn=f"{_KINDS_BY_VALUE[kind]} glu")
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, dy):
+        return _ops.glu_backward_rule(ctx, dy)
+
+
+_KINDS_BY_VALUE = {info.value: name for name, info in KINDS.items()}
+_GATING = {name: info.value for name, info in KINDS.items() if info.columns.get("glu")}
+
+
+def _glu(a, b, bias_a, bias_b, bias, kind, fn):
+    if bias is not None:
+        if b is not None or bias_a is not None or bias_b is not None:
+            raise InvalidArgument(f"gpuact.torch.{fn}: bias= is the fused form's (2 * cols,) bias; with b, or "
+                                  f"for two halves, give bias_a= and bias_b=")
+        bias_a = bias
+    elif b is None and (bias_a is not None or bias_b is not None):
+        if bias_a is None or bias_b is None:
+            raise InvalidArgument(f"gpuact.torch.{fn}: give both of bias_a and bias_b, or neither")
+        bias_a, bias_b = torch.cat([bias_a, bias_b.to(bias_a.dtype)]), None
+    dt = autocast_dtype()
+    if dt is not None:  # torch's rule for F.linear: inputs in the autocast dtype; the biases are read in it too
+        a, b = _cast(a, dt), _cast(b, dt)
+    grad = _grad_enabled() and (a.requires_grad or (b is not None and b.requires_grad) or
+                                (bias_a is not None and bias_a.requires_grad) or
+                                (bias_b is not None and bias_b.requires_grad))
+    if _impl.eager(a) and (b is None or _impl.eager(b)):
+        if grad:
+            return _Glu.apply(a, b, bias_a, bias_b, kind)
+        return _impl.glu_forward(a, b, bias_a, bias_b, (kind,), fn=fn)
+    _impl.check(a, "a", fn, devices=("cuda", "meta"))
+    return torch.ops.gpuact.glu_fwd(a, b, bias_a, bias_b, kind)
+
+
+def gated(a, b=None, bias_a=None, bias_b=None, *, activation="silu", bias=None):
+    """y = act(a + bias_a) * (b + bias_b), one kernel (gpuact_glu_forward), for a gating kind: "silu"
+    (SwiGLU), "gelu" / "gelu_tanh" (GeGLU), "relu" (ReGLU).
+
+    Two forms:
+      - gated(a, b): a and b of one shape (..., cols), biases (cols,) each (both or neither);
+      - gated(h): the fused projection, h (..., 2 * cols) = gate || up along the last dimension (the
+        LLaMA FFN's w1 and w3 stacked, one matmul), a = h[..., :cols], b = h[..., cols:], read in place
+        (no split copy); its bias is bias= (2 * cols,) (or bias_a= and bias_b=, concatenated).
+
+    Autograd keeps only the inputs (a, b, the biases; never y or act(a)); the backward is one pass
+    giving da and db (the fused form: dh, one tensor) and both bias gradients, accumulated in float32
+    and returned in the biases' own dtype. The biases are read in the inputs' dtype (a float32 bias of a
+    bfloat16 input is rounded to bfloat16 first, as torch's autocast does for F.linear's bias). Under
+    torch.autocast the inputs are cast to the autocast dtype first (torch's rule for F.linear). Numerics:
+    a + bias_a and b + bias_b are one float32 addition each, act is gpuact's f32 formula (GELU and SiLU
+    within 1 ulp of the correctly rounded value), the product one float32 multiplication, y rounded once.
+    """
+    kind = _GATING.get(ALIASES.get(activation, (activation, None))[0]) if isinstance(activation, str) else None
+    if kind is None:
+        raise InvalidArgument(f"gpuact.torch.gated: activation {activation!r} does not gate; the gated forms "
+                              f"take {', '.join(_GATING)} (and swish for silu)")
+    return _glu(a, b, bias_a, bias_b, bias, kind, "gated")
+
+
+def swiglu(a, b=None, bias_a=None, bias_b=None, *, bias=None):
+    """SwiGLU: silu(a + bias_a) * (b + bias_b) (LLaMA's FFN: silu(x @ w1.T) * (x @ w3.T)). swiglu(h) takes
+    the fused projection h = gate || up along the last dimension. See gated() for the forms, autograd,
+    autocast and numerics."""
+    return _glu(a, b, bias_a, bias_b, bias, _GATING["silu"], "swiglu")
+
+
+def geglu(a, b=None, bias_a=None, bias_b=None, approximate="none", *, bias=None):
+    """GeGLU: gelu(a + bias_a, approximate) * (b + bias_b), approximate "none" (erf) or "tanh", as
+    torch.nn.functional.gelu. geglu(h) takes the fused projection. See gated()."""
+    kind = gelu_kind(approximate, "gpuact.torch.geglu")
+    return _glu(a, b, bias_a, bias_b, bias, _GATING[kind], "geglu")
+
+
+def reglu(a, b=None, bias_a=None, bias_b=None, *, bias=None):
+    """ReGLU: relu(a + bias_a) * (b + bias_b); the derivative is selected (dy * zb where a + bias_a > 0,
+    else +0). reglu(h) takes the fused projection. See gated()."""
+    return _glu(a, b, bias_a, bias_b, bias, _GATING["relu"], "reglu")

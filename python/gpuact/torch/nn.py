@@ -10,6 +10,11 @@ same initialisation and the same state_dict keys, so
 `gpuact.torch.nn.Linear(i, o).load_state_dict(torch.nn.Linear(i, o).state_dict())`
 works, and Linear.from_linear(m) converts a trained module (for
 nn.Sequential(nn.Linear, nn.ReLU): Linear.from_linear(seq[0], "relu")).
+
+GatedMLP is the LLaMA-style FFN, down(act(gate(x)) * up(x)), with gate and
+up stacked into one Linear (one matmul) and the gated activation in one
+kernel; it loads the three-Linear state_dicts (w1/w3/w2, gate_proj/up_proj/
+down_proj) as they are.
 """
 import torch
 
@@ -157,3 +162,99 @@ class Linear(torch.nn.Linear):
         if linear.bias is not None:
             m.bias = linear.bias
         return m
+
+
+_GATED_ACTIVATIONS = ("silu", "swish", "gelu", "gelu_tanh", "relu")
+
+#: Names of the usual three-Linear FFN's layers -> (gate, up, down): LLaMA's reference code, Hugging Face's.
+FFN_KEYS = (("w1", "w3", "w2"), ("gate_proj", "up_proj", "down_proj"))
+
+
+class GatedMLP(torch.nn.Module):
+    """The LLaMA-style gated FFN: y = down(act(gate(x)) * up(x)), act = silu (SwiGLU), gelu / gelu_tanh
+    (GeGLU) or relu (ReGLU), as two Linear layers and one gpuact kernel:
+
+        self.up:   torch.nn.Linear(dim, 2 * hidden, bias)   weight rows [0, hidden) = gate (w1),
+                                                             rows [hidden, 2 hidden) = up (w3)
+        self.down: torch.nn.Linear(hidden, dim, bias)       = w2
+
+    forward: h = x @ up.weight.T (one matmul for gate and up), then gpuact.torch.gated(h, bias=up.bias)
+    reads the two halves of h in place (act(h[..., :hidden] + b1) * (h[..., hidden:] + b3), one kernel;
+    autograd keeps h only, and the backward writes dh in one pass), then down. Under torch.autocast the
+    matmuls and the gated kernel run in the autocast dtype, the biases too (torch's rule for F.linear),
+    and their gradients come back in the parameters' dtype.
+
+    state_dict: "up.weight" (2 hidden x dim), "up.bias", "down.weight", "down.bias". It also loads the
+    state_dict of the usual three-Linear FFN as it is: keys w1/w3/w2 (LLaMA's FeedForward) or gate_proj/
+    up_proj/down_proj (Hugging Face's LlamaMLP), ".weight" and ".bias": gate and up are stacked into
+    up.weight on load. from_linears(gate, up, down) builds one from three torch.nn.Linear, and
+    to_linears() gives them back (copies), e.g. for saving in the three-Linear layout.
+
+    The initialisation is torch.nn.Linear's: up is Linear(dim, 2 hidden), whose bounds depend on dim alone,
+    as the two Linear(dim, hidden) it replaces."""
+
+    def __init__(self, dim, hidden, activation="silu", bias=False, device=None, dtype=None):
+        super().__init__()
+        if activation not in _GATED_ACTIVATIONS:
+            raise ValueError(f"gpuact.torch.nn.GatedMLP: activation {activation!r} is not one of "
+                             f"{', '.join(_GATED_ACTIVATIONS)}")
+        self.dim, self.hidden, self.activation = dim, hidden, activation
+        self.up = torch.nn.Linear(dim, 2 * hidden, bias=bias, device=device, dtype=dtype)
+        self.down = torch.nn.Linear(hidden, dim, bias=bias, device=device, dtype=dtype)
+
+    def forward(self, x):
+        h = torch.nn.functional.linear(x, self.up.weight)
+        return self.down(F.gated(h, activation=self.activation, bias=self.up.bias))
+
+    def extra_repr(self):
+        return f"dim={self.dim}, hidden={self.hidden}, activation={self.activation!r}"
+
+    # -- the three-Linear layout ------------------------------------------------------------------
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        for gate, up, down in FFN_KEYS:
+            for suffix in ("weight", "bias"):
+                g, u, d = (f"{prefix}{k}.{suffix}" for k in (gate, up, down))
+                if g in state_dict and u in state_dict:
+                    state_dict[f"{prefix}up.{suffix}"] = torch.cat([state_dict.pop(g), state_dict.pop(u)], 0)
+                if d in state_dict:
+                    state_dict[f"{prefix}down.{suffix}"] = state_dict.pop(d)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+    @classmethod
+    def from_linears(cls, gate, up, down, activation="silu"):
+        """A GatedMLP with the weights of three torch.nn.Linear (LLaMA's w1, w3, w2), copied."""
+        bias = gate.bias is not None
+        if (up.bias is not None) != bias or (down.bias is not None) != bias:
+            raise ValueError("gpuact.torch.nn.GatedMLP.from_linears: gate, up and down must all have a bias or none")
+        if gate.weight.shape != up.weight.shape or down.weight.shape[::-1] != gate.weight.shape:
+            raise ValueError(f"gpuact.torch.nn.GatedMLP.from_linears: gate {tuple(gate.weight.shape)}, up "
+                             f"{tuple(up.weight.shape)} and down {tuple(down.weight.shape)} are not "
+                             f"(hidden, dim), (hidden, dim), (dim, hidden)")
+        hidden, dim = gate.weight.shape
+        m = cls(dim, hidden, activation, bias=bias, device=gate.weight.device, dtype=gate.weight.dtype)
+        with torch.no_grad():
+            m.up.weight.copy_(torch.cat([gate.weight, up.weight], 0))
+            m.down.weight.copy_(down.weight)
+            if bias:
+                m.up.bias.copy_(torch.cat([gate.bias, up.bias], 0))
+                m.down.bias.copy_(down.bias)
+        return m
+
+    def to_linears(self):
+        """(gate, up, down): three torch.nn.Linear with copies of this module's weights."""
+        h, bias = self.hidden, self.up.bias is not None
+        kw = {"device": self.up.weight.device, "dtype": self.up.weight.dtype}
+        gate = torch.nn.Linear(self.dim, h, bias=bias, **kw)
+        up = torch.nn.Linear(self.dim, h, bias=bias, **kw)
+        down = torch.nn.Linear(h, self.dim, bias=bias, **kw)
+        with torch.no_grad():
+            gate.weight.copy_(self.up.weight[:h])
+            up.weight.copy_(self.up.weight[h:])
+            down.weight.copy_(self.down.weight)
+            if bias:
+                gate.bias.copy_(self.up.bias[:h])
+                up.bias.copy_(self.up.bias[h:])
+                down.bias.copy_(self.down.bias)
+        return gate, up, down

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Host time per call of every gpuact.torch function and module against the torch code it replaces,
+side by side, at n = 1024 elements (f32, eager), without and with autograd (the input requires grad:
+the forward that builds the graph). Runs in well under a minute on one GPU:
+
+    python python/bench/host_time.py [--dtype bf16] [--calls 100] [--batches 40] [--json FILE]
+
+Host time, not device time: each batch is `calls` back-to-back calls timed with perf_counter, fewer
+than the launch queue holds, so the host never waits for the GPU; the device is synchronized between
+batches, outside the timing; the median batch is reported, in microseconds per call. ratio = torch /
+gpuact (>= 1.00: gpuact's call costs no more host time than torch's)."""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dtype", default="f32", choices=["f32", "bf16", "f16"])
+    p.add_argument("--n", type=int, default=1024)
+    p.add_argument("--calls", type=int, default=100)
+    p.add_argument("--batches", type=int, default=40)
+    p.add_argument("--json", help="also write the rows here")
+    args = p.parse_args()
+
+    import torch
+    import torch.nn.functional as F
+    import gpuact.torch as ga
+
+    if not torch.cuda.is_available():
+        sys.exit("host_time.py needs a CUDA device")
+    dt = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}[args.dtype]
+    dev = torch.device("cuda")
+    n = args.n
+    cols = 128
+    rows = max(n // cols, 1)
+
+    def t(*shape, grad=False):
+        x = torch.randn(*shape, device=dev).to(dt)
+        return x.requires_grad_() if grad else x
+
+    def host_us(fn):
+        for _ in range(20):
+            fn()
+        torch.cuda.synchronize()
+        res = []
+        for _ in range(args.batches):
+            t0 = time.perf_counter()
+            for _ in range(args.calls):
+                fn()
+            res.append((time.perf_counter() - t0) / args.calls * 1e6)
+            torch.cuda.synchronize()
+        return statistics.median(res)
+
+    # (name, torch call, gpuact call): each a function of the inputs dict
+    def cases(grad):
+        x = t(n, grad=grad)
+        m = t(rows, cols, grad=grad)
+        b = t(cols, grad=grad).float() if not grad else torch.randn(cols, device=dev, requires_grad=True)
+        h = t(rows, 2 * cols, grad=grad)
+        lin_ga = ga.nn.Linear(cols, cols, activation="relu").to(dev, dt)
+        lin_t = torch.nn.Linear(cols, cols).to(dev, dt)
+        mlp_ga = ga.nn.GatedMLP(cols, 2 * cols).to(dev, dt)
+        w1 = torch.nn.Linear(cols, 2 * cols, bias=False).to(dev, dt)
+        w3 = torch.nn.Linear(cols, 2 * cols, bias=False).to(dev, dt)
+        w2 = torch.nn.Linear(2 * cols, cols, bias=False).to(dev, dt)
+        if not grad:
+            for mod in (lin_ga, lin_t, mlp_ga, w1, w3, w2):
+                mod.requires_grad_(False)
+        nn_relu, nn_gelu, nn_silu = torch.nn.ReLU(), torch.nn.GELU(), torch.nn.SiLU()
+        g_relu, g_gelu, g_silu = ga.nn.ReLU(), ga.nn.GELU(), ga.nn.SiLU()
+        return [
+            ("relu", lambda: torch.relu(x), lambda: ga.relu(x)),
+            ("leaky_relu", lambda: F.leaky_relu(x, 0.1), lambda: ga.leaky_relu(x, 0.1)),
+            ("relu6", lambda: F.relu6(x), lambda: ga.relu6(x)),
+            ("hardtanh", lambda: F.hardtanh(x), lambda: ga.hardtanh(x)),
+            ("clipped_relu(3)", lambda: F.hardtanh(x, 0.0, 3.0), lambda: ga.clipped_relu(x, 3.0)),
+            ("gelu", lambda: F.gelu(x), lambda: ga.gelu(x)),
+            ("gelu tanh", lambda: F.gelu(x, approximate="tanh"), lambda: ga.gelu(x, approximate="tanh")),
+            ("silu", lambda: F.silu(x), lambda: ga.silu(x)),
+            ("squared_relu", lambda: torch.relu(x) ** 2, lambda: ga.squared_relu(x)),
+            (f"bias_act relu {rows}x{cols}", lambda: torch.relu(m + b), lambda: ga.bias_act(m, b, "relu")),
+            (f"bias_act gelu {rows}x{cols}", lambda: F.gelu(m + b), lambda: ga.bias_act(m, b, "gelu")),
+            (f"swiglu fused {rows}x{2 * cols}",
+             lambda: (lambda g, u: F.silu(g) * u)(*h.chunk(2, -1)), lambda: ga.swiglu(h)),
+            (f"geglu fused {rows}x{2 * cols}",
+             lambda: (lambda g, u: F.gelu(g) * u)(*h.chunk(2, -1)), lambda: ga.geglu(h)),
+            ("nn.ReLU", lambda: nn_relu(x), lambda: g_relu(x)),
+            ("nn.GELU", lambda: nn_gelu(x), lambda: g_gelu(x)),
+            ("nn.SiLU", lambda: nn_silu(x), lambda: g_silu(x)),
+            (f"nn.Linear({cols}, {cols}) + relu, batch {rows}", lambda: torch.relu(lin_t(m)), lambda: lin_ga(m)),
+            (f"GatedMLP({cols}, {2 * cols}), {rows} tokens", lambda: w2(F.silu(w1(m)) * w3(m)), lambda: mlp_ga(m)),
+        ]
+
+    rows_out = []
+    print(f"host time per call, us (n = {n}, {args.dtype}, eager; median of {args.batches} batches of "
+          f"{args.calls} calls), ratio = torch / gpuact\n")
+    print("| call | autograd | torch | gpuact | ratio |")
+    print("|---|---|---|---|---|")
+    for grad in (False, True):
+        for name, tf, gf in cases(grad):
+            tt, gt = host_us(tf), host_us(gf)
+            rows_out.append({"call": name, "autograd": grad, "torch_us": tt, "gpuact_us": gt, "ratio": tt / gt})
+            print(f"| {name} | {'yes' if grad else 'no'} | {tt:.2f} | {gt:.2f} | {tt / gt:.2f}x |", flush=True)
+    worst = min(rows_out, key=lambda r: r["ratio"])
+    print(f"\nlowest ratio: {worst['ratio']:.2f}x ({worst['call']}, autograd {worst['autograd']}); "
+          f"{sum(r['ratio'] >= 1.0 for r in rows_out)} of {len(rows_out)} rows at >= 1.00x")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "dtype": args.dtype,
+                       "n": n, "rows": rows_out}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
