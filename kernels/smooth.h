@@ -811,47 +811,37 @@ GPUACT_FN float gpuact_gelu_tanh_16(float x) {
     return gpuact_sm_canon(gpuact_sm_tiny16(gpuact_sm_xsig16(x, gpuact_sm_exp16z(z)), x));
 }
 
-/* x Phi(x) = max(x, 0) - |x| Q(|x|): Q(y) = e^(-y^2/2 + L(y)) for y <= 6
-   (L of degree 12 in y - 3, straight-line code: above 6 the result is x,
-   and below -6 it is below 2^-24 |x|), and for x in [-14.5, -6) (only bf16
-   results there are not 0) c0 e^(-y^2/2 + ln g(y)) / y (ln g: degree 4 in
-   1/y^2) on a branch that data rarely take. */
+/* y Q(y) for y in [3.5, 14.5]: c0 e^(-y^2/2 + ln g(y)) (ln g: degree 4 in
+   1/y^2), for the 16-bit GELU's rare far range. */
+GPUACT_FN float gpuact_sm_gelu_far16(float y) {
+    const float s = y * y, sg = gpuact_sm_rcp_far(s);
+    float p = GPUACT_FMA(-1.369524994e+02f, sg, 5.191630173e+01f);
+    p = GPUACT_FMA(p, sg, -1.120117474e+01f);
+    p = GPUACT_FMA(p, sg, 2.482915640e+00f);
+    p = GPUACT_FMA(p, sg, -9.999122024e-01f);
+    return gpuact_sm_exp16(GPUACT_FMA(-0.5f, s, GPUACT_FMA(p, sg, -9.189385176e-01f)));
+}
+
+/* x Phi(x) = max(x, 0) - |x| Q(|x|): Q(y) = e^(-y^2/2 + L(y)) for y <= 3.5
+   (L of degree 8 in y - 1.75, straight-line code), and y Q(y) from
+   gpuact_sm_gelu_far16 above on a branch that N(0, 1) data take for one
+   element in 2000 (x above 6 gives x, below -14.5 -0). */
 GPUACT_FN float gpuact_gelu_erf_16(float x) {
     const float y = gpuact_sm_abs(x);
-    const float yc = y > 6.0f ? 6.0f : y;
-    const float t = yc - 2.5f;
-    float l = GPUACT_FMA(-1.671082717e-10f, t, 2.402793742e-09f);
-    l = GPUACT_FMA(l, t, -1.411016015e-08f);
-    l = GPUACT_FMA(l, t, 3.881872956e-08f);
-    l = GPUACT_FMA(l, t, 7.214155318e-08f);
-    l = GPUACT_FMA(l, t, -2.104740815e-06f);
-    l = GPUACT_FMA(l, t, 2.141500590e-05f);
-    l = GPUACT_FMA(l, t, -1.671218633e-04f);
-    l = GPUACT_FMA(l, t, 1.135070226e-03f);
-    l = GPUACT_FMA(l, t, -7.146489341e-03f);
-    l = GPUACT_FMA(l, t, 4.448687658e-02f);
-    l = GPUACT_FMA(l, t, -3.227447867e-01f);
-    l = GPUACT_FMA(l, t, -1.956648231e+00f);
+    const float yc = y > 3.5f ? 3.5f : y;
+    const float t = yc - 1.75f;
+    float l = GPUACT_FMA(-1.087439955e-06f, t, 9.824659628e-07f);
+    l = GPUACT_FMA(l, t, 3.204649693e-05f);
+    l = GPUACT_FMA(l, t, -2.915224468e-04f);
+    l = GPUACT_FMA(l, t, 1.972024329e-03f);
+    l = GPUACT_FMA(l, t, -1.169237774e-02f);
+    l = GPUACT_FMA(l, t, 6.521520019e-02f);
+    l = GPUACT_FMA(l, t, -4.037485719e-01f);
+    l = GPUACT_FMA(l, t, -1.686148047e+00f);
     {
         const float q = gpuact_sm_exp16(GPUACT_FMA(-0.5f * yc, yc, l));
-        float r = gpuact_sm_tiny16(x > 0.0f ? GPUACT_FMA(-yc, q, x) : x * q, x);
-        if (x < -6.0f) {
-            if (x < -14.5f) {
-                r = x * 0.0f;
-            } else {
-                const float s = y * y, sg = gpuact_sm_rcp_far(s);
-                {
-                    float p = GPUACT_FMA(-1.369524994e+02f, sg, 5.191630173e+01f);
-                    p = GPUACT_FMA(p, sg, -1.120117474e+01f);
-                    p = GPUACT_FMA(p, sg, 2.482915640e+00f);
-                    p = GPUACT_FMA(p, sg, -9.999122024e-01f);
-                    {
-                        const float q = gpuact_sm_exp16(GPUACT_FMA(-0.5f, s, GPUACT_FMA(p, sg, -9.189385176e-01f)));
-                        r = -q;
-                    }
-                }
-            }
-        }
+        float r = gpuact_sm_tiny16(GPUACT_FMA(-yc, q, x > 0.0f ? x : 0.0f), x);
+        if (y > 3.5f) r = x > 6.0f ? x : (x < -14.5f ? x * 0.0f : (x > 0.0f ? x : 0.0f) - gpuact_sm_gelu_far16(y));
         return gpuact_sm_canon(r);
     }
 }
@@ -879,46 +869,41 @@ GPUACT_FN float gpuact_gelu_tanh_d_16(float x) {
     return gpuact_sm_canon(gpuact_sm_dsig16(x, gpuact_sm_exp16z(z), yz));
 }
 
-/* x > 0 ? 1 - U : U, U = e^(-y^2/2) (y - y0) P(y) for y <= 6 (P of degree
-   14 in y - 3; straight-line code), -c0 y e^(-y^2/2) (1 - G(1/y^2)/y^2)
-   for x in [-14.6, -6) on a branch (G: degree 4). */
+/* x > 0 ? 1 - U : U, U = e^(-y^2/2) (y - y0) P(y) for y <= 3.5 (P of degree
+   10 in y - 1.75; straight-line code), -c0 y e^(-y^2/2) (1 - G(1/y^2)/y^2)
+   for y in (3.5, 14.6] on a branch (G: degree 4; x above 6.5 gives 1). */
 GPUACT_FN float gpuact_gelu_erf_d_16(float x) {
     const float y = gpuact_sm_abs(x);
-    const float yc = y > 6.0f ? 6.0f : y;
-    const float t = yc - 2.5f;
-    float p = GPUACT_FMA(-4.754423591e-11f, t, 6.018871512e-10f);
-    p = GPUACT_FMA(p, t, -2.822843070e-09f);
-    p = GPUACT_FMA(p, t, 7.553679460e-09f);
-    p = GPUACT_FMA(p, t, -3.437607887e-08f);
-    p = GPUACT_FMA(p, t, 2.296875721e-07f);
-    p = GPUACT_FMA(p, t, -1.168692052e-06f);
-    p = GPUACT_FMA(p, t, 5.226655958e-06f);
-    p = GPUACT_FMA(p, t, -2.345306166e-05f);
-    p = GPUACT_FMA(p, t, 1.035052410e-04f);
-    p = GPUACT_FMA(p, t, -4.386954242e-04f);
-    p = GPUACT_FMA(p, t, 1.784325694e-03f);
-    p = GPUACT_FMA(p, t, -6.950273179e-03f);
-    p = GPUACT_FMA(p, t, 2.579886094e-02f);
-    p = GPUACT_FMA(p, t, -4.896580577e-01f);
+    const float yc = y > 3.5f ? 3.5f : y;
+    const float t = yc - 1.75f;
+    float p = GPUACT_FMA(-4.140922556e-07f, t, 1.749655098e-06f);
+    p = GPUACT_FMA(p, t, -4.246761364e-06f);
+    p = GPUACT_FMA(p, t, 1.826136213e-05f);
+    p = GPUACT_FMA(p, t, -8.216842252e-05f);
+    p = GPUACT_FMA(p, t, 3.131442936e-04f);
+    p = GPUACT_FMA(p, t, -1.135568600e-03f);
+    p = GPUACT_FMA(p, t, 3.956729081e-03f);
+    p = GPUACT_FMA(p, t, -1.302703097e-02f);
+    p = GPUACT_FMA(p, t, 4.018096253e-02f);
+    p = GPUACT_FMA(p, t, -5.138378739e-01f);
     {
         /* yc + (y - y): NaN at +-inf, as the f32 function gives */
         const float u = (gpuact_sm_exp16(-0.5f * yc * yc) * ((yc + (y - y)) - 7.517915368e-01f)) * p;
         float r = x > 0.0f ? 1.0f - u : u;
-        if (x < -6.0f) {
-            if (x < -14.6f) {
+        if (y > 3.5f) {
+            if (x > 6.5f) {
+                r = 1.0f;
+            } else if (x < -14.6f) {
                 r = x * 0.0f;
             } else {
                 const float s = y * y, sg = gpuact_sm_rcp_far(s);
+                float g = GPUACT_FMA(2.404077339e+01f, sg, -1.028977203e+01f);
+                g = GPUACT_FMA(g, sg, 2.846394539e+00f);
+                g = GPUACT_FMA(g, sg, -9.976179004e-01f);
+                g = GPUACT_FMA(g, sg, 9.999875426e-01f);
                 {
-                    float g = GPUACT_FMA(2.404077339e+01f, sg, -1.028977203e+01f);
-                    g = GPUACT_FMA(g, sg, 2.846394539e+00f);
-                    g = GPUACT_FMA(g, sg, -9.976179004e-01f);
-                    g = GPUACT_FMA(g, sg, 9.999875426e-01f);
-                    {
-                        const float v = (3.989422917e-01f * y) * GPUACT_FMA(-sg, g, 1.0f);
-                        const float w = gpuact_sm_exp16(-0.5f * s) * v;
-                        r = -w;
-                    }
+                    const float w = gpuact_sm_exp16(-0.5f * s) * ((3.989422917e-01f * y) * GPUACT_FMA(-sg, g, 1.0f));
+                    r = x > 0.0f ? 1.0f + w : -w;
                 }
             }
         }

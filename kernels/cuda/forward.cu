@@ -117,7 +117,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
         ((PAIRS || MASK) && (gpuact_kind_select(KIND) || KIND == GPUACT_KIND_gelu) ||
          (Y::size == 2 && gpuact_kind_select(KIND)))) {
         GPUACT_FWD_ROWS_(GPUACT_F_BIAS);
-    } else if (PAIRS && !SELECT && KIND == GPUACT_KIND_gelu && flags == GPUACT_F_RAW) {
+    } else if (!SELECT && ((GPUACT_TRANSCENDENTAL_KINDS >> KIND) & 1u) && flags == GPUACT_F_RAW) {
         GPUACT_FWD_ROWS_(GPUACT_F_RAW);
     } else {
         GPUACT_FWD_ROWS_(-1);

@@ -23,7 +23,7 @@ import atexit as _atexit
 
 from . import _C, _core
 from ._core import (  # noqa: F401
-    ACT_PARAMS, ALIASES, BACKENDS, DTYPES, ERRORS, KIND_COLUMNS, KIND_NAMES, KINDS, VERSION, Activation, Buffer,
+    ACT_PARAMS, ACT_PRECISE, ALIASES, BACKENDS, DTYPES, ERRORS, KIND_COLUMNS, KIND_NAMES, KINDS, VERSION, Activation, Buffer,
     GpuactError, KindInfo, activation, backend_value, backward, cache_dir, context_info, dtype_size, dtype_value,
     epilogue_backward, epilogue_forward, epilogue_mask_ld, error_class, forward, glu_backward, glu_forward, mask_bytes,
     resolve_kind,
@@ -34,7 +34,7 @@ from ._core import ERRORS as _ERRORS
 globals().update(_ERRORS)  # InvalidArgument, NotSupported, BackendUnavailable, OutOfMemory, KernelBuild, DeviceError
 
 __version__ = VERSION
-__all__ = ["VERSION", "KINDS", "KIND_NAMES", "DTYPES", "BACKENDS", "ACT_PARAMS", "Activation", "activation",
+__all__ = ["VERSION", "KINDS", "KIND_NAMES", "DTYPES", "BACKENDS", "ACT_PARAMS", "ACT_PRECISE", "Activation", "activation",
            "GpuactError", "Buffer", "forward", "backward", "epilogue_forward", "epilogue_backward", "glu_forward",
            "glu_backward", "synchronize",
            "context_info", "error_class", "ops", "torch"] + list(_ERRORS)

@@ -44,11 +44,13 @@ ALIASES = {
 
 #: Default values of the activation parameters (the names of ACT_PARAMS),
 #: and per kind where a kind's default differs.
-PARAM_DEFAULTS = {"negative_slope": 0.01, "ceiling": 6.0, "lower": -1.0}
+PARAM_DEFAULTS = {"negative_slope": 0.01, "ceiling": 6.0, "lower": -1.0, "flags": 0}
 KIND_DEFAULTS = {"hardtanh": {"ceiling": 1.0, "lower": -1.0}}
 
-#: The float fields of gpuact_activation after kind, in order (from C).
+#: The numeric fields of gpuact_activation after kind, in order (from C); flags holds
+#: GPUACT_ACT_* bits (ACT_PRECISE: GELU, tanh-GELU and SiLU within 1 ulp instead of 2).
 ACT_PARAMS = tuple(_C.ACT_PARAMS)
+ACT_PRECISE = _C.ACT_PRECISE
 
 
 class KindInfo(collections.namedtuple("KindInfo", "name value columns")):

@@ -40,10 +40,11 @@
 
 /* ---- >>tables ------------------------------------------------------------ */
 
-/* The float fields of gpuact_activation after `kind`, in declaration order.
-   When gpuact_activation gains a field, add it here (one line); the check
-   below stops the build until then. */
-#define GPUACT_PY_ACT_FIELDS(X) X(negative_slope) X(ceiling) X(lower)
+/* The numeric fields of gpuact_activation after `kind`, in declaration order
+   (flags: GPUACT_ACT_* bits, passed as a number like the others). When
+   gpuact_activation gains a field, add it here (one line); the check below
+   stops the build until then. */
+#define GPUACT_PY_ACT_FIELDS(X) X(negative_slope) X(ceiling) X(lower) X(flags)
 
 #define GPUACT_PY_FIELD_ONE_(f) +1
 #define GPUACT_PY_ACT_NFIELDS (0 GPUACT_PY_ACT_FIELDS(GPUACT_PY_FIELD_ONE_))
@@ -53,7 +54,7 @@ typedef char gpuact_py_act_fields_cover_the_struct
 
 static void gpuact_py_act_set(gpuact_activation *a, int i, float v) {
     int k = 0;
-#define GPUACT_PY_FIELD_SET_(f) if (k++ == i) a->f = v;
+#define GPUACT_PY_FIELD_SET_(f) if (k++ == i) a->f = v; /* flags: a whole number, converted */
     GPUACT_PY_ACT_FIELDS(GPUACT_PY_FIELD_SET_)
 }
 
@@ -865,7 +866,8 @@ PyMODINIT_FUNC PyInit__C(void) {
         PyModule_AddIntConstant(m, "VERSION_MAJOR", GPUACT_VERSION_MAJOR) < 0 ||
         PyModule_AddIntConstant(m, "VERSION_MINOR", GPUACT_VERSION_MINOR) < 0 ||
         PyModule_AddIntConstant(m, "VERSION_PATCH", GPUACT_VERSION_PATCH) < 0 ||
-        PyModule_AddIntConstant(m, "MAX_DEVICES", GPUACT_PY_MAX_DEVICES) < 0)
+        PyModule_AddIntConstant(m, "MAX_DEVICES", GPUACT_PY_MAX_DEVICES) < 0 ||
+        PyModule_AddIntConstant(m, "ACT_PRECISE", GPUACT_ACT_PRECISE) < 0)
         goto fail;
 
     /* DTYPES: ((name, bytes), ...) in gpuact_dtype order */
@@ -890,7 +892,7 @@ PyMODINIT_FUNC PyInit__C(void) {
     }
     if (gpuact_py_add(m, "KINDS", t)) goto fail;
 
-    /* ACT_PARAMS: the float fields of gpuact_activation after kind */
+    /* ACT_PARAMS: the numeric fields of gpuact_activation after kind */
 #define GPUACT_PY_FIELD_NAME_(f) #f,
     {
         static const char *const names[] = {GPUACT_PY_ACT_FIELDS(GPUACT_PY_FIELD_NAME_) NULL};

@@ -27,7 +27,7 @@ copied; its output is contiguous.
 import torch
 from torch.autograd.function import once_differentiable
 
-from .._core import (ACT_PARAMS, ALIASES, GELU_APPROXIMATE, KIND_DEFAULTS, KINDS, PARAM_DEFAULTS, InvalidArgument,
+from .._core import (ACT_PARAMS, ACT_PRECISE, ALIASES, GELU_APPROXIMATE, KIND_DEFAULTS, KINDS, PARAM_DEFAULTS, InvalidArgument,
                      NotSupported, gelu_kind)
 from . import _impl, _ops  # noqa: F401  (_ops registers torch.ops.gpuact.*)
 
@@ -231,20 +231,21 @@ def hardtanh(x, min_val=-1.0, max_val=1.0, inplace=False, *, out=None):
     return _activation(x, _kp("hardtanh", {"lower": min_val, "ceiling": max_val}), inplace, out)
 
 
-def gelu(x, approximate="none", *, out=None):
+def gelu(x, approximate="none", *, out=None, precise=False):
     """torch.nn.functional.gelu: x * Phi(x) (approximate="none") or 0.5 x (1 + tanh(sqrt(2/pi) (x +
-    0.044715 x^3))) ("tanh"), computed by gpuact's own f32 math (within 1 ulp of the correctly rounded
-    value; not bit-identical with torch's). Autograd keeps x."""
-    kp = _GELU.get(approximate) if isinstance(approximate, str) else None
+    0.044715 x^3))) ("tanh"), computed by gpuact's own f32 math: within 2 ulps of the correctly
+    rounded value in f32 (precise=True: within 1 ulp, slower), the 16-bit results correctly rounded
+    but for a documented few; not bit-identical with torch's. Autograd keeps x."""
+    kp = (_GELU_PRECISE if precise else _GELU).get(approximate) if isinstance(approximate, str) else None
     if kp is None:
         gelu_kind(approximate, "gpuact.torch.gelu")  # raises: not "none" or "tanh"
     return _activation(x, kp, False, out)
 
 
-def silu(x, inplace=False, *, out=None):
-    """torch.nn.functional.silu: x * sigmoid(x) (gpuact's own f32 math, as gelu). Autograd keeps x (in
-    place: a copy of x, as torch's)."""
-    return _activation(x, _SILU, inplace, out)
+def silu(x, inplace=False, *, out=None, precise=False):
+    """torch.nn.functional.silu: x * sigmoid(x) (gpuact's own f32 math, as gelu, precise= too).
+    Autograd keeps x (in place: a copy of x, as torch's)."""
+    return _activation(x, _SILU_PRECISE if precise else _SILU, inplace, out)
 
 
 def squared_relu(x, inplace=False, *, out=None):
@@ -256,6 +257,8 @@ _RELU = _resolve("relu", {})
 _RELU6 = _resolve("relu6", {})
 _GELU = {a: _resolve(k, {}) for a, k in GELU_APPROXIMATE.items()}
 _SILU = _resolve("silu", {})
+_GELU_PRECISE = {a: _resolve(k, {"flags": ACT_PRECISE}) for a, k in GELU_APPROXIMATE.items()}
+_SILU_PRECISE = _resolve("silu", {"flags": ACT_PRECISE})
 _SQRELU = _resolve("sqrelu", {})
 
 
