@@ -1217,7 +1217,7 @@ static GPUACT__UNUSED const char *const gpuact__file_kernels_smooth_h[] = { /* k
     "        float r = x > 0.0f \? 1.0f - u : u;\n",
     "        if (y > 3.5f) {\n",
     "            if (x > 6.5f) {\n",
-    "                r = 1.0f;\n",
+    "                r = (x - x) + 1.0f; /* +inf: NaN, as the f32 functions give */\n",
     "            } else if (x < -14.6f) {\n",
     "                r = x * 0.0f;\n",
     "            } else {\n",

@@ -892,7 +892,7 @@ GPUACT_FN float gpuact_gelu_erf_d_16(float x) {
         float r = x > 0.0f ? 1.0f - u : u;
         if (y > 3.5f) {
             if (x > 6.5f) {
-                r = 1.0f;
+                r = (x - x) + 1.0f; /* +inf: NaN, as the f32 functions give */
             } else if (x < -14.6f) {
                 r = x * 0.0f;
             } else {

@@ -421,6 +421,20 @@ static int check_specials(void) {
                        (double)y, w);
                 bad++;
             }
+            /* the 16-bit variant: the same bits at NaN, infinities, zeros and +-FLT_MAX (the subnormal
+               rows' values are below every 16-bit format's resolution) */
+            if (fns[f].f16 && (specials[i].x & 0x7f800000u) != 0 && specials[i].x != 0x80000000u) {
+                const float y16 = fns[f].f16(f32_of(specials[i].x));
+                if (u32_of(y16) != w) {
+                    printf("special: %s_16(0x%08x) = 0x%08x (%g), want 0x%08x\n", fns[f].name, specials[i].x,
+                           u32_of(y16), (double)y16, w);
+                    bad++;
+                }
+            }
+            if (fns[f].f16 && (specials[i].x & 0x7fffffffu) == 0 && u32_of(fns[f].f16(f32_of(specials[i].x))) != w) {
+                printf("special: %s_16(0x%08x) differs from the f32 function\n", fns[f].name, specials[i].x);
+                bad++;
+            }
         }
     return bad;
 }
