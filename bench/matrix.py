@@ -15,6 +15,15 @@ data: no NaN, where torch's arithmetic and gpuact's selections agree
 exactly); timings are medians of CUDA-event times after warm-up, with the
 device-to-device copy measured in the same run. Ratios > 1 mean gpuact is
 faster. Exit status 1 if an output differs.
+
+    python3 bench/matrix.py --smooth --compile [--precise]   # GELU, tanh-GELU, SiLU
+
+--smooth: the smooth kinds' cells instead: forward and backward from x in
+f32, bf16 and f16 against torch eager, the epilogue act(x + b) * 0.5 and
+its backward with the bias gradient, and the gated forms (GeGLU, SwiGLU:
+act(a) * b) against eager and (--compile) torch.compile of the same
+expression. Their outputs are not bit-identical with torch's by design:
+each cell prints how many elements differ and by how many ulps at most.
 """
 import argparse
 import datetime
@@ -25,9 +34,36 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_compare import BF16, CLIPPED, F16, F32, LEAKY, RELU, Gpuact, act, default_lib, mask_ld_default, same_bits  # noqa
+from torch_compare import (BF16, CLIPPED, F16, F32, GELU, GELU_TANH, LEAKY, RELU, SILU, Gpuact, act,  # noqa
+                           default_lib, mask_ld_default, same_bits)
 
 KINDS = (("relu", RELU, 0.0, 0.0), ("leaky", LEAKY, 0.01, 0.0), ("clipped", CLIPPED, 0.0, 6.0))
+SMOOTH = (("gelu", GELU), ("gelu_tanh", GELU_TANH), ("silu", SILU))
+PRECISE = 1  # gpuact_activation.flags: GPUACT_ACT_PRECISE
+
+
+def differ(a, b):
+    """(elements whose bits differ, largest distance in units in the last place of the dtype) of two tensors
+    of one floating dtype: gpuact's smooth kinds are not bit-identical with torch's by design (docs/NUMERICS.md)."""
+    import torch
+    it = {torch.float32: torch.int32, torch.float16: torch.int16, torch.bfloat16: torch.int16}[a.dtype]
+    ia, ib = a.reshape(-1).view(it).long(), b.reshape(-1).view(it).long()
+    sign = 1 << (8 * a.element_size() - 1)
+    oa = torch.where(ia < 0, -(ia + sign), ia)  # the order of the values as integers (-0 == +0)
+    ob = torch.where(ib < 0, -(ib + sign), ib)
+    d = (oa - ob).abs()
+    return int((ia != ib).sum()), int(d.max()) if d.numel() else 0
+
+
+def torch_smooth(F, name):
+    """torch's forward and backward-from-x of a smooth kind."""
+    import torch
+    aten = torch.ops.aten
+    if name == "gelu":
+        return (lambda v: F.gelu(v)), (lambda g, v: aten.gelu_backward(g, v))
+    if name == "gelu_tanh":
+        return (lambda v: F.gelu(v, approximate="tanh")), (lambda g, v: aten.gelu_backward(g, v, approximate="tanh"))
+    return (lambda v: F.silu(v)), (lambda g, v: aten.silu_backward(g, v))
 
 
 class Matrix:
@@ -67,8 +103,9 @@ class Matrix:
     def wants(self, name):
         return not self.only or bool(self.only.search(name))
 
-    def cell(self, name, nbytes, torch_fn, gp_fns, out, ref, torch_label="torch"):
-        """gp_fns(g) -> callable for each lib; out: the tensor gpuact writes; ref: torch's result (or None)."""
+    def cell(self, name, nbytes, torch_fn, gp_fns, out, ref, torch_label="torch", exact=True):
+        """gp_fns(g) -> callable for each lib; out: the tensor gpuact writes; ref: torch's result (or None).
+        exact: the output must equal ref bit for bit; else the differing elements are counted (smooth kinds)."""
         if not self.wants(name):
             return
         row = dict(cell=name, bytes=nbytes, torch=None, torch_label=torch_label, ms={}, ok={})
@@ -78,7 +115,11 @@ class Matrix:
             out.fill_(float("nan")) if out.dtype.is_floating_point else out.zero_()
             fn()
             self.t.cuda.synchronize()
-            ok = same_bits(out, ref()) if ref is not None else None
+            if ref is not None and not exact:
+                row.setdefault("diff", {})[label] = differ(out, ref())
+                ok = None
+            else:
+                ok = same_bits(out, ref()) if ref is not None else None
             if ok is False:
                 self.bad += 1
             row["ok"][label] = ok
@@ -89,8 +130,11 @@ class Matrix:
         if torch_fn is not None:
             row["torch"] = times[-1]
         self.rows.append(row)
-        parts = [f"{lab} {ms:8.4f} ms {'ok' if row['ok'][lab] else ('-' if row['ok'][lab] is None else 'DIFF')}"
-                 for lab, ms in row["ms"].items()]
+        def mark(lab):
+            if "diff" in row:
+                return "differs from torch at %d, max %d ulp" % row["diff"][lab]
+            return "ok" if row["ok"][lab] else ("-" if row["ok"][lab] is None else "DIFF")
+        parts = [f"{lab} {ms:8.4f} ms {mark(lab)}" for lab, ms in row["ms"].items()]
         tt = f"torch {row['torch']:8.4f} ms" if row["torch"] else ""
         print(f"  {name:48s} {' | '.join(parts)} | {tt}", flush=True)
 
@@ -202,6 +246,99 @@ class Matrix:
             del xx, bb, yy, mm, dy, dx, db
             t.cuda.empty_cache()
 
+    def compiled(self, name, fn, *args):
+        """torch.compile of fn for one cell (None where the cell is not timed: each compile costs seconds)."""
+        if not self.wants(name):
+            return None
+        cf = self.t.compile(fn, dynamic=False)
+        cf(*args)
+        return lambda: cf(*args)
+
+    def run_smooth(self, n, epi_rows, glu_rows, do_compile, precise):
+        """GELU, tanh-GELU and SiLU: forward and backward from x in every dtype against torch eager; the
+        epilogue act(x + b) * 0.5 and its backward with the bias gradient, and the gated forms act(a) * b,
+        against eager and torch.compile. Every output is compared with torch's (the differing elements and
+        the largest distance are printed: gpuact's own math is not torch's)."""
+        t, F = self.t, self.F
+        code = {t.float32: F32, t.float16: F16, t.bfloat16: BF16}
+        fl = PRECISE if precise else 0
+        tag = " precise" if precise else ""
+        for dt in (t.float32, t.bfloat16, t.float16):
+            es = t.tensor([], dtype=dt).element_size()
+            dn, c = str(dt)[6:], code[dt]
+            x, dy = self.randn(n, dtype=dt), self.randn(n, dtype=dt)
+            y, dx = t.empty_like(x), t.empty_like(x)
+            for kname, kind in SMOOTH:
+                a = act(kind, flags=fl)
+                tf, tb = torch_smooth(F, kname)
+                self.cell(f"{kname}{tag} fwd {dn}", 2 * es * n, lambda: tf(x), lambda g: g.forward_op(c, n, x, y, a),
+                          y, lambda: tf(x), exact=False)
+                self.cell(f"{kname}{tag} bwd from x {dn}", 3 * es * n, lambda: tb(dy, x),
+                          lambda g: g.backward_op(c, n, dy, dx, x=x, a=a), dx, lambda: tb(dy, x), exact=False)
+            del x, dy, y, dx
+            t.cuda.empty_cache()
+        cols = 8192
+        for dt in (t.float32, t.bfloat16):
+            es = t.tensor([], dtype=dt).element_size()
+            dn, c = str(dt)[6:], code[dt]
+            for rows in epi_rows:
+                xx, bb, dy = self.randn(rows, cols, dtype=dt), self.randn(cols, dtype=dt), self.randn(rows, cols, dtype=dt)
+                yy, dx, db = t.empty_like(xx), t.empty_like(xx), t.empty(cols, device="cuda", dtype=dt)
+                shape = f"{dn} {rows}x{cols}"
+                nf, nb = 2 * es * rows * cols + es * cols, 3 * es * rows * cols + 2 * es * cols
+                for kname, kind in SMOOTH:
+                    a = act(kind, flags=fl)
+                    tf, tb = torch_smooth(F, kname)
+                    ef = lambda x_, b_: tf(x_ + b_) * 0.5
+
+                    def eb(dy_, x_, b_):
+                        gz = tb(dy_ * 0.5, x_ + b_)
+                        return gz, gz.sum(0)
+                    fop = lambda g: g.epilogue_op(rows, cols, xx, yy, c, c, bias=bb, a=a, scale=0.5)
+                    bop = lambda g: g.epilogue_backward_op(rows, cols, dy, dx, c, c, x=xx, x_dtype=c, bias=bb, dbias=db,
+                                                           dbias_dtype=c, a=a, scale=0.5)
+                    name = f"epi {kname}{tag}(x+b)*0.5 fwd {shape}"
+                    self.cell(name, nf, lambda: ef(xx, bb), fop, yy, lambda: ef(xx, bb), "eager", exact=False)
+                    cf = self.compiled(name + " vs compile", ef, xx, bb) if do_compile else None
+                    if cf:
+                        self.cell(name + " vs compile", nf, cf, fop, yy, lambda: ef(xx, bb), "compile", exact=False)
+                    name = f"epi {kname}{tag} bwd+dbias from x {shape}"
+                    self.cell(name, nb, lambda: eb(dy, xx, bb), bop, dx, lambda: eb(dy, xx, bb)[0], "eager", exact=False)
+                    cf = self.compiled(name + " vs compile", eb, dy, xx, bb) if do_compile else None
+                    if cf:
+                        self.cell(name + " vs compile", nb, cf, bop, dx, lambda: eb(dy, xx, bb)[0], "compile",
+                                  exact=False)
+                del xx, bb, dy, yy, dx, db
+                t.cuda.empty_cache()
+            for rows in glu_rows:
+                aa, bb, dy = (self.randn(rows, cols, dtype=dt) for _ in range(3))
+                yy, da, db = t.empty_like(aa), t.empty_like(aa), t.empty_like(aa)
+                shape = f"{dn} {rows}x{cols}"
+                for gname, kind, kname in (("geglu", GELU, "gelu"), ("geglu_tanh", GELU_TANH, "gelu_tanh"),
+                                           ("swiglu", SILU, "silu")):
+                    a = act(kind, flags=fl)
+                    tf, tb = torch_smooth(F, kname)
+                    gf = lambda a_, b_: tf(a_) * b_
+                    gb = lambda dy_, a_, b_: (tb(dy_ * b_, a_), dy_ * tf(a_))
+                    fop = lambda g: g.glu_op(rows, cols, aa, bb, yy, c, c, act_=a)
+                    bop = lambda g: g.glu_backward_op(rows, cols, dy, aa, bb, da, db, c, c, act_=a)
+                    name = f"{gname}{tag} fwd {shape}"
+                    self.cell(name, 3 * es * rows * cols, lambda: gf(aa, bb), fop, yy, lambda: gf(aa, bb), "eager",
+                              exact=False)
+                    cf = self.compiled(name + " vs compile", gf, aa, bb) if do_compile else None
+                    if cf:
+                        self.cell(name + " vs compile", 3 * es * rows * cols, cf, fop, yy, lambda: gf(aa, bb),
+                                  "compile", exact=False)
+                    name = f"{gname}{tag} bwd {shape}"
+                    self.cell(name, 5 * es * rows * cols, lambda: gb(dy, aa, bb), bop, da, lambda: gb(dy, aa, bb)[0],
+                              "eager", exact=False)
+                    cf = self.compiled(name + " vs compile", gb, dy, aa, bb) if do_compile else None
+                    if cf:
+                        self.cell(name + " vs compile", 5 * es * rows * cols, cf, bop, da, lambda: gb(dy, aa, bb)[0],
+                                  "compile", exact=False)
+                del aa, bb, dy, yy, da, db
+                t.cuda.empty_cache()
+
     def report(self, out, meta):
         labels = [lab for lab, _ in self.libs]
         head = ["cell"] + [f"{lab} ms" for lab in labels] + [f"{labels[-1]} GB/s", "% of copy", "torch ms",
@@ -213,6 +350,7 @@ class Matrix:
             last = r["ms"][labels[-1]]
             gbps = r["bytes"] / (last * 1e6)
             cells = [r["cell"]] + [f"{r['ms'][lab]:.4f}" + ("" if r["ok"][lab] in (True, None) else " DIFF")
+                                   + (" (%d differ, max %d ulp)" % r["diff"][lab] if "diff" in r else "")
                                    for lab in labels]
             cells += [f"{gbps:.0f}", f"{100 * gbps / self.copy_gbps:.1f}%",
                       f"{r['torch']:.4f} ({r['torch_label']})" if r["torch"] else "-",
@@ -235,7 +373,11 @@ def main():
     ap.add_argument("--epi-rows", default="65536,1024")
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--compile", action="store_true", help="also time torch.compile of relu(x + b)")
+    ap.add_argument("--compile", action="store_true", help="also time torch.compile of the fused cells")
+    ap.add_argument("--smooth", action="store_true", help="the GELU, tanh-GELU and SiLU cells instead of the "
+                    "ReLU family's (elementwise at --n, epilogue at --epi-rows, gated at --glu-rows x 8192)")
+    ap.add_argument("--glu-rows", default="32768")
+    ap.add_argument("--precise", action="store_true", help="--smooth with GPUACT_ACT_PRECISE")
     ap.add_argument("--only", metavar="REGEX", help="only the cells whose name matches (the copy is always timed)")
     ap.add_argument("--out")
     args = ap.parse_args()
@@ -246,7 +388,16 @@ def main():
         label, path = spec.split("=", 1)
         libs.append((label, Gpuact(path, backend="cuda", stream=stream)))
     m = Matrix(torch, libs, args.reps, args.warmup, args.only)
-    m.run(args.n, [int(r) for r in args.epi_rows.split(",")], args.compile)
+    if args.smooth:
+        x = torch.randn(args.n, device="cuda")
+        m.copy_ms = m.time_all([lambda: x.clone()])[0]
+        m.copy_gbps = 8 * args.n / (m.copy_ms * 1e6)
+        print(f"copy f32 n={args.n}: {m.copy_ms:.4f} ms, {m.copy_gbps:.0f} GB/s", flush=True)
+        del x
+        m.run_smooth(args.n, [int(r) for r in args.epi_rows.split(",")], [int(r) for r in args.glu_rows.split(",")],
+                     args.compile, args.precise)
+    else:
+        m.run(args.n, [int(r) for r in args.epi_rows.split(",")], args.compile)
     meta = (f"{torch.cuda.get_device_name()}, {datetime.date.today().isoformat()}, torch {torch.__version__}, "
             f"n = {args.n}, median of {args.reps}, copy {m.copy_gbps:.0f} GB/s")
     m.report(args.out, meta)

@@ -69,8 +69,9 @@ def test_public_enum_matches_the_table():
 def test_act_params_are_the_struct_fields():
     text = repo_file("gpuact.h")
     body = re.search(r"typedef struct gpuact_activation \{(.*?)\} gpuact_activation;", text, re.S).group(1)
-    fields = re.findall(r"float\s+([a-z_]+)\s*;", body)
+    fields = re.findall(r"(?:float|unsigned)\s+([a-z_]+)\s*;", body)
     assert list(gpuact.ACT_PARAMS) == fields
+    assert gpuact.ACT_PRECISE == int(re.search(r"GPUACT_ACT_PRECISE = (\d+)u", text).group(1))
 
 
 def test_dtypes_backends_results():
