@@ -47,12 +47,16 @@ def differ(a, b):
     of one floating dtype: gpuact's smooth kinds are not bit-identical with torch's by design (docs/NUMERICS.md)."""
     import torch
     it = {torch.float32: torch.int32, torch.float16: torch.int16, torch.bfloat16: torch.int16}[a.dtype]
-    ia, ib = a.reshape(-1).view(it).long(), b.reshape(-1).view(it).long()
+    a, b = a.reshape(-1).view(it), b.reshape(-1).view(it)
     sign = 1 << (8 * a.element_size() - 1)
-    oa = torch.where(ia < 0, -(ia + sign), ia)  # the order of the values as integers (-0 == +0)
-    ob = torch.where(ib < 0, -(ib + sign), ib)
-    d = (oa - ob).abs()
-    return int((ia != ib).sum()), int(d.max()) if d.numel() else 0
+    count, worst = 0, 0
+    for i in range(0, a.numel(), 1 << 25):  # in slices: the int64 copies of a whole tensor may not fit
+        ia, ib = a[i:i + (1 << 25)].long(), b[i:i + (1 << 25)].long()
+        oa = torch.where(ia < 0, -(ia + sign), ia)  # the order of the values as integers (-0 == +0)
+        ob = torch.where(ib < 0, -(ib + sign), ib)
+        count += int((ia != ib).sum())
+        worst = max(worst, int((oa - ob).abs().max()))
+    return count, worst
 
 
 def torch_smooth(F, name):

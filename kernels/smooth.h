@@ -564,10 +564,40 @@ GPUACT_FN float gpuact_sm_gelu_near_fast(float x, float y) {
     }
 }
 
+/* y in [3.5, 14.5]: -y Q(y) = -e^(-y^2/2 + ln c0 + ln g(y)) as in
+   gpuact_sm_gelu_far, with e^a = 2^k (1 + s): rounded at 2^(k+64) and
+   scaled down once, so a subnormal result is rounded twice. */
+GPUACT_FN float gpuact_sm_gelu_far_fast(float x, float y) {
+    const float sh = y * y;
+    const float sl = GPUACT_FMA(y, y, -sh);
+    const float sg = gpuact_sm_rcp_far(sh);
+    const float sgl = sg * GPUACT_FMA(-sl, sg, GPUACT_FMA(-sh, sg, 1.0f));
+    float p = GPUACT_FMA(4.401480469e+04f, sg, -2.010390430e+04f);
+    p = GPUACT_FMA(p, sg, 4.365603027e+03f);
+    p = GPUACT_FMA(p, sg, -6.474584351e+02f);
+    p = GPUACT_FMA(p, sg, 8.433944702e+01f);
+    p = GPUACT_FMA(p, sg, -1.227883244e+01f);
+    p = GPUACT_FMA(p, sg, 2.499605417e+00f);
+    p = GPUACT_FMA(p, sg, -9.999989271e-01f);
+    {
+        const float lam = GPUACT_FMA(p, sgl, sg * p);
+        const float a0 = -0.5f * sh;
+        const float vh = a0 + -9.189385176e-01f; /* Fast2Sum: |a0| >= 6 */
+        const float ve = -9.189385176e-01f - (vh - a0);
+        const float lo = ((ve + -1.563417662e-08f) + -0.5f * sl) + lam;
+        const float ah = vh + lo;
+        gpuact_u32 kb;
+        const float s = gpuact_sm_exps(ah, lo - (ah - vh), &kb);
+        const float sc = gpuact_sm_pow2(kb + 64u);
+        const float g = GPUACT_FMA(sc, s, sc) * 5.421010862e-20f; /* y Q(y) */
+        return x > 0.0f ? x - g : -g;
+    }
+}
+
 GPUACT_FN float gpuact_gelu_erf_fast(float x) {
     const float y = gpuact_sm_abs(x);
     float r = gpuact_sm_gelu_near_fast(x, y > 3.5f ? 3.5f : y);
-    if (y > 3.5f) r = gpuact_sm_sign_of(x > 6.0f ? x : (x < -14.5f ? x * 0.0f : gpuact_sm_gelu_far(x, y)), x);
+    if (y > 3.5f) r = gpuact_sm_sign_of(x > 6.0f ? x : (x < -14.5f ? x * 0.0f : gpuact_sm_gelu_far_fast(x, y)), x);
     return gpuact_sm_canon(r);
 }
 
@@ -610,10 +640,43 @@ GPUACT_FN float gpuact_sm_gelud_near_fast(float x, float y) {
     }
 }
 
+/* y in (3.5, 14.6]: U = -c0 y e^(-y^2/2) (1 - sigma G(sigma)) as in
+   gpuact_sm_gelud_far, with e^(-y^2/2) = 2^k (1 + s) applied as in
+   gpuact_sm_gelu_far_fast. */
+GPUACT_FN float gpuact_sm_gelud_far_fast(float x, float y) {
+    const float sh = y * y;
+    const float sl = GPUACT_FMA(y, y, -sh);
+    const float sg = gpuact_sm_rcp_far(sh);
+    const float sgl = sg * GPUACT_FMA(-sl, sg, GPUACT_FMA(-sh, sg, 1.0f));
+    float g = GPUACT_FMA(-4.800349121e+03f, sg, 2.284028564e+03f);
+    g = GPUACT_FMA(g, sg, -5.329978027e+02f);
+    g = GPUACT_FMA(g, sg, 9.001087952e+01f);
+    g = GPUACT_FMA(g, sg, -1.464370441e+01f);
+    g = GPUACT_FMA(g, sg, 2.994955540e+00f);
+    g = GPUACT_FMA(g, sg, -9.999631047e-01f);
+    g = GPUACT_FMA(g, sg, 9.999998808e-01f);
+    {
+        /* B = c0 y (1 - sigma G) as bh + bl */
+        const float p = sg * g;
+        const float vh = 1.0f - p;
+        const float vl = GPUACT_FMA(-sgl, g, (1.0f - vh) - p);
+        const float a = y * vh;
+        const float ae = GPUACT_FMA(y, vl, GPUACT_FMA(y, vh, -a));
+        const float bh = 3.989422917e-01f * a;
+        const float bl = GPUACT_FMA(3.989422917e-01f, ae, GPUACT_FMA(-1.133517014e-08f, a, GPUACT_FMA(3.989422917e-01f, a, -bh)));
+        gpuact_u32 kb;
+        const float s = gpuact_sm_exps(-0.5f * sh, -0.5f * sl, &kb);
+        const float sc = gpuact_sm_pow2(kb + 64u);
+        const float bs = bh * sc, bls = bl * sc;
+        const float m = (bs + GPUACT_FMA(bs, s, GPUACT_FMA(bls, s, bls))) * 5.421010862e-20f; /* -U */
+        return x > 0.0f ? 1.0f + m : -m;
+    }
+}
+
 GPUACT_FN float gpuact_gelu_erf_d_fast(float x) {
     const float y = gpuact_sm_abs(x);
     float r = gpuact_sm_gelud_near_fast(x, y > 3.5f ? 3.5f : y);
-    if (y > 3.5f) r = x > 6.5f ? (x - x) + 1.0f : (x < -14.6f ? x * 0.0f : gpuact_sm_gelud_far(x, y));
+    if (y > 3.5f) r = x > 6.5f ? (x - x) + 1.0f : (x < -14.6f ? x * 0.0f : gpuact_sm_gelud_far_fast(x, y));
     return gpuact_sm_canon(r);
 }
 
@@ -822,26 +885,29 @@ GPUACT_FN float gpuact_sm_gelu_far16(float y) {
     return gpuact_sm_exp16(GPUACT_FMA(-0.5f, s, GPUACT_FMA(p, sg, -9.189385176e-01f)));
 }
 
-/* x Phi(x) = max(x, 0) - |x| Q(|x|): Q(y) = e^(-y^2/2 + L(y)) for y <= 3.5
-   (L of degree 8 in y - 1.75, straight-line code), and y Q(y) from
-   gpuact_sm_gelu_far16 above on a branch that N(0, 1) data take for one
-   element in 2000 (x above 6 gives x, below -14.5 -0). */
+/* x Phi(x) = max(x, 0) - |x| Q(|x|): Q(y) = e^(-y^2/2 + L(y)) for y <= 5
+   (L of degree 10 in y - 2.5, straight-line code), and y Q(y) from
+   gpuact_sm_gelu_far16 above on a branch that even an epilogue's x + b
+   (about N(0, 2)) takes for one element in 2500 (x above 6 gives x, below
+   -14.5 -0). */
 GPUACT_FN float gpuact_gelu_erf_16(float x) {
     const float y = gpuact_sm_abs(x);
-    const float yc = y > 3.5f ? 3.5f : y;
-    const float t = yc - 1.75f;
-    float l = GPUACT_FMA(-1.087439955e-06f, t, 9.824659628e-07f);
-    l = GPUACT_FMA(l, t, 3.204649693e-05f);
-    l = GPUACT_FMA(l, t, -2.915224468e-04f);
-    l = GPUACT_FMA(l, t, 1.972024329e-03f);
-    l = GPUACT_FMA(l, t, -1.169237774e-02f);
-    l = GPUACT_FMA(l, t, 6.521520019e-02f);
-    l = GPUACT_FMA(l, t, -4.037485719e-01f);
-    l = GPUACT_FMA(l, t, -1.686148047e+00f);
+    const float yc = y > 5.0f ? 5.0f : y;
+    const float t = yc - 2.5f;
+    float l = GPUACT_FMA(-1.751573464e-08f, t, 7.995295448e-08f);
+    l = GPUACT_FMA(l, t, 9.835626713e-08f);
+    l = GPUACT_FMA(l, t, -2.360655799e-06f);
+    l = GPUACT_FMA(l, t, 2.132117334e-05f);
+    l = GPUACT_FMA(l, t, -1.664257288e-04f);
+    l = GPUACT_FMA(l, t, 1.135223894e-03f);
+    l = GPUACT_FMA(l, t, -7.147261407e-03f);
+    l = GPUACT_FMA(l, t, 4.448678344e-02f);
+    l = GPUACT_FMA(l, t, -3.227445483e-01f);
+    l = GPUACT_FMA(l, t, -1.956648231e+00f);
     {
         const float q = gpuact_sm_exp16(GPUACT_FMA(-0.5f * yc, yc, l));
         float r = gpuact_sm_tiny16(GPUACT_FMA(-yc, q, x > 0.0f ? x : 0.0f), x);
-        if (y > 3.5f) r = x > 6.0f ? x : (x < -14.5f ? x * 0.0f : (x > 0.0f ? x : 0.0f) - gpuact_sm_gelu_far16(y));
+        if (y > 5.0f) r = x > 6.0f ? x : (x < -14.5f ? x * 0.0f : (x > 0.0f ? x : 0.0f) - gpuact_sm_gelu_far16(y));
         return gpuact_sm_canon(r);
     }
 }
@@ -869,28 +935,30 @@ GPUACT_FN float gpuact_gelu_tanh_d_16(float x) {
     return gpuact_sm_canon(gpuact_sm_dsig16(x, gpuact_sm_exp16z(z), yz));
 }
 
-/* x > 0 ? 1 - U : U, U = e^(-y^2/2) (y - y0) P(y) for y <= 3.5 (P of degree
-   10 in y - 1.75; straight-line code), -c0 y e^(-y^2/2) (1 - G(1/y^2)/y^2)
-   for y in (3.5, 14.6] on a branch (G: degree 4; x above 6.5 gives 1). */
+/* x > 0 ? 1 - U : U, U = e^(-y^2/2) (y - y0) P(y) for y <= 5 (P of degree
+   12 in y - 2.5; straight-line code), -c0 y e^(-y^2/2) (1 - G(1/y^2)/y^2)
+   for y in (5, 14.6] on a branch (G: degree 4; x above 6.5 gives 1). */
 GPUACT_FN float gpuact_gelu_erf_d_16(float x) {
     const float y = gpuact_sm_abs(x);
-    const float yc = y > 3.5f ? 3.5f : y;
-    const float t = yc - 1.75f;
-    float p = GPUACT_FMA(-4.140922556e-07f, t, 1.749655098e-06f);
-    p = GPUACT_FMA(p, t, -4.246761364e-06f);
-    p = GPUACT_FMA(p, t, 1.826136213e-05f);
-    p = GPUACT_FMA(p, t, -8.216842252e-05f);
-    p = GPUACT_FMA(p, t, 3.131442936e-04f);
-    p = GPUACT_FMA(p, t, -1.135568600e-03f);
-    p = GPUACT_FMA(p, t, 3.956729081e-03f);
-    p = GPUACT_FMA(p, t, -1.302703097e-02f);
-    p = GPUACT_FMA(p, t, 4.018096253e-02f);
-    p = GPUACT_FMA(p, t, -5.138378739e-01f);
+    const float yc = y > 5.0f ? 5.0f : y;
+    const float t = yc - 2.5f;
+    float p = GPUACT_FMA(-4.080584315e-09f, t, 1.968696495e-08f);
+    p = GPUACT_FMA(p, t, -2.145794831e-08f);
+    p = GPUACT_FMA(p, t, 1.357126820e-07f);
+    p = GPUACT_FMA(p, t, -1.233866783e-06f);
+    p = GPUACT_FMA(p, t, 5.575715022e-06f);
+    p = GPUACT_FMA(p, t, -2.328557093e-05f);
+    p = GPUACT_FMA(p, t, 1.028752231e-04f);
+    p = GPUACT_FMA(p, t, -4.388991510e-04f);
+    p = GPUACT_FMA(p, t, 1.784813358e-03f);
+    p = GPUACT_FMA(p, t, -6.950180512e-03f);
+    p = GPUACT_FMA(p, t, 2.579875290e-02f);
+    p = GPUACT_FMA(p, t, -4.896580577e-01f);
     {
         /* yc + (y - y): NaN at +-inf, as the f32 function gives */
         const float u = (gpuact_sm_exp16(-0.5f * yc * yc) * ((yc + (y - y)) - 7.517915368e-01f)) * p;
         float r = x > 0.0f ? 1.0f - u : u;
-        if (y > 3.5f) {
+        if (y > 5.0f) {
             if (x > 6.5f) {
                 r = (x - x) + 1.0f; /* +inf: NaN, as the f32 functions give */
             } else if (x < -14.6f) {

@@ -431,9 +431,14 @@ static int check_specials(void) {
                     bad++;
                 }
             }
-            if (fns[f].f16 && (specials[i].x & 0x7fffffffu) == 0 && u32_of(fns[f].f16(f32_of(specials[i].x))) != w) {
-                printf("special: %s_16(0x%08x) differs from the f32 function\n", fns[f].name, specials[i].x);
-                bad++;
+            /* at +-0: a zero of the same sign, or (derivatives) 1/2 to 2^-12, which every 16-bit format rounds
+               to 1/2 */
+            if (fns[f].f16 && (specials[i].x & 0x7fffffffu) == 0) {
+                const float y16 = fns[f].f16(f32_of(specials[i].x));
+                if ((w & 0x7fffffffu) == 0 ? u32_of(y16) != w : !(fabsf(y16 - f32_of(w)) <= 0x1p-12f)) {
+                    printf("special: %s_16(0x%08x) = 0x%08x, want 0x%08x\n", fns[f].name, specials[i].x, u32_of(y16), w);
+                    bad++;
+                }
             }
         }
     return bad;
@@ -543,7 +548,7 @@ static long check16(const fn_t *fn, const fmt16_t *fm, int verbose) {
 }
 
 /* The documented counts (docs/NUMERICS_SMOOTH.md); more is a failure. */
-static const long max16[NFN][2] = {{23, 3}, {4, 1}, {3, 0}, {4, 1}, {2, 0}, {9, 1}}; /* [fn][f16, bf16] */
+static const long max16[NFN][2] = {{21, 3}, {4, 0}, {3, 0}, {4, 1}, {2, 0}, {9, 1}}; /* [fn][f16, bf16] */
 
 static int run16(int verbose) {
     int f, failed = 0;
