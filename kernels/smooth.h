@@ -907,7 +907,10 @@ GPUACT_FN float gpuact_gelu_erf_16(float x) {
     {
         const float q = gpuact_sm_exp16(GPUACT_FMA(-0.5f * yc, yc, l));
         float r = gpuact_sm_tiny16(GPUACT_FMA(-yc, q, x > 0.0f ? x : 0.0f), x);
-        if (y > 5.0f) r = x > 6.0f ? x : (x < -14.5f ? x * 0.0f : (x > 0.0f ? x : 0.0f) - gpuact_sm_gelu_far16(y));
+        if (y > 5.0f) {
+            const float q = gpuact_sm_gelu_far16(y);
+            r = x > 6.0f ? x : (x < -14.5f ? x * 0.0f : (x > 0.0f ? x - q : -q)); /* -q: -0 where q underflows */
+        }
         return gpuact_sm_canon(r);
     }
 }
