@@ -790,36 +790,17 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
 #define GPUACT__ROWS_MIN_BLOCKS 32
 #endif
 /* Bias-gradient row groups per compute unit (tuning; ctx->dbias_groups,
-   set by the backend): blocks of a bias-gradient kernel = units * this.
-   A whole number of waves at the kernels' residency: at 8 the f32 kernel
-   ran 1.6 waves and its last was 60% full; 20 (whole at 4 and 5 resident
-   blocks) took the f32 epilogue backward from the mask with dbias 1.177 ->
-   1.110 ms (65536 x 8192). CUDA/HIP now 24 (whole at 3, 4, 6 and 8): the
-   ReLU family's backward from the mask into f32 runs 6 blocks per
-   multiprocessor (kernels/cuda/dialect.cuh, GPUACT_MIN_BLOCKS_DBIAS32),
-   1.010-1.065x with 24, 0.975x with 20; the other bias-gradient cells
-   0.986-1.008x (H200, 2026-11-24). OpenCL keeps 20 (its kernels were
-   measured there). When a group would get fewer than
-   GPUACT__DBIAS_MIN_GROUP_ROWS rows (of slices) that way, its blocks are
-   short and their partial sums weigh more than a last wave: the earlier
-   count (_SHORT) then. At 1024 x 8192 the two counts measured within the
-   cells' run-to-run spread (about 5% at 30 us), so the old one stays.
-   Each of those groups gets at least GPUACT__DBIAS_MIN_SHORT_ROWS rows (of
-   slices): with one or two rows each, NVIDIA's OpenCL wrote partial sums
-   as large as dx. With 8, its f32 cells at 512-2048 x 8192 ran 1.2-2.1x
-   faster (H200, 2026-11-25, sixteenth session). NVIDIA's OpenCL runs the
-   kernels in wide work-groups (GPUACT_CL_BLOCK_WIDE, 768 or 1024
-   work-items; at their 33-38 registers one group of 1024 or two of 768
-   are resident per multiprocessor) in _WIDE groups per unit: one or two
-   waves. Against 20 (ten to twenty) its bias-gradient cells in wide groups
-   ran 1.003-1.128x at 65536 x 8192, 16384 x 2048 and 8192 x 16384, the
-   bf16 dy into an f32 dx 1.016x, 1.003x and 1.094x; 1 group was 0.64x at
-   16384 x 2048, 4 and 8 within 0.99-1.01x of 20 (H200, 2026-11-25,
-   twenty-second session). Only where a row keeps at least half of its
-   work-groups' work-items busy: over 1000 f32 columns (125 of 768) the
-   f32 cells ran 0.84-0.92x, squared ReLU's 0.67x, over 2048 (256 of 768)
-   1.04-1.13x but squared ReLU's 0.93x. The few-rows count never raises a
-   launch's groups above the count without it. */
+   set by the backend): blocks of a bias-gradient kernel = units * this,
+   so that the grid runs whole waves at the kernels' residency: CUDA/HIP
+   _CUDA (whole at 3, 4, 6 and 8 resident blocks), OpenCL the plain count.
+   Where a group would get fewer than GPUACT__DBIAS_MIN_GROUP_ROWS rows (of
+   slices) its partial sums weigh more than a last wave: _SHORT then, each
+   group at least GPUACT__DBIAS_MIN_SHORT_ROWS rows (with one or two,
+   NVIDIA's OpenCL wrote partial sums as large as dx). NVIDIA's OpenCL runs
+   these kernels in wide work-groups (GPUACT_CL_BLOCK_WIDE) at _WIDE per
+   unit, one or two waves, where a row keeps at least half of its
+   work-groups' work-items busy (fewer, and the wide grid was slower). The
+   measurements behind each number: docs/PERFORMANCE.md, "Tuning knobs". */
 #ifndef GPUACT__DBIAS_GROUPS_PER_UNIT
 #define GPUACT__DBIAS_GROUPS_PER_UNIT 20
 #endif

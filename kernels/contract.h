@@ -148,7 +148,7 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
        the mask still run best in wide groups (97.1-98.4% of copy;
        93.4-95.2% in groups of 256), but its general forward without the
        mask (the epilogue) ran at 91.6% there and 97.1% in groups of 256:
-       that one variant takes GPUACT_BLOCK (twentieth session).
+       that one variant takes GPUACT_BLOCK.
      - with every array 16-bit (one 16-byte access per work-item), without
        the bias gradient: GPUACT_BLOCK_SMALL, which made them 0-8% faster
        (the ReLU family's mask writers and epilogues 1-5%, the smooth kinds'
@@ -197,17 +197,16 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
        there;
      - the backward from the mask with a 4-byte array, without the bias
        gradient: 1.06-1.13x at 2^18-2^22 elements (device time), 0.998-0.999x
-       at 1.6e9 (fourteenth session). With every array 16-bit it was
-       0.96-1.00x at 2^19-2^22 (fifteenth session), so not there;
+       at 1.6e9. With every array 16-bit it was
+       0.96-1.00x at 2^19-2^22, so not there;
      - the backward from the mask with the bias gradient from a 16-bit dy
        into a 4-byte dx (widen: 2.1 bytes read, 4 written per element), in
        blocks bounded to 8 (GPUACT_MIN_BLOCKS_WIDEN, cuda/dialect.cuh; 31
        registers against 40 and a 4-byte spill): 1.04-1.05x at
        65536 x 8192 (81% -> 84-85% of copy), 1.25-1.28x at 16384 x 2048,
        1.18-1.19x at 1024 x 8192. One vector in 6 blocks 0.95-1.00x, two
-       in 5 or 4 blocks 0.87-1.05x, four in 4 0.73-1.02x (twentieth
-       session). With a 4-byte dy (the f32 form) one vector was
-       0.94-0.98x, so not there. */
+       in 5 or 4 blocks 0.87-1.05x, four in 4 0.73-1.02x. With a 4-byte
+       dy (the f32 form) one vector was 0.94-0.98x, so not there. */
 #define GPUACT_ONE_VECTOR(op, kind, mask, dbias, all_16bit, widen)                                \
     (((op) == GPUACT_OP_backward && (dbias) && ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u)) || \
      ((op) == GPUACT_OP_glu_backward && ((dbias) || (all_16bit))) ||                              \

@@ -87,7 +87,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
             : 0;
     /* an int, not a bool: as a bool, ptxas gave the 16-bit bias-gradient
        kernels of the smooth kinds up to 22 more registers (72 -> 94) and a
-       resident block less (fourteenth session, docs/PERFORMANCE.md) */
+       resident block less (docs/PERFORMANCE.md) */
     const int aligned = layout & GPUACT_LAYOUT_ALIGNED;
     const bool do_scale = !SELECT && (flags & GPUACT_F_SCALE);
     /* the bounds as S: exact where used (see gpuact_passes_bits_dt, ../act.h) */

@@ -51,7 +51,7 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
    Not for bf16 (no spill at 32; 0.96x at 40) nor the general path (4-8
    bytes spilled at 48 registers, yet 0.95x at 62). docs/PERFORMANCE.md.
    From sm_90 that selection compares without widening (GPUACT_CMP2, ../act.h);
-   the bound still measured 1.005x there (2026-11-24, seventh session). */
+   the bound still measured 1.005x there. */
 #ifndef GPUACT_MIN_BLOCKS_HT16
 #define GPUACT_MIN_BLOCKS_HT16 6
 #endif
