@@ -449,7 +449,7 @@ def glu_forward(a, b, bias_a, bias_b, act, fn="glu"):
 
 def glu_backward(dy, a, b, bias_a, bias_b, act, dbias_dtype, fn="glu backward"):
     """The gated form's backward in one pass from the forward's inputs: (da, db, dbias_a, dbias_b), or,
-    for the fused form (b None), (dh, dbias, None, None) with dh of h's shape (da and db its halves,
+    for the fused form (b None), (dh, None, dbias, None) with dh of h's shape (da and db its halves,
     one allocation) and dbias (2 cols,). With dbias_dtype (and the forward's biases, or without: a
     bias may be given to this backward alone to get its gradient) the bias gradients are the column sums
     of da and db accumulated in float32, returned in dbias_dtype; without it they are None. The biases
@@ -471,7 +471,7 @@ def glu_backward(dy, a, b, bias_a, bias_b, act, dbias_dtype, fn="glu backward"):
             dbias = (torch.empty if rows else torch.zeros)((2 * cols,), dtype=dbias_dtype, device=a.device)
         pdba = _ptr(dbias)
         pdbb = dbias.data_ptr() + cols * dbias.element_size() if dbias is not None else None
-        outs = (dh, dbias, None, None)
+        outs = (dh, None, dbias, None)  # the order of gpuact::glu_bwd (and its fake)
         da_rows = dh.view(rows, 2 * cols)[:, :cols] if rows else None
         db_rows = dh.view(rows, 2 * cols)[:, cols:] if rows else None
     else:
@@ -498,8 +498,8 @@ def glu_backward(dy, a, b, bias_a, bias_b, act, dbias_dtype, fn="glu backward"):
                         None if by_torch else pdba, None if by_torch else pdbb)
         if by_torch:  # gpuact's bias-gradient workspace pool uses events, which a capture does not allow
             if b is None:
-                outs[1][:cols].copy_(da_rows.sum(0, dtype=torch.float32))
-                outs[1][cols:].copy_(db_rows.sum(0, dtype=torch.float32))
+                outs[2][:cols].copy_(da_rows.sum(0, dtype=torch.float32))
+                outs[2][cols:].copy_(db_rows.sum(0, dtype=torch.float32))
             else:
                 outs[2].copy_(da_rows.sum(0, dtype=torch.float32))
                 outs[3].copy_(db_rows.sum(0, dtype=torch.float32))
