@@ -28,6 +28,7 @@ last line is always "N passed, N failed".
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
 #include "gpuact_ref.h"
+#include "support/harness.h"
 
 #include <float.h>
 #include <math.h>
@@ -46,16 +47,6 @@ static char case_name[512];
 static int case_failed;
 static unsigned long case_seed;     /* deterministic data: the seed follows the case order */
 
-static const char *first_line(const char *s)
-{
-    static char buf[400];
-    size_t n = strcspn(s, "\n");
-    if (n >= sizeof buf)
-        n = sizeof buf - 1;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    return buf;
-}
 
 static void case_begin(const char *fmt, ...)
 {
@@ -97,7 +88,7 @@ static int call_ok(gpuact_result r, const char *what)
 {
     if (r == GPUACT_SUCCESS)
         return 1;
-    fail("%s returned %s: %s", what, gpuact_result_string(r), first_line(gpuact_last_error()));
+    fail("%s returned %s: %s", what, gpuact_result_string(r), harness_first_line(gpuact_last_error()));
     return 0;
 }
 
@@ -354,47 +345,8 @@ static int run_upload(const run *r)
 
 /* >>comparison */
 
-/* Half of dt's spacing at |v| (v >= 0), subnormal spacing below the normals. */
-static double half_ulp(gpuact_dtype dt, double v)
-{
-    int mant = dt == GPUACT_F32 ? 23 : dt == GPUACT_F16 ? 10 : 7;
-    int emin = dt == GPUACT_F16 ? -14 : -126;
-    int e;
-    frexp(v, &e);
-    if (e - 1 < emin)
-        e = emin + 1;
-    return ldexp(1.0, e - 2 - mant);
-}
 
-static double max_finite(gpuact_dtype dt)
-{
-    return dt == GPUACT_F32 ? FLT_MAX : dt == GPUACT_F16 ? 65504.0 : 3.3895313892515355e38;
-}
 
-/* dbias: accumulated in f32, then stored in dt. Within 1e-5 of sum |dx|
-   (1e-30 for all-zero columns) plus the final rounding to dt; a non-finite
-   reference sum needs the same non-finite class. Where the finite terms
-   alone pass FLT_MAX, an f32 partial sum may overflow, depending on the
-   order: then any Inf is allowed for a finite sum, and NaN as well, since
-   that Inf may meet one of the opposite sign. */
-static int sum_ok(gpuact_dtype dt, float got, double want, double sum_abs, double sum_fin)
-{
-    double tol;
-    int may_overflow = sum_fin > FLT_MAX;
-    if (isnan(want))
-        return isnan(got);
-    if (isinf(want))
-        return (isinf(got) && (got > 0) == (want > 0)) || (may_overflow && isnan(got));
-    if (may_overflow && !isfinite(got))
-        return 1;
-    tol = 1e-5 * sum_abs + 1e-30;
-    if (dt != GPUACT_F32)
-        tol += half_ulp(dt, fabs(want) + tol);
-    if (isinf(got))
-        return (got > 0) == (want > 0) &&
-               fabs(want) + tol >= max_finite(dt) + half_ulp(dt, max_finite(dt));
-    return !isnan(got) && fabs((double)got - want) <= tol;
-}
 
 static void report_elem(const region *g, size_t r, size_t c, uint32_t got, uint32_t want, const char *note)
 {
@@ -444,7 +396,7 @@ static int compare_elems(const region *g, const unsigned char *got, const unsign
         for (i = 0; i < count; i++) {
             size_t c = c0 + i;
             float v = gpuact_ref_load(g->dt, got, i);
-            if (!sum_ok(g->dt, v, g->sum[c], g->sum_abs[c], g->sum_fin[c])) {
+            if (!harness_sum_ok(g->dt, v, g->sum[c], g->sum_abs[c], g->sum_fin[c])) {
                 fail("%s[%zu]: got %.9g (0x%0*lx) want %.17g (sum |dx| %.9g)", g->name, c, v,
                      (int)(2 * g->es), (unsigned long)gpuact_ref_raw(g->dt, got, i), g->sum[c], g->sum_abs[c]);
                 return 0;
@@ -1703,7 +1655,7 @@ int main(int argc, char **argv)
         desc.cache_dir = NULL;   /* the default: $GPUACT_CACHE_DIR or ~/.cache/gpuact */
         res = gpuact_context_create(&desc, &ctx);
         if (res != GPUACT_SUCCESS) {
-            printf("SKIP %s: %s\n", gpuact_backend_name(BACKENDS[i]), first_line(gpuact_last_error()));
+            printf("SKIP %s: %s\n", gpuact_backend_name(BACKENDS[i]), harness_first_line(gpuact_last_error()));
             continue;
         }
         printf("backend %s: %s\n", gpuact_backend_name(BACKENDS[i]), gpuact_context_device_name(ctx));
