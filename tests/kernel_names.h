@@ -4,7 +4,10 @@
    A job is one op's program (as the backend composes it) followed by one
    GPUACT_KERNEL line for each variant of the job, named as the backend
    names it. The first target of a check compiles every reachable variant
-   (gpuact__variant_reachable: the ones the API can launch, 921); the others
+   (gpuact__variant_reachable: the ones the API can launch) but the precise
+   ones (GPUACT_ACT_PRECISE) with mixed dtypes: the precise field swaps the
+   smooth.h functions a kernel calls and nothing else, and those functions
+   are compiled in the precise variants of one dtype; the others
    compile every dtype triple at a few settings of the fields per op, the
    most involved ones (leaky writing/reading the mask with dbias and the
    general paths; clipped on the selection path; GELU, the heaviest smooth
@@ -23,6 +26,7 @@ static const char *job_label(int op, int full, int job) {
 
 static int in_job(const gpuact__variant *V, int full, int job) {
     if (!gpuact__variant_reachable(V)) return 0;
+    if (V->precise && !(V->t[0] == V->t[1] && V->t[1] == V->t[2])) return 0;
     if (full || V->op == GPUACT_OP_dbias) return 1;
     if (glu_op(V->op)) return V->kind == GPUACT_KIND_silu && V->dbias == (V->op == GPUACT_OP_glu_backward);
     if (job == 2) return V->kind == GPUACT_KIND_gelu && V->dbias == (V->op == GPUACT_OP_backward);
