@@ -523,8 +523,10 @@ GPUACT_FN float gpuact_sm_expm1r(float r) {
     return GPUACT_FMA(r * r, p, r);
 }
 
-/* e^(ah + al) = 2^k (1 + s) for ah in [-104, 0], |al| <= 0.03: returns s,
-   *kb = k + 127. k = round(ah / ln2); ah - k ln2hi is exact (gpuact_sm_exp). */
+/* e^(ah + al) = 2^k (1 + s) for ah in [-110, 0], |al| <= 0.03: returns s,
+   *kb = k + 127 (modulo 2^32: where k may be below -126 the caller adds 64
+   before forming 2^k). k = round(ah / ln2); ah - k ln2hi is exact
+   (gpuact_sm_exp). */
 GPUACT_FN float gpuact_sm_exps(float ah, float al, gpuact_u32 *kb) {
     const float j = GPUACT_FMA(ah, 1.442695022e+00f, 12582912.0f);
     const float kf = j - 12582912.0f;
