@@ -412,7 +412,7 @@ def gated(a, b=None, bias_a=None, bias_b=None, *, activation="silu", bias=None):
     bfloat16 input is rounded to bfloat16 first, as torch's autocast does for F.linear's bias). Under
     torch.autocast the inputs are cast to the autocast dtype first (torch's rule for F.linear). Numerics:
     a + bias_a and b + bias_b are one float32 addition each, act is gpuact's f32 formula (GELU and SiLU
-    within 1 ulp of the correctly rounded value), the product one float32 multiplication, y rounded once.
+    within 2 ulps of the correctly rounded value), the product one float32 multiplication, y rounded once.
     """
     kind = _GATING.get(ALIASES.get(activation, (activation, None))[0]) if isinstance(activation, str) else None
     if kind is None:

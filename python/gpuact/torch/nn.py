@@ -97,7 +97,7 @@ class Hardtanh(torch.nn.Module):
 
 
 class GELU(torch.nn.Module):
-    """torch.nn.GELU(approximate="none" | "tanh") (gpuact's own f32 math: within 1 ulp of the correctly
+    """torch.nn.GELU(approximate="none" | "tanh") (gpuact's own f32 math: within 2 ulps of the correctly
     rounded value, not bit-identical with torch's)."""
 
     def __init__(self, approximate="none"):
