@@ -2,7 +2,7 @@
    kernels/opencl/dialect.cl, both read at run time) on every OpenCL device
    here (PoCL on the CPU in CI), evaluated over a few million inputs, and
    compared bit for bit with the same header compiled for the CPU
-   (tests/gpuact_smooth_ref.h); the six functions and their _16 variants. The inputs: a fixed stride through all
+   (tests/gpuact_smooth_ref.h); the six functions, their _fast and their _16 variants. The inputs: a fixed stride through all
    2^32 bit patterns (every exponent, both signs), the neighbourhoods of the
    thresholds and roots the functions branch on, and the special values.
 
@@ -110,7 +110,7 @@ static char *read_file(const char *root, const char *rel) {
 }
 
 static const char kernel_src[] =
-    "\n#define NF 12\n__kernel void smooth_all(__global const uint *x, __global uint *y, uint n) {\n"
+    "\n#define NF 18\n__kernel void smooth_all(__global const uint *x, __global uint *y, uint n) {\n"
     "    const uint i = (uint)get_global_id(0);\n"
     "    float v;\n"
     "    if (i >= n) return;\n"
@@ -127,16 +127,26 @@ static const char kernel_src[] =
     "    y[NF * i + 9] = as_uint(gpuact_gelu_tanh_d_16(v));\n"
     "    y[NF * i + 10] = as_uint(gpuact_silu_16(v));\n"
     "    y[NF * i + 11] = as_uint(gpuact_silu_d_16(v));\n"
+    "    y[NF * i + 12] = as_uint(gpuact_gelu_erf_fast(v));\n"
+    "    y[NF * i + 13] = as_uint(gpuact_gelu_erf_d_fast(v));\n"
+    "    y[NF * i + 14] = as_uint(gpuact_gelu_tanh_fast(v));\n"
+    "    y[NF * i + 15] = as_uint(gpuact_gelu_tanh_d_fast(v));\n"
+    "    y[NF * i + 16] = as_uint(gpuact_silu_fast(v));\n"
+    "    y[NF * i + 17] = as_uint(gpuact_silu_d_fast(v));\n"
     "}\n";
 
-#define NF 12
-static const char *const fn_names[NF] = {"gelu_erf",    "gelu_erf_d",    "gelu_tanh",    "gelu_tanh_d",
-                                         "silu",        "silu_d",        "gelu_erf_16",  "gelu_erf_d_16",
-                                         "gelu_tanh_16", "gelu_tanh_d_16", "silu_16",    "silu_d_16"};
-static float (*const fns[NF])(float) = {gpuact_gelu_erf,    gpuact_gelu_erf_d,    gpuact_gelu_tanh,
-                                        gpuact_gelu_tanh_d, gpuact_silu,          gpuact_silu_d,
-                                        gpuact_gelu_erf_16, gpuact_gelu_erf_d_16, gpuact_gelu_tanh_16,
-                                        gpuact_gelu_tanh_d_16, gpuact_silu_16,    gpuact_silu_d_16};
+#define NF 18
+static const char *const fn_names[NF] = {"gelu_erf",      "gelu_erf_d",      "gelu_tanh",      "gelu_tanh_d",
+                                         "silu",          "silu_d",          "gelu_erf_16",    "gelu_erf_d_16",
+                                         "gelu_tanh_16",  "gelu_tanh_d_16",  "silu_16",        "silu_d_16",
+                                         "gelu_erf_fast", "gelu_erf_d_fast", "gelu_tanh_fast", "gelu_tanh_d_fast",
+                                         "silu_fast",     "silu_d_fast"};
+static float (*const fns[NF])(float) = {gpuact_gelu_erf,       gpuact_gelu_erf_d,       gpuact_gelu_tanh,
+                                        gpuact_gelu_tanh_d,    gpuact_silu,             gpuact_silu_d,
+                                        gpuact_gelu_erf_16,    gpuact_gelu_erf_d_16,    gpuact_gelu_tanh_16,
+                                        gpuact_gelu_tanh_d_16, gpuact_silu_16,          gpuact_silu_d_16,
+                                        gpuact_gelu_erf_fast,  gpuact_gelu_erf_d_fast,  gpuact_gelu_tanh_fast,
+                                        gpuact_gelu_tanh_d_fast, gpuact_silu_fast,      gpuact_silu_d_fast};
 
 /* The inputs: stride, hot spots, specials. */
 static uint32_t *make_inputs(cl_uint *count) {
