@@ -161,14 +161,17 @@ class Matrix:
         self.libs[0][1].epilogue_op(rows, cols, xx, yy, xt, yt, bias=bb, mask=mm)()
         return mm
 
-    def run(self, n, epi_rows, do_compile):
-        t, F = self.t, self.F
+    def measure_copy(self, n):
+        """The device-to-device copy of n f32 elements: the "% of copy" yardstick of this run."""
         x = self.randn(n)
-        y = t.empty_like(x)
+        y = self.t.empty_like(x)
         self.copy_ms = self.time_all([lambda: y.copy_(x)])[0]
         self.copy_gbps = 8 * n / (self.copy_ms * 1e6)
         print(f"copy f32 n={n}: {self.copy_ms:.4f} ms, {self.copy_gbps:.0f} GB/s", flush=True)
-        del x, y
+
+    def run(self, n, epi_rows, do_compile):
+        t, F = self.t, self.F
+        self.measure_copy(n)
         code = {t.float32: F32, t.float16: F16, t.bfloat16: BF16}
         for dt in (t.float32, t.bfloat16, t.float16):
             es = t.tensor([], dtype=dt).element_size()
@@ -393,11 +396,7 @@ def main():
         libs.append((label, Gpuact(path, backend="cuda", stream=stream)))
     m = Matrix(torch, libs, args.reps, args.warmup, args.only)
     if args.smooth:
-        x = torch.randn(args.n, device="cuda")
-        m.copy_ms = m.time_all([lambda: x.clone()])[0]
-        m.copy_gbps = 8 * args.n / (m.copy_ms * 1e6)
-        print(f"copy f32 n={args.n}: {m.copy_ms:.4f} ms, {m.copy_gbps:.0f} GB/s", flush=True)
-        del x
+        m.measure_copy(args.n)
         m.run_smooth(args.n, [int(r) for r in args.epi_rows.split(",")], [int(r) for r in args.glu_rows.split(",")],
                      args.compile, args.precise)
     else:

@@ -226,7 +226,9 @@ GPUACT_FN float gpuact_gelu_tanh(float x) {
    a degree-10 polynomial in y - 1.75) in single precision.
    y > 3.5: Q(y) = c0 e^(-y^2/2) g(y) / y with c0 = 1/sqrt(2 pi) and
    ln g(y) = sigma P(sigma), sigma = 1/y^2 (degree 7). */
-GPUACT_FN float gpuact_sm_gelu_near(float x, float y) {
+/* A(y) - ln(1/2) as vh + lo (vh the quadratic part's TwoSum, lo its error
+   terms and lambda; |lo| < 0.03): the exponent of both near-range GELUs. */
+GPUACT_FN float gpuact_sm_gelu_a(float y, float *lo) {
     const float sh = y * y;
     const float sl = GPUACT_FMA(y, y, -sh);
     const float p2 = -4.215075076e-01f * sh;
@@ -247,8 +249,14 @@ GPUACT_FN float gpuact_sm_gelu_near(float x, float y) {
     lam = GPUACT_FMA(lam, t, -1.327788178e-02f);
     lam = GPUACT_FMA(lam, t, 3.209005296e-02f);
     lam = GPUACT_FMA(lam, t, 1.009857561e-02f);
+    *lo = ((GPUACT_FMA(-4.215075076e-01f, sl, e2) + e1) + ve) + lam;
+    return vh;
+}
+
+GPUACT_FN float gpuact_sm_gelu_near(float x, float y) {
+    float lo;
+    const float vh = gpuact_sm_gelu_a(y, &lo);
     {
-        const float lo = ((GPUACT_FMA(-4.215075076e-01f, sl, e2) + e1) + ve) + lam;
         const float ah = vh + lo;
         const float al = lo - (ah - vh);
         const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
@@ -271,39 +279,49 @@ GPUACT_FN float gpuact_sm_rcp_far(float s) {
     return GPUACT_FMA(r, GPUACT_FMA(-s, r, 1.0f), r);
 }
 
+/* y in [3.5, 14.6]: sigma = 1/y^2 as sg + sgl, and y^2 = sh + sl. */
+GPUACT_FN float gpuact_sm_sigma(float y, float *sh, float *sl, float *sgl) {
+    const float sg = gpuact_sm_rcp_far(*sh = y * y);
+    *sl = GPUACT_FMA(y, y, -*sh);
+    *sgl = sg * GPUACT_FMA(-*sl, sg, GPUACT_FMA(-*sh, sg, 1.0f));
+    return sg;
+}
+
+/* y in [3.5, 14.5]: -y^2/2 + ln c0 + ln g(y) as ah + al (normalised), the
+   exponent of both far-range GELUs. */
+GPUACT_FN float gpuact_sm_gelu_far_a(float y, float *al) {
+    float sh, sl, sgl;
+    const float sg = gpuact_sm_sigma(y, &sh, &sl, &sgl);
+    float p = GPUACT_FMA(4.401480469e+04f, sg, -2.010390430e+04f);
+    p = GPUACT_FMA(p, sg, 4.365603027e+03f);
+    p = GPUACT_FMA(p, sg, -6.474584351e+02f);
+    p = GPUACT_FMA(p, sg, 8.433944702e+01f);
+    p = GPUACT_FMA(p, sg, -1.227883244e+01f);
+    p = GPUACT_FMA(p, sg, 2.499605417e+00f);
+    p = GPUACT_FMA(p, sg, -9.999989271e-01f);
+    {
+        const float lam = GPUACT_FMA(p, sgl, sg * p); /* ln g, with the low part of sigma */
+        const float a0 = -0.5f * sh;
+        const float vh = a0 + -9.189385176e-01f; /* Fast2Sum: |a0| >= 6 */
+        const float ve = -9.189385176e-01f - (vh - a0);
+        const float lo = ((ve + -1.563417662e-08f) + -0.5f * sl) + lam;
+        const float ah = vh + lo;
+        *al = lo - (ah - vh);
+        return ah;
+    }
+}
+
 /* y in [3.5, 14.5]: -y Q(y) = -exp(-y^2/2 + ln c0 + ln g(y)). */
 GPUACT_FN float gpuact_sm_gelu_far(float x, float y) {
-    const float sh = y * y;
-    const float sl = GPUACT_FMA(y, y, -sh);
-    const float sg = gpuact_sm_rcp_far(sh); /* sigma = 1/y^2 as sg + sgl */
+    float al;
+    const float ah = gpuact_sm_gelu_far_a(y, &al);
+    const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
+    if (x < 0.0f) return -gpuact_sm_scale_tiny(e.h, e.l, e.kb);
     {
-        const float sgl = sg * GPUACT_FMA(-sl, sg, GPUACT_FMA(-sh, sg, 1.0f));
-        float p = GPUACT_FMA(4.401480469e+04f, sg, -2.010390430e+04f);
-        p = GPUACT_FMA(p, sg, 4.365603027e+03f);
-        p = GPUACT_FMA(p, sg, -6.474584351e+02f);
-        p = GPUACT_FMA(p, sg, 8.433944702e+01f);
-        p = GPUACT_FMA(p, sg, -1.227883244e+01f);
-        p = GPUACT_FMA(p, sg, 2.499605417e+00f);
-        p = GPUACT_FMA(p, sg, -9.999989271e-01f);
-        {
-            const float lam = GPUACT_FMA(p, sgl, sg * p); /* ln g, with the low part of sigma */
-            const float a0 = -0.5f * sh;
-            const float vh = a0 + -9.189385176e-01f; /* Fast2Sum: |a0| >= 6 */
-            const float ve = -9.189385176e-01f - (vh - a0);
-            const float lo = ((ve + -1.563417662e-08f) + -0.5f * sl) + lam;
-            const float ah = vh + lo;
-            const float al = lo - (ah - vh);
-            if (x < 0.0f) {
-                const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
-                return -gpuact_sm_scale_tiny(e.h, e.l, e.kb);
-            } else {
-                const gpuact_sm_exp_t e = gpuact_sm_exp(ah, al);
-                const float sc = gpuact_sm_pow2(e.kb);
-                const float gh = e.h * sc, gl = e.l * sc;
-                const float u = x - gh;
-                return u + (((x - u) - gh) - gl);
-            }
-        }
+        const float sc = gpuact_sm_pow2(e.kb);
+        const float gh = e.h * sc, gl = e.l * sc;
+        const float u = x - gh;
+        return u + (((x - u) - gh) - gl);
     }
 }
 
@@ -408,6 +426,30 @@ GPUACT_FN float gpuact_gelu_tanh_d(float x) {
     return gpuact_sm_canon(x > 16.0f ? (x - x) + 1.0f : r);
 }
 
+/* y - y0 as th + tl (TwoSum; y0 the root of U, 0.75179...): both near-range
+   GELU derivatives' factor. */
+GPUACT_FN float gpuact_sm_gelud_t(float y, float *tl) {
+    const float th = y - 7.517915368e-01f;
+    const float tb = th - y;
+    *tl = ((y - (th - tb)) - (7.517915368e-01f + tb)) + 1.211444989e-08f;
+    return th;
+}
+/* p(tau), tau = y - 1.75 (degree 11): P = P0 + c1 tau + tau^2 p. */
+GPUACT_FN float gpuact_sm_gelud_p(float y, float *tau) {
+    const float t = *tau = y - 1.75f;
+    float p = GPUACT_FMA(3.940619386e-09f, t, -1.881921463e-08f);
+    p = GPUACT_FMA(p, t, 4.901410477e-08f);
+    p = GPUACT_FMA(p, t, -2.262724763e-07f);
+    p = GPUACT_FMA(p, t, 1.156749818e-06f);
+    p = GPUACT_FMA(p, t, -4.956636076e-06f);
+    p = GPUACT_FMA(p, t, 2.026084076e-05f);
+    p = GPUACT_FMA(p, t, -8.091671043e-05f);
+    p = GPUACT_FMA(p, t, 3.103424679e-04f);
+    p = GPUACT_FMA(p, t, -1.136581646e-03f);
+    p = GPUACT_FMA(p, t, 3.958301153e-03f);
+    return GPUACT_FMA(p, t, -1.302672550e-02f);
+}
+
 /* gelu'(x) = Phi(x) + x phi(x); U(y) = Q(y) - y phi(y) = phi(y) (R(y) - y)
    with R the Mills ratio, zero at y0 = 0.75179. y <= 3.5:
    U = e^(-y^2/2) (y - y0) P(y), P = (e^(y^2/2) Q(y) - c0 y) / (y - y0) in
@@ -418,22 +460,9 @@ GPUACT_FN float gpuact_sm_gelud_near(float x, float y) {
     const float sh = y * y;
     const gpuact_sm_exp_t e = gpuact_sm_exp(-0.5f * sh, -0.5f * GPUACT_FMA(y, y, -sh));
     const float sc = gpuact_sm_pow2(e.kb);
-    /* t = y - y0 */
-    const float th = y - 7.517915368e-01f;
-    const float tb = th - y;
-    const float tl = ((y - (th - tb)) - (7.517915368e-01f + tb)) + 1.211444989e-08f;
-    const float tau = y - 1.75f;
-    float p = GPUACT_FMA(3.940619386e-09f, tau, -1.881921463e-08f);
-    p = GPUACT_FMA(p, tau, 4.901410477e-08f);
-    p = GPUACT_FMA(p, tau, -2.262724763e-07f);
-    p = GPUACT_FMA(p, tau, 1.156749818e-06f);
-    p = GPUACT_FMA(p, tau, -4.956636076e-06f);
-    p = GPUACT_FMA(p, tau, 2.026084076e-05f);
-    p = GPUACT_FMA(p, tau, -8.091671043e-05f);
-    p = GPUACT_FMA(p, tau, 3.103424679e-04f);
-    p = GPUACT_FMA(p, tau, -1.136581646e-03f);
-    p = GPUACT_FMA(p, tau, 3.958301153e-03f);
-    p = GPUACT_FMA(p, tau, -1.302672550e-02f);
+    float tl, tau;
+    const float th = gpuact_sm_gelud_t(y, &tl);
+    const float p = gpuact_sm_gelud_p(y, &tau);
     {
         /* P = P0 + c1 tau + tau^2 p, P0 and c1 as double-floats, tau p's
            rounding kept */
@@ -460,39 +489,43 @@ GPUACT_FN float gpuact_sm_gelud_near(float x, float y) {
 
 /* y in (3.5, 14.6]: U = -c0 y e^(-y^2/2) (1 - sigma G(sigma)), sigma = 1/y^2,
    G(sigma) = y R(y) (degree 7); x > 0 only up to 6.5 (then 1). */
-GPUACT_FN float gpuact_sm_gelud_far(float x, float y) {
-    const float sh = y * y;
-    const float sl = GPUACT_FMA(y, y, -sh);
-    const float sg = gpuact_sm_rcp_far(sh);
+/* y in (3.5, 14.6]: B = c0 y (1 - sigma G(sigma)) as bh + bl, and y^2 as
+   sh + sl: U = -B e^(-y^2/2) in both far-range GELU derivatives. */
+GPUACT_FN float gpuact_sm_gelud_far_b(float y, float *bl, float *sh, float *sl) {
+    float sgl;
+    const float sg = gpuact_sm_sigma(y, sh, sl, &sgl);
+    float g = GPUACT_FMA(-4.800349121e+03f, sg, 2.284028564e+03f);
+    g = GPUACT_FMA(g, sg, -5.329978027e+02f);
+    g = GPUACT_FMA(g, sg, 9.001087952e+01f);
+    g = GPUACT_FMA(g, sg, -1.464370441e+01f);
+    g = GPUACT_FMA(g, sg, 2.994955540e+00f);
+    g = GPUACT_FMA(g, sg, -9.999631047e-01f);
+    g = GPUACT_FMA(g, sg, 9.999998808e-01f);
     {
-        const float sgl = sg * GPUACT_FMA(-sl, sg, GPUACT_FMA(-sh, sg, 1.0f));
-        float g = GPUACT_FMA(-4.800349121e+03f, sg, 2.284028564e+03f);
-        g = GPUACT_FMA(g, sg, -5.329978027e+02f);
-        g = GPUACT_FMA(g, sg, 9.001087952e+01f);
-        g = GPUACT_FMA(g, sg, -1.464370441e+01f);
-        g = GPUACT_FMA(g, sg, 2.994955540e+00f);
-        g = GPUACT_FMA(g, sg, -9.999631047e-01f);
-        g = GPUACT_FMA(g, sg, 9.999998808e-01f);
-        {
-            /* V = 1 - sigma G, A = c0 y V */
-            const float p = sg * g;
-            const float vh = 1.0f - p;
-            const float vl = GPUACT_FMA(-sgl, g, (1.0f - vh) - p);
-            const float a = y * vh;
-            const float ae = GPUACT_FMA(y, vl, GPUACT_FMA(y, vh, -a));
-            const float bh = 3.989422917e-01f * a;
-            const float bl = GPUACT_FMA(3.989422917e-01f, ae, GPUACT_FMA(-1.133517014e-08f, a, GPUACT_FMA(3.989422917e-01f, a, -bh)));
-            const gpuact_sm_exp_t e = gpuact_sm_exp(-0.5f * sh, -0.5f * sl);
-            const float mh = e.h * bh;
-            const float me = GPUACT_FMA(e.h, bl, GPUACT_FMA(e.l, bh, GPUACT_FMA(e.h, bh, -mh)));
-            const float m2 = mh + me;
-            if (x < 0.0f) return -gpuact_sm_scale_tiny(m2, me - (m2 - mh), e.kb);
-            {
-                const float sc = gpuact_sm_pow2(e.kb);
-                const float t = 1.0f + mh * sc;
-                return t + GPUACT_FMA(me, sc, (1.0f - t) + mh * sc);
-            }
-        }
+        /* V = 1 - sigma G, A = c0 y V */
+        const float p = sg * g;
+        const float vh = 1.0f - p;
+        const float vl = GPUACT_FMA(-sgl, g, (1.0f - vh) - p);
+        const float a = y * vh;
+        const float ae = GPUACT_FMA(y, vl, GPUACT_FMA(y, vh, -a));
+        const float bh = 3.989422917e-01f * a;
+        *bl = GPUACT_FMA(3.989422917e-01f, ae, GPUACT_FMA(-1.133517014e-08f, a, GPUACT_FMA(3.989422917e-01f, a, -bh)));
+        return bh;
+    }
+}
+
+GPUACT_FN float gpuact_sm_gelud_far(float x, float y) {
+    float bl, sh, sl;
+    const float bh = gpuact_sm_gelud_far_b(y, &bl, &sh, &sl);
+    const gpuact_sm_exp_t e = gpuact_sm_exp(-0.5f * sh, -0.5f * sl);
+    const float mh = e.h * bh;
+    const float me = GPUACT_FMA(e.h, bl, GPUACT_FMA(e.l, bh, GPUACT_FMA(e.h, bh, -mh)));
+    const float m2 = mh + me;
+    if (x < 0.0f) return -gpuact_sm_scale_tiny(m2, me - (m2 - mh), e.kb);
+    {
+        const float sc = gpuact_sm_pow2(e.kb);
+        const float t = 1.0f + mh * sc;
+        return t + GPUACT_FMA(me, sc, (1.0f - t) + mh * sc);
     }
 }
 
@@ -537,63 +570,26 @@ GPUACT_FN float gpuact_sm_exps(float ah, float al, gpuact_u32 *kb) {
 /* x Phi(x) for |x| <= 3.5 (y = |x|): Q(y) = e^A(y) / 2 with A as in
    gpuact_sm_gelu_near; y Q = y 2^(k-1) (1 + s) rounded once. */
 GPUACT_FN float gpuact_sm_gelu_near_fast(float x, float y) {
-    const float sh = y * y;
-    const float sl = GPUACT_FMA(y, y, -sh);
-    const float p2 = -4.215075076e-01f * sh;
-    const float e2 = GPUACT_FMA(-4.215075076e-01f, sh, -p2);
-    const float p1 = -7.105615139e-01f * y;
-    const float e1 = GPUACT_FMA(-7.105615139e-01f, y, -p1);
-    const float vh = p2 + p1; /* TwoSum */
-    const float vb = vh - p2;
-    const float ve = (p2 - (vh - vb)) + (p1 - vb);
-    const float t = y - 1.75f;
-    float lam = GPUACT_FMA(-4.162432177e-08f, t, 2.701625306e-07f);
-    lam = GPUACT_FMA(lam, t, -7.365675287e-07f);
-    lam = GPUACT_FMA(lam, t, -8.767652844e-07f);
-    lam = GPUACT_FMA(lam, t, 3.099511378e-05f);
-    lam = GPUACT_FMA(lam, t, -2.872592304e-04f);
-    lam = GPUACT_FMA(lam, t, 1.973336795e-03f);
-    lam = GPUACT_FMA(lam, t, -1.169599593e-02f);
-    lam = GPUACT_FMA(lam, t, -1.327788178e-02f);
-    lam = GPUACT_FMA(lam, t, 3.209005296e-02f);
-    lam = GPUACT_FMA(lam, t, 1.009857561e-02f);
-    {
-        gpuact_u32 kb;
-        const float s = gpuact_sm_exps(vh, ((GPUACT_FMA(-4.215075076e-01f, sl, e2) + e1) + ve) + lam, &kb);
-        const float ys = y * gpuact_sm_pow2(kb - 1u);
-        const float g = GPUACT_FMA(ys, s, ys); /* y Q(y) >= +0 */
-        return x >= 0.0f ? x - g : -g;         /* -0 - (+0) is -0 */
-    }
+    float lo;
+    const float vh = gpuact_sm_gelu_a(y, &lo);
+    gpuact_u32 kb;
+    const float s = gpuact_sm_exps(vh, lo, &kb);
+    const float ys = y * gpuact_sm_pow2(kb - 1u);
+    const float g = GPUACT_FMA(ys, s, ys); /* y Q(y) >= +0 */
+    return x >= 0.0f ? x - g : -g;         /* -0 - (+0) is -0 */
 }
 
 /* y in [3.5, 14.5]: -y Q(y) = -e^(-y^2/2 + ln c0 + ln g(y)) as in
    gpuact_sm_gelu_far, with e^a = 2^k (1 + s): rounded at 2^(k+64) and
    scaled down once, so a subnormal result is rounded twice. */
 GPUACT_FN float gpuact_sm_gelu_far_fast(float x, float y) {
-    const float sh = y * y;
-    const float sl = GPUACT_FMA(y, y, -sh);
-    const float sg = gpuact_sm_rcp_far(sh);
-    const float sgl = sg * GPUACT_FMA(-sl, sg, GPUACT_FMA(-sh, sg, 1.0f));
-    float p = GPUACT_FMA(4.401480469e+04f, sg, -2.010390430e+04f);
-    p = GPUACT_FMA(p, sg, 4.365603027e+03f);
-    p = GPUACT_FMA(p, sg, -6.474584351e+02f);
-    p = GPUACT_FMA(p, sg, 8.433944702e+01f);
-    p = GPUACT_FMA(p, sg, -1.227883244e+01f);
-    p = GPUACT_FMA(p, sg, 2.499605417e+00f);
-    p = GPUACT_FMA(p, sg, -9.999989271e-01f);
-    {
-        const float lam = GPUACT_FMA(p, sgl, sg * p);
-        const float a0 = -0.5f * sh;
-        const float vh = a0 + -9.189385176e-01f; /* Fast2Sum: |a0| >= 6 */
-        const float ve = -9.189385176e-01f - (vh - a0);
-        const float lo = ((ve + -1.563417662e-08f) + -0.5f * sl) + lam;
-        const float ah = vh + lo;
-        gpuact_u32 kb;
-        const float s = gpuact_sm_exps(ah, lo - (ah - vh), &kb);
-        const float sc = gpuact_sm_pow2(kb + 64u);
-        const float g = GPUACT_FMA(sc, s, sc) * 5.421010862e-20f; /* y Q(y) */
-        return x > 0.0f ? x - g : -g;
-    }
+    float al;
+    const float ah = gpuact_sm_gelu_far_a(y, &al);
+    gpuact_u32 kb;
+    const float s = gpuact_sm_exps(ah, al, &kb);
+    const float sc = gpuact_sm_pow2(kb + 64u);
+    const float g = GPUACT_FMA(sc, s, sc) * 5.421010862e-20f; /* y Q(y) */
+    return x > 0.0f ? x - g : -g;
 }
 
 GPUACT_FN float gpuact_gelu_erf_fast(float x) {
@@ -610,22 +606,9 @@ GPUACT_FN float gpuact_sm_gelud_near_fast(float x, float y) {
     const float sh = y * y;
     gpuact_u32 kb;
     const float s = gpuact_sm_exps(-0.5f * sh, -0.5f * GPUACT_FMA(y, y, -sh), &kb);
-    /* t = y - y0 as th + tl (TwoSum) */
-    const float th = y - 7.517915368e-01f;
-    const float tb = th - y;
-    const float tl = ((y - (th - tb)) - (7.517915368e-01f + tb)) + 1.211444989e-08f;
-    const float tau = y - 1.75f;
-    float p = GPUACT_FMA(3.940619386e-09f, tau, -1.881921463e-08f);
-    p = GPUACT_FMA(p, tau, 4.901410477e-08f);
-    p = GPUACT_FMA(p, tau, -2.262724763e-07f);
-    p = GPUACT_FMA(p, tau, 1.156749818e-06f);
-    p = GPUACT_FMA(p, tau, -4.956636076e-06f);
-    p = GPUACT_FMA(p, tau, 2.026084076e-05f);
-    p = GPUACT_FMA(p, tau, -8.091671043e-05f);
-    p = GPUACT_FMA(p, tau, 3.103424679e-04f);
-    p = GPUACT_FMA(p, tau, -1.136581646e-03f);
-    p = GPUACT_FMA(p, tau, 3.958301153e-03f);
-    p = GPUACT_FMA(p, tau, -1.302672550e-02f);
+    float tl, tau;
+    const float th = gpuact_sm_gelud_t(y, &tl);
+    float p = gpuact_sm_gelud_p(y, &tau);
     p = GPUACT_FMA(p, tau, 4.018071666e-02f);
     {
         /* P = P0 + tau p as ph + pl: the last step's rounding (P0 - ph is
@@ -646,33 +629,14 @@ GPUACT_FN float gpuact_sm_gelud_near_fast(float x, float y) {
    gpuact_sm_gelud_far, with e^(-y^2/2) = 2^k (1 + s) applied as in
    gpuact_sm_gelu_far_fast. */
 GPUACT_FN float gpuact_sm_gelud_far_fast(float x, float y) {
-    const float sh = y * y;
-    const float sl = GPUACT_FMA(y, y, -sh);
-    const float sg = gpuact_sm_rcp_far(sh);
-    const float sgl = sg * GPUACT_FMA(-sl, sg, GPUACT_FMA(-sh, sg, 1.0f));
-    float g = GPUACT_FMA(-4.800349121e+03f, sg, 2.284028564e+03f);
-    g = GPUACT_FMA(g, sg, -5.329978027e+02f);
-    g = GPUACT_FMA(g, sg, 9.001087952e+01f);
-    g = GPUACT_FMA(g, sg, -1.464370441e+01f);
-    g = GPUACT_FMA(g, sg, 2.994955540e+00f);
-    g = GPUACT_FMA(g, sg, -9.999631047e-01f);
-    g = GPUACT_FMA(g, sg, 9.999998808e-01f);
-    {
-        /* B = c0 y (1 - sigma G) as bh + bl */
-        const float p = sg * g;
-        const float vh = 1.0f - p;
-        const float vl = GPUACT_FMA(-sgl, g, (1.0f - vh) - p);
-        const float a = y * vh;
-        const float ae = GPUACT_FMA(y, vl, GPUACT_FMA(y, vh, -a));
-        const float bh = 3.989422917e-01f * a;
-        const float bl = GPUACT_FMA(3.989422917e-01f, ae, GPUACT_FMA(-1.133517014e-08f, a, GPUACT_FMA(3.989422917e-01f, a, -bh)));
-        gpuact_u32 kb;
-        const float s = gpuact_sm_exps(-0.5f * sh, -0.5f * sl, &kb);
-        const float sc = gpuact_sm_pow2(kb + 64u);
-        const float bs = bh * sc, bls = bl * sc;
-        const float m = (bs + GPUACT_FMA(bs, s, GPUACT_FMA(bls, s, bls))) * 5.421010862e-20f; /* -U */
-        return x > 0.0f ? 1.0f + m : -m;
-    }
+    float bl, sh, sl;
+    const float bh = gpuact_sm_gelud_far_b(y, &bl, &sh, &sl);
+    gpuact_u32 kb;
+    const float s = gpuact_sm_exps(-0.5f * sh, -0.5f * sl, &kb);
+    const float sc = gpuact_sm_pow2(kb + 64u);
+    const float bs = bh * sc, bls = bl * sc;
+    const float m = (bs + GPUACT_FMA(bs, s, GPUACT_FMA(bls, s, bls))) * 5.421010862e-20f; /* -U */
+    return x > 0.0f ? 1.0f + m : -m;
 }
 
 GPUACT_FN float gpuact_gelu_erf_d_fast(float x) {
