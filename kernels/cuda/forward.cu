@@ -44,10 +44,32 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
             for (int k = 0; k < VEC; k++) b[u][k] = load ? gpuact_tof<B>(bb[k]) : 0.0f;
         }
     }
+    /* PF: the elementwise forward of a smooth kind (no bias, scale 1) loads the block's next
+       row before working on this one, so its loads are in flight while it computes */
+    enum { PF = FL == GPUACT_F_RAW };
+    gpuact_u32 xn[U][VEC];
+    const auto prefetch = [&](gpuact_u64 r) {
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const gpuact_u64 c0 = shift + (v0 + u * BLK) * VEC;
+            const bool vec_ok = FULL || (aligned && c0 + VEC <= cols);
+            if (!FULL && c0 >= cols) continue;
+            if (PAIRS) gpuact_load_words<X>(in + r * ld_in * X::size, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(xn[u]));
+            else gpuact_load<X, VEC>(in + r * ld_in * X::size, c0, cols, vec_ok, xn[u]);
+        }
+    };
+    if (PF && blockIdx.y < rows) prefetch(blockIdx.y);
     for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
         const unsigned char *xr = in + r * ld_in * X::size;
         unsigned char *yr = out + r * ld_out * Y::size;
         gpuact_u32 x[U][VEC], y[U][VEC], bits[U];
+        if (PF) {
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) x[u][k] = xn[u][k];
+            if (r + gridDim.y < rows) prefetch(r + gridDim.y);
+        } else
 #pragma unroll
         for (int u = 0; u < U; u++) { /* every load first: two vectors in flight */
             const gpuact_u64 c0 = shift + (v0 + u * BLK) * VEC;
