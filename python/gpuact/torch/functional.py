@@ -290,8 +290,8 @@ def bias_act(x, bias=None, activation="relu", scale=1.0, *, out_dtype=None, **pa
 
 def _bias_act(x, bias, kp, scale, out_dtype):
     cast_bias = False
-    if _autocast_enabled("cuda"):
-        dt = _autocast_get_dtype("cuda")
+    dt = autocast_dtype()
+    if dt is not None:
         x = _cast(x, dt)
         cast_bias = bias is not None and bias.dtype != x.dtype
     if _direct(x):
