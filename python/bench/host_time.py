@@ -161,9 +161,19 @@ def pieces(args, dt, host_us):
             return dv
 
     direct = torch._C._FunctionBase.__dict__["apply"].__get__(None, Nothing)
-    c_loop = min(_C.bench_forward(*fwd[:8], args.calls) for _ in range(args.batches))
-    rows = [("gpuact_forward enqueue in a C loop (bench_forward)", c_loop),
+    gelu = fwd[:3] + (ga.functional._GELU["none"][4],) + fwd[4:]
+
+    def c_loop(a):  # batches of calls in C, the device synchronized between them, as host_us does
+        res = []
+        for _ in range(args.batches):
+            torch.cuda.synchronize()
+            res.append(_C.bench_forward(*a[:8], args.calls))
+        return statistics.median(res)
+
+    rows = [("gpuact_forward enqueue in a C loop (bench_forward)", c_loop(fwd)),
             ("gpuact._C.forward from Python, arguments ready", host_us(lambda: _C.forward(*fwd))),
+            ("gpuact_forward enqueue in a C loop, gelu", c_loop(gelu)),
+            ("gpuact._C.forward from Python, arguments ready, gelu", host_us(lambda: _C.forward(*gelu))),
             ("torch.empty_like(x)", host_us(lambda: torch.empty_like(x))),
             ("torch._C._cuda_getCurrentRawStream(dev)", host_us(lambda: _impl.raw_stream(dev))),
             ("torch.cuda.current_stream(dev).cuda_stream", host_us(lambda: torch.cuda.current_stream(dev).cuda_stream)),
