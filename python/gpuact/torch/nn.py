@@ -1,7 +1,7 @@
 """Modules: drop-ins for torch.nn.ReLU, LeakyReLU, ReLU6, Hardtanh (the
 backward keeps a 1-bit mask instead of the input or output), GELU and SiLU
-(they keep the input, as torch's), a generic Activation,
-and Linear: torch.nn.Linear's matmul (cuBLAS, through torch) followed by
+(they keep the input, as torch's), made from the table SIMPLE_MODULES with
+torch.nn's constructors, defaults and repr; a generic Activation; and Linear: torch.nn.Linear's matmul (cuBLAS, through torch) followed by
 gpuact's fused bias + activation + scale epilogue, whose backward gives the
 input gradient and the bias gradient in one pass.
 
