@@ -1,7 +1,7 @@
 """Modules: drop-ins for torch.nn.ReLU, LeakyReLU, ReLU6, Hardtanh (the
 backward keeps a 1-bit mask instead of the input or output), GELU and SiLU
-(they keep the input, as torch's), a generic Activation,
-and Linear: torch.nn.Linear's matmul (cuBLAS, through torch) followed by
+(they keep the input, as torch's), made from the table SIMPLE_MODULES with
+torch.nn's constructors, defaults and repr; a generic Activation; and Linear: torch.nn.Linear's matmul (cuBLAS, through torch) followed by
 gpuact's fused bias + activation + scale epilogue, whose backward gives the
 input gradient and the bias gradient in one pass.
 
@@ -16,6 +16,9 @@ up stacked into one Linear (one matmul) and the gated activation in one
 kernel; it loads the three-Linear state_dicts (w1/w3/w2, gate_proj/up_proj/
 down_proj) as they are.
 """
+import inspect
+import operator
+
 import torch
 
 from .._core import gelu_kind
@@ -38,92 +41,70 @@ class Activation(torch.nn.Module):
         return ", ".join(args + (["inplace=True"] if self.inplace else []))
 
 
-class ReLU(torch.nn.Module):
-    """torch.nn.ReLU."""
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, x):
-        return F.relu(x, self.inplace)
-
-    def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
+def _hardtanh_bounds(min_val, max_val):
+    if min_val > max_val:
+        raise ValueError(f"gpuact.torch.nn.Hardtanh: min_val = {min_val} > max_val = {max_val}")
 
 
-class LeakyReLU(torch.nn.Module):
-    """torch.nn.LeakyReLU (negative_slope >= 0)."""
-
-    def __init__(self, negative_slope=0.01, inplace=False):
-        super().__init__()
-        self.negative_slope, self.inplace = negative_slope, inplace
-
-    def forward(self, x):
-        return F.leaky_relu(x, self.negative_slope, self.inplace)
-
-    def extra_repr(self):
-        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+def _gelu_approximate(approximate):
+    gelu_kind(approximate, "gpuact.torch.nn.GELU")  # refuse anything but "none" and "tanh" now
 
 
-class ReLU6(torch.nn.Module):
-    """torch.nn.ReLU6."""
+#: The modules that stand for torch.nn's activation modules, one row each: (class name, gpuact kind, the
+#: function of gpuact.torch.functional it calls, its constructor parameters after x with torch's defaults
+#: (inplace last where torch has it), a check of those parameters at construction, docstring). The classes
+#: are made from these rows; a new kind with a torch.nn counterpart is one row.
+SIMPLE_MODULES = (
+    ("ReLU", "relu", F.relu, (("inplace", False),), None, "torch.nn.ReLU."),
+    ("LeakyReLU", "leaky", F.leaky_relu, (("negative_slope", 0.01), ("inplace", False)), None,
+     "torch.nn.LeakyReLU (negative_slope >= 0)."),
+    ("ReLU6", "clipped", F.relu6, (("inplace", False),), None, "torch.nn.ReLU6."),
+    ("Hardtanh", "hardtanh", F.hardtanh, (("min_val", -1.0), ("max_val", 1.0), ("inplace", False)), _hardtanh_bounds,
+     "torch.nn.Hardtanh(min_val=-1.0, max_val=1.0, inplace=False)."),
+    ("GELU", "gelu", F.gelu, (("approximate", "none"),), _gelu_approximate,
+     "torch.nn.GELU(approximate=\"none\" | \"tanh\") (gpuact's own f32 math: within 2 ulps of the correctly "
+     "rounded value, not bit-identical with torch's)."),
+    ("SiLU", "silu", F.silu, (("inplace", False),), None, "torch.nn.SiLU(inplace=False) (gpuact's own f32 math, as GELU)."),
+)
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
 
-    def forward(self, x):
-        return F.relu6(x, self.inplace)
+def _simple_module(name, kind, fn, params, check, doc):
+    names = tuple(p for p, _ in params)
+    sig = inspect.Signature([inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)] +
+                            [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=d)
+                             for p, d in params])
 
-    def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
+    def __init__(self, *args, **kwargs):
+        bound = sig.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        values = tuple(bound.arguments[p] for p in names)
+        if check is not None:
+            check(*values[:len(names) - ("inplace" in names)])
+        torch.nn.Module.__init__(self)
+        for p, v in zip(names, values):
+            setattr(self, p, v)
 
-
-class Hardtanh(torch.nn.Module):
-    """torch.nn.Hardtanh(min_val=-1.0, max_val=1.0, inplace=False)."""
-
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
-        super().__init__()
-        if min_val > max_val:
-            raise ValueError(f"gpuact.torch.nn.Hardtanh: min_val = {min_val} > max_val = {max_val}")
-        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
-
-    def forward(self, x):
-        return F.hardtanh(x, self.min_val, self.max_val, self.inplace)
+    # forward reads its attributes by name, positionally into fn: the call a torch.nn module makes
+    if len(names) == 1:
+        def forward(self, x, _get=operator.attrgetter(names[0])):
+            return fn(x, _get(self))
+    else:
+        def forward(self, x, _get=operator.attrgetter(*names)):
+            return fn(x, *_get(self))
 
     def extra_repr(self):
-        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+        out = [f"{p}={getattr(self, p)!r}" for p in names if p != "inplace"]
+        return ", ".join(out + (["inplace=True"] if getattr(self, "inplace", False) else []))
+
+    __init__.__signature__ = sig
+    return type(name, (torch.nn.Module,), {"__init__": __init__, "forward": forward, "extra_repr": extra_repr,
+                                           "kind": kind, "__doc__": doc, "__module__": __name__,
+                                           "__qualname__": name})
 
 
-class GELU(torch.nn.Module):
-    """torch.nn.GELU(approximate="none" | "tanh") (gpuact's own f32 math: within 2 ulps of the correctly
-    rounded value, not bit-identical with torch's)."""
-
-    def __init__(self, approximate="none"):
-        super().__init__()
-        gelu_kind(approximate, "gpuact.torch.nn.GELU")  # refuse anything but "none" and "tanh" now
-        self.approximate = approximate
-
-    def forward(self, x):
-        return F.gelu(x, approximate=self.approximate)
-
-    def extra_repr(self):
-        return f"approximate={self.approximate!r}"
-
-
-class SiLU(torch.nn.Module):
-    """torch.nn.SiLU(inplace=False) (gpuact's own f32 math, as GELU)."""
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, x):
-        return F.silu(x, self.inplace)
-
-    def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
+for _row in SIMPLE_MODULES:
+    globals()[_row[0]] = _simple_module(*_row)
+del _row
 
 
 class Linear(torch.nn.Linear):
@@ -146,7 +127,7 @@ class Linear(torch.nn.Linear):
 
     def forward(self, x):
         z = torch.nn.functional.linear(x, self.weight)
-        return F.bias_act(z, self.bias, self.activation, self.scale, **self.act_params)
+        return F._bias_act(z, self.bias, F._kp(self.activation, self.act_params), self.scale, None)
 
     def extra_repr(self):
         extra = f", activation={self.activation!r}"
