@@ -18,7 +18,8 @@ down_proj) as they are.
 """
 import torch
 
-from .._core import gelu_kind
+from .._core import KINDS, gelu_kind
+from . import fewbit as _fewbit
 from . import functional as F
 
 
@@ -96,34 +97,51 @@ class Hardtanh(torch.nn.Module):
         return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
 
 
+# ---- few-bit backward (gpuact.torch.fewbit) ----
+def _fewbit_bits(bits, kind, module):
+    return _fewbit.check_bits(bits, KINDS[kind].value, f"nn.{module}")
+
+
+def _fewbit_repr(bits, sep=""):
+    return "" if bits is None else f"{sep}backward_bits={bits}"
+# ---- end few-bit backward ----
+
+
 class GELU(torch.nn.Module):
     """torch.nn.GELU(approximate="none" | "tanh") (gpuact's own f32 math: within 2 ulps of the correctly
-    rounded value, not bit-identical with torch's)."""
+    rounded value, not bit-identical with torch's). backward_bits=b (1-4): the few-bit backward
+    (gpuact.torch.fewbit)."""
 
-    def __init__(self, approximate="none"):
+    def __init__(self, approximate="none", backward_bits=None):
         super().__init__()
         gelu_kind(approximate, "gpuact.torch.nn.GELU")  # refuse anything but "none" and "tanh" now
         self.approximate = approximate
+        self.backward_bits = _fewbit_bits(backward_bits, "gelu_tanh" if approximate == "tanh" else "gelu", "GELU")
 
     def forward(self, x):
+        if self.backward_bits is not None:
+            return F.gelu(x, approximate=self.approximate, backward_bits=self.backward_bits)
         return F.gelu(x, approximate=self.approximate)
 
     def extra_repr(self):
-        return f"approximate={self.approximate!r}"
+        return f"approximate={self.approximate!r}" + _fewbit_repr(self.backward_bits)
 
 
 class SiLU(torch.nn.Module):
-    """torch.nn.SiLU(inplace=False) (gpuact's own f32 math, as GELU)."""
+    """torch.nn.SiLU(inplace=False) (gpuact's own f32 math, as GELU; backward_bits= too)."""
 
-    def __init__(self, inplace=False):
+    def __init__(self, inplace=False, backward_bits=None):
         super().__init__()
         self.inplace = inplace
+        self.backward_bits = _fewbit_bits(backward_bits, "silu", "SiLU")
 
     def forward(self, x):
+        if self.backward_bits is not None:
+            return F.silu(x, self.inplace, backward_bits=self.backward_bits)
         return F.silu(x, self.inplace)
 
     def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
+        return ("inplace=True" if self.inplace else "") + _fewbit_repr(self.backward_bits)
 
 
 class Linear(torch.nn.Linear):
@@ -136,22 +154,28 @@ class Linear(torch.nn.Linear):
     input). scale=1/c replaces a following division by c. activation: a kind
     or alias of gpuact's table (relu, leaky_relu, clipped_relu, relu6,
     hardtanh, gelu, gelu_tanh, silu, squared_relu), parameters by the C field
-    names (negative_slope=, ceiling=, lower=)."""
+    names (negative_slope=, ceiling=, lower=). backward_bits=b (1-4; gelu,
+    gelu_tanh, silu): the few-bit backward (gpuact.torch.fewbit)."""
 
     def __init__(self, in_features, out_features, bias=True, activation="relu", scale=1.0, device=None,
-                 dtype=None, **act_params):
+                 dtype=None, backward_bits=None, **act_params):
         super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
         self.activation, self.scale, self.act_params = activation, float(scale), dict(act_params)
-        F._kp(activation, self.act_params)  # refuse an unknown kind or parameter now
+        kp = F._kp(activation, self.act_params)  # refuse an unknown kind or parameter now
+        self.backward_bits = _fewbit.check_bits(backward_bits, kp[0], "nn.Linear")
 
     def forward(self, x):
         z = torch.nn.functional.linear(x, self.weight)
+        if self.backward_bits is not None:
+            return F.bias_act(z, self.bias, self.activation, self.scale, backward_bits=self.backward_bits,
+                              **self.act_params)
         return F.bias_act(z, self.bias, self.activation, self.scale, **self.act_params)
 
     def extra_repr(self):
         extra = f", activation={self.activation!r}"
         extra += "".join(f", {k}={v}" for k, v in self.act_params.items())
-        return super().extra_repr() + extra + (f", scale={self.scale}" if self.scale != 1.0 else "")
+        return (super().extra_repr() + extra + (f", scale={self.scale}" if self.scale != 1.0 else "") +
+                _fewbit_repr(self.backward_bits, ", "))
 
     @classmethod
     def from_linear(cls, linear, activation="relu", scale=1.0, **act_params):
