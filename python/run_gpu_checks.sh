@@ -4,11 +4,11 @@
 # Installs ./python into the current Python (--no-build-isolation: the machine
 # has no network; it uses the setuptools already there), prints what gpuact
 # sees (python -m gpuact --self-test), runs the tests (torch, CuPy and JAX
-# ones included; the gated forms' in tests/test_gated_gpu.py), the per-call
-# host times against torch (bench/host_time.py, under a minute), the
-# DistributedDataParallel check on two GPUs (tests/ddp_check.py under torchrun;
-# "skipped" with fewer than two visible) and the benchmark, and ends with a
-# short summary.
+# ones included; the gated forms' in tests/test_gated_gpu.py, the few-bit
+# backward's in tests/test_fewbit_gpu.py), the per-call host times against
+# torch (bench/host_time.py, under a minute), the DistributedDataParallel
+# check on two GPUs (tests/ddp_check.py under torchrun; "skipped" with fewer
+# than two visible) and the benchmark, and ends with a short summary.
 # BENCH_ARGS adds options to the benchmark (e.g. "--quick" or "--only a");
 # PY_TESTS_ONLY=1 leaves the benchmark out.
 set -uo pipefail

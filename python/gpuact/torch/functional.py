@@ -35,6 +35,7 @@ from torch.autograd.function import once_differentiable
 from .._core import (ACT_PARAMS, ACT_PRECISE, ALIASES, GELU_APPROXIMATE, KIND_DEFAULTS, KINDS, PARAM_DEFAULTS, InvalidArgument,
                      gelu_kind)
 from . import _impl, _ops  # noqa: F401  (_ops registers torch.ops.gpuact.*)
+from . import fewbit as _fewbit
 
 _Tensor = torch.Tensor
 _is_compiling = torch.compiler.is_compiling
@@ -211,20 +212,36 @@ def hardtanh(x, min_val=-1.0, max_val=1.0, inplace=False, *, out=None):
     return _activation(x, _kp("hardtanh", {"lower": min_val, "ceiling": max_val}), inplace, out)
 
 
-def gelu(x, approximate="none", *, out=None, precise=False):
+def gelu(x, approximate="none", *, out=None, precise=False, backward_bits=None):
     """torch.nn.functional.gelu: x * Phi(x) (approximate="none") or 0.5 x (1 + tanh(sqrt(2/pi) (x +
     0.044715 x^3))) ("tanh"), computed by gpuact's own f32 math: within 2 ulps of the correctly
     rounded value in f32 (precise=True: within 1 ulp, slower), the 16-bit results correctly rounded
-    but for a documented few; not bit-identical with torch's. Autograd keeps x."""
+    but for a documented few; not bit-identical with torch's. Autograd keeps x; with backward_bits=b
+    (1-4) it keeps b bits per element instead and the gradient is the few-bit approximation
+    (gpuact.torch.fewbit)."""
     kp = (_GELU_PRECISE if precise else _GELU).get(approximate) if isinstance(approximate, str) else None
     if kp is None:
         gelu_kind(approximate, "gpuact.torch.gelu")  # raises: not "none" or "tanh"
+    if backward_bits is not None:
+        return _fewbit_activation(x, kp, backward_bits, out, False, "gelu")
     return _activation(x, kp, False, out)
 
 
-def silu(x, inplace=False, *, out=None, precise=False):
+# ---- few-bit backward (gpuact.torch.fewbit) ----
+def _fewbit_activation(x, kp, bits, out, inplace, fn):
+    kind, prm = kp[0], kp[1]
+    _fewbit.check_bits(bits, kind, fn)
+    if out is not None or inplace:
+        raise InvalidArgument(f"gpuact.torch.{fn}: backward_bits does not combine with out= or inplace=True")
+    return _fewbit.apply(x, None, kind, prm, 1.0, None, bits, fn)
+# ---- end few-bit backward ----
+
+
+def silu(x, inplace=False, *, out=None, precise=False, backward_bits=None):
     """torch.nn.functional.silu: x * sigmoid(x) (gpuact's own f32 math, as gelu, precise= too).
-    Autograd keeps x (in place: a copy of x, as torch's)."""
+    Autograd keeps x (in place: a copy of x, as torch's); backward_bits= as gelu's."""
+    if backward_bits is not None:
+        return _fewbit_activation(x, _SILU_PRECISE if precise else _SILU, backward_bits, out, inplace, "silu")
     return _activation(x, _SILU_PRECISE if precise else _SILU, inplace, out)
 
 
@@ -266,7 +283,7 @@ class _BiasAct(torch.autograd.Function):
 _bias_act_apply = torch._C._FunctionBase.__dict__["apply"].__get__(None, _BiasAct)
 
 
-def bias_act(x, bias=None, activation="relu", scale=1.0, *, out_dtype=None, **params):
+def bias_act(x, bias=None, activation="relu", scale=1.0, *, out_dtype=None, backward_bits=None, **params):
     """y = act(x + bias) * scale, bias (cols,) along x's last dimension, in
     f32 with one rounding to out_dtype (default x's dtype); the fused
     epilogue after a matrix product. activation: a kind or alias as in
@@ -284,8 +301,18 @@ def bias_act(x, bias=None, activation="relu", scale=1.0, *, out_dtype=None, **pa
     to the autocast dtype (a product from a matmul already is) and the bias
     is used in that dtype too, so the epilogue and its backward run in one
     dtype and no float32 tensor of x's size is made; the bias gradient is
-    still accumulated in float32, and returned in the bias's own dtype."""
-    return _bias_act(x, bias, _kp(activation, params), float(scale), out_dtype)
+    still accumulated in float32, and returned in the bias's own dtype.
+
+    backward_bits=b (1-4; gelu, gelu_tanh, silu): autograd keeps b bits per element instead of x,
+    the bias is used in x's dtype, and the gradient is the few-bit approximation
+    (gpuact.torch.fewbit)."""
+    kp = _kp(activation, params)
+    if backward_bits is not None:  # few-bit backward (gpuact.torch.fewbit)
+        _fewbit.check_bits(backward_bits, kp[0], "bias_act")
+        dt = autocast_dtype()
+        return _fewbit.apply(x if dt is None else _cast(x, dt), bias, kp[0], kp[1], float(scale), out_dtype,
+                             backward_bits, "bias_act", True)
+    return _bias_act(x, bias, kp, float(scale), out_dtype)
 
 
 def _bias_act(x, bias, kp, scale, out_dtype):
