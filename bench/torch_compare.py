@@ -63,19 +63,19 @@ class ContextDesc(Structure):
 
 class ForwardDesc(Structure):
     _fields_ = [("act", Activation), ("dtype", c_int), ("n", c_size_t), ("x", Buffer), ("y", Buffer),
-                ("mask", Buffer)]
+                ("mask", Buffer), ("codes", Buffer), ("code_bits", c_int)]
 
 
 class BackwardDesc(Structure):
     _fields_ = [("act", Activation), ("dtype", c_int), ("n", c_size_t), ("dy", Buffer), ("dx", Buffer),
-                ("x", Buffer), ("mask", Buffer)]
+                ("x", Buffer), ("mask", Buffer), ("codes", Buffer), ("code_bits", c_int)]
 
 
 class EpilogueDesc(Structure):
     _fields_ = [("act", Activation), ("rows", c_size_t), ("cols", c_size_t), ("x_dtype", c_int),
                 ("y_dtype", c_int), ("bias_dtype", c_int), ("ld_x", c_size_t), ("ld_y", c_size_t),
                 ("scale", c_float), ("x", Buffer), ("bias", Buffer), ("y", Buffer), ("mask", Buffer),
-                ("mask_ld", c_size_t)]
+                ("mask_ld", c_size_t), ("codes", Buffer), ("code_bits", c_int), ("codes_ld", c_size_t)]
 
 
 class EpilogueBackwardDesc(Structure):
@@ -83,7 +83,8 @@ class EpilogueBackwardDesc(Structure):
                 ("dx_dtype", c_int), ("y_dtype", c_int), ("dbias_dtype", c_int), ("ld_dy", c_size_t),
                 ("ld_dx", c_size_t), ("ld_y", c_size_t), ("scale", c_float), ("dy", Buffer), ("dx", Buffer),
                 ("y", Buffer), ("mask", Buffer), ("mask_ld", c_size_t), ("dbias", Buffer), ("x", Buffer),
-                ("bias", Buffer), ("x_dtype", c_int), ("ld_x", c_size_t)]
+                ("bias", Buffer), ("x_dtype", c_int), ("ld_x", c_size_t), ("codes", Buffer), ("code_bits", c_int),
+                ("codes_ld", c_size_t)]
 
 
 class GluDesc(Structure):
@@ -113,10 +114,17 @@ STRUCTS = {
 }
 
 
+def _before_codes(cls, name):
+    """A descriptor's fields before the few-bit codes'."""
+    names = [f for f, _ in cls._fields_]
+    return type(name, (Structure,), {"_fields_": cls._fields_[:names.index("codes")] if "codes" in names
+                                     else cls._fields_})
+
+
 def _v0(cls, name):
     """The 0.1.0 layout of a descriptor (gpuact_activation without lower, the epilogue backward without x and
     bias), so one process can time a build from before the new kinds against the current one."""
-    fields = [(f, ActivationV0 if t is Activation else t) for f, t in cls._fields_]
+    fields = [(f, ActivationV0 if t is Activation else t) for f, t in _before_codes(cls, name)._fields_]
     if cls is EpilogueBackwardDesc:
         fields = fields[:fields.index(("dbias", Buffer)) + 1]
     return type(name, (Structure,), {"_fields_": fields})
@@ -132,8 +140,11 @@ STRUCTS_V0 = dict({k: v for k, v in STRUCTS.items() if "glu" not in k}, gpuact_a
 ActivationV1 = type("ActivationV1", (Structure,), {"_fields_": Activation._fields_[:4]})
 STRUCTS_V1 = {k: (ActivationV1 if v is Activation else
                   type(v.__name__ + "V1", (Structure,),
-                       {"_fields_": [(f, ActivationV1 if t is Activation else t) for f, t in v._fields_]}))
+                       {"_fields_": [(f, ActivationV1 if t is Activation else t)
+                                     for f, t in _before_codes(v, v.__name__)._fields_]}))
               for k, v in STRUCTS.items()}
+# The layout before the few-bit codes.
+STRUCTS_V2 = {k: _before_codes(v, v.__name__ + "V2") for k, v in STRUCTS.items()}
 
 
 class GpuactError(RuntimeError):
@@ -189,7 +200,8 @@ class Gpuact:
         lib.gpuact_shared_layout.restype = c_size_t
         act_size = lib.gpuact_shared_layout(b"gpuact_activation", b"")
         self.structs = {ctypes.sizeof(ActivationV0): STRUCTS_V0, ctypes.sizeof(ActivationV1): STRUCTS_V1}.get(
-            act_size, STRUCTS)
+            act_size, STRUCTS if lib.gpuact_shared_layout(b"gpuact_forward_desc", b"") == ctypes.sizeof(ForwardDesc)
+            else STRUCTS_V2)
         self.S = {k.replace("gpuact_", ""): v for k, v in self.structs.items()}
         lib.gpuact_forward.argtypes = [c_void_p, POINTER(self.S["forward_desc"]), c_void_p]
         lib.gpuact_backward.argtypes = [c_void_p, POINTER(self.S["backward_desc"]), c_void_p]
