@@ -265,7 +265,7 @@ class Gpuact:
 
     def _act(self, a):
         a = a or act()
-        if self.structs is STRUCTS:
+        if self.structs is STRUCTS or self.structs is STRUCTS_V2:
             return a
         if self.structs is STRUCTS_V1:  # a build from before GPUACT_ACT_PRECISE: the default evaluation only
             if a.flags:
