@@ -963,10 +963,21 @@ GPUACT_FN float gpuact_gelu_erf_d_16(float x) {
 #if defined(GPUACT_EX2_APPROX) && defined(GPUACT_RCP_APPROX)
 #define GPUACT_QUICK_BF16 1
 
-/* x sigmoid(z), e = e^-|z| from 2^(-|z| log2 e), as gpuact_sm_xsig16 */
-GPUACT_FN float gpuact_sm_xsig_q(float x, float z) {
-    const float e = GPUACT_EX2_APPROX(z * -1.442695022e+00f);
+/* x sigmoid(z) from e = e^-|z|, as gpuact_sm_xsig16 */
+GPUACT_FN float gpuact_sm_xsig_q(float x, float e) {
     return (x * (x < 0.0f ? e : 1.0f)) * GPUACT_RCP_APPROX(1.0f + e);
+}
+
+/* e^-z = 2^p, p = -z log2(e): as rounded (SiLU: |z| <= 16), or (tanh-GELU: z up to 36, where p's
+   rounding alone is 20 f32 ulps of e) carried as p + pe from two fused multiply-adds */
+GPUACT_FN float gpuact_sm_expm_q(float z, int exact_p) {
+    const float p = z * -1.442695022e+00f;
+    const float e = GPUACT_EX2_APPROX(p);
+    if (!exact_p) return e;
+    {
+        const float pe = GPUACT_FMA(z, -1.925963034e-08f, GPUACT_FMA(z, -1.442695022e+00f, -p));
+        return GPUACT_FMA(e, pe * 6.931471825e-01f, e);
+    }
 }
 
 /* 1 where |x| is in [2^-12, hi] (0 for NaN) and v rounds to bf16 as every value within d
@@ -978,15 +989,15 @@ GPUACT_FN int gpuact_sm_qbf16_ok(float y, float hi, float v, int d) {
 
 GPUACT_FN float gpuact_silu_qbf16(float x, int *ok) {
     const float y = gpuact_sm_abs(x);
-    const float v = gpuact_sm_xsig_q(x, y);
+    const float v = gpuact_sm_xsig_q(x, gpuact_sm_expm_q(y, 0));
     *ok = gpuact_sm_qbf16_ok(y, 16.0f, v, 24);
     return v;
 }
 
 GPUACT_FN float gpuact_gelu_tanh_qbf16(float x, int *ok) {
     const float y = gpuact_sm_abs(x);
-    const float v = gpuact_sm_xsig_q(x, y * GPUACT_FMA(7.135481387e-02f, y * y, 1.595769167e+00f));
-    *ok = gpuact_sm_qbf16_ok(y, 8.0f, v, 56);
+    const float v = gpuact_sm_xsig_q(x, gpuact_sm_expm_q(y * GPUACT_FMA(7.135481387e-02f, y * y, 1.595769167e+00f), 1));
+    *ok = gpuact_sm_qbf16_ok(y, 8.0f, v, 12);
     return v;
 }
 

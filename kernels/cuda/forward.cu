@@ -51,9 +51,10 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
             for (int k = 0; k < VEC; k++) b[u][k] = load ? gpuact_tof<B>(bb[k]) : 0.0f;
         }
     }
-    /* PF: the elementwise forward of a smooth kind (no bias, scale 1) loads the block's next
-       row before working on this one, so its loads are in flight while it computes */
-    enum { PF = FL == GPUACT_F_RAW };
+    /* PF: the 16-bit elementwise forward of GELU and SiLU (no bias, scale 1) loads the block's
+       next row before working on this one, so its loads are in flight while it computes (not
+       tanh-GELU's: its longer chain at the register limit ran slower, docs/PERFORMANCE.md) */
+    enum { PF = PAIRS && FL == GPUACT_F_RAW && KIND != GPUACT_KIND_gelu_tanh };
     gpuact_u32 xn[U][VEC];
     const auto prefetch = [&](gpuact_u64 r) {
 #pragma unroll
