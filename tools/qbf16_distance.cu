@@ -1,0 +1,47 @@
+/* How far the quick bf16 forwards (kernels/smooth.h, gpuact_*_qbf16) lie from the lean
+   functions (gpuact_*_16) over every bf16 input, and whether any kept value rounds differently:
+   the numbers behind each function's margin d (docs/NUMERICS_SMOOTH.md). Needs an NVIDIA GPU:
+       nvcc -O2 -arch=sm_90 --fmad=false -Ikernels tools/qbf16_distance.cu -o build/qbf16_distance
+       build/qbf16_distance */
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_bf16.h>
+#include "cuda/dialect.cuh"
+#include "smooth.h"
+
+__global__ void distance(int kind, float hi, int *dist, unsigned long long *kept, unsigned long long *differ) {
+    const unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= 65536) return;
+    const float x = __uint_as_float(b << 16), y = fabsf(x);
+    int ok;
+    const float q = kind == 0 ? gpuact_gelu_erf_qbf16(x, &ok) : kind == 1 ? gpuact_gelu_tanh_qbf16(x, &ok)
+                                                                          : gpuact_silu_qbf16(x, &ok);
+    const float l = kind == 0 ? gpuact_gelu_erf_16(x) : kind == 1 ? gpuact_gelu_tanh_16(x) : gpuact_silu_16(x);
+    if (y >= 2.44140625e-04f && y <= hi) /* the quick range: same sign, so the bit distance is in ulps */
+        atomicMax(dist, abs((int)(__float_as_uint(q) & 0x7fffffffu) - (int)(__float_as_uint(l) & 0x7fffffffu)));
+    if (ok) {
+        atomicAdd(kept, 1ull);
+        if (__bfloat16_as_ushort(__float2bfloat16_rn(q)) != __bfloat16_as_ushort(__float2bfloat16_rn(l)))
+            atomicAdd(differ, 1ull);
+    }
+}
+
+int main() {
+    static const char *names[3] = {"gelu", "gelu_tanh", "silu"};
+    static const float hi[3] = {4.0f, 8.0f, 16.0f}; /* the functions' quick ranges */
+    int *d, hd, status = 0;
+    unsigned long long *c, hc[2];
+    cudaMalloc(&d, sizeof *d);
+    cudaMalloc(&c, 2 * sizeof *c);
+    for (int k = 0; k < 3; k++) {
+        cudaMemset(d, 0, sizeof *d);
+        cudaMemset(c, 0, 2 * sizeof *c);
+        distance<<<256, 256>>>(k, hi[k], d, c, c + 1);
+        cudaMemcpy(&hd, d, sizeof hd, cudaMemcpyDeviceToHost);
+        cudaMemcpy(hc, c, sizeof hc, cudaMemcpyDeviceToHost);
+        printf("%-9s largest distance %d f32 ulps, %llu of 65536 inputs kept, %llu of them rounding differently\n",
+               names[k], hd, hc[0], hc[1]);
+        status |= hc[1] != 0;
+    }
+    return status;
+}
