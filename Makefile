@@ -7,7 +7,8 @@
 #   make sanitize    the tests under ASan+UBSan and TSan (OpenCL on PoCL)
 #   make examples BACKEND=opencl|cuda|hip   examples with only that backend
 #   make bench       build/gpuact-bench
-#   make shared      build/libgpuact.so (for bench/torch_compare.py)
+#   make shared      build/libgpuact.so (the whole API for a foreign-function caller)
+#   make pyext       build/py/_C.abi3.so: gpuact._C alone (bench/matrix.py --lib LABEL=PATH)
 #   make cuda-fatbin precompiled CUDA kernels (GPUACT_CUDA_PRECOMPILED)
 #   make embed       regenerate kernels/gpuact_kernels_src.h from the sources
 #   make install PREFIX=/usr/local   headers, pkg-config, CMake package, gpuact-info
@@ -354,7 +355,15 @@ clean:
 PYTHON ?= python3
 PYVENV  = $(BUILD)/pyvenv
 DEB_PACKAGES += python3-dev python3-venv
-.PHONY: python-test
+.PHONY: python-test pyext
+# The package's C layer alone, for an A/B of two builds in one process:
+# bench/matrix.py --lib base=../base/build/py/_C.abi3.so --lib now
+PY_INCLUDE = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+$(BUILD)/py/_C.abi3.so: python/src/_C.c $(HEADERS)
+	@mkdir -p $(BUILD)/py
+	$(CC) -std=c99 $(CFLAGS) -fPIC -shared -DPy_LIMITED_API=0x030A0000 -Wno-unused-function -I$(PY_INCLUDE) -I. \
+	  $< -o $@ -ldl -lpthread
+pyext: $(BUILD)/py/_C.abi3.so
 python-test: deps
 	rm -rf $(PYVENV)
 	$(PYTHON) -m venv $(PYVENV)
