@@ -222,15 +222,21 @@ LICENSE: MIT, see the end of this file.
 extern "C" {
 #endif
 
-typedef enum gpuact_result {
-    GPUACT_SUCCESS = 0,
-    GPUACT_ERROR_INVALID_ARGUMENT,    /* caller mistake: nothing launched, nothing written */
-    GPUACT_ERROR_NOT_SUPPORTED,       /* valid, but this backend/device cannot do it */
-    GPUACT_ERROR_BACKEND_UNAVAILABLE, /* vendor library missing, or no device */
-    GPUACT_ERROR_OUT_OF_MEMORY,
-    GPUACT_ERROR_KERNEL_BUILD,        /* run-time compile failed: log in gpuact_last_error() */
-    GPUACT_ERROR_DEVICE               /* driver error: its code and name in gpuact_last_error() */
-} gpuact_result;
+/* Results: X(NAME), gpuact_result's values in order as GPUACT_NAME;
+   gpuact_result_string gives "GPUACT_NAME". GPUACT_RESULT_COUNT of them. */
+#define GPUACT_RESULTS(X)                                                                      \
+    X(SUCCESS)                                                                                 \
+    X(ERROR_INVALID_ARGUMENT)    /* caller mistake: nothing launched, nothing written */       \
+    X(ERROR_NOT_SUPPORTED)       /* valid, but this backend/device cannot do it */             \
+    X(ERROR_BACKEND_UNAVAILABLE) /* vendor library missing, or no device */                    \
+    X(ERROR_OUT_OF_MEMORY)                                                                     \
+    X(ERROR_KERNEL_BUILD)        /* run-time compile failed: log in gpuact_last_error() */     \
+    X(ERROR_DEVICE)              /* driver error: its code and name in gpuact_last_error() */
+
+#define GPUACT__RESULT_ENUM_(name) GPUACT_##name,
+#define GPUACT__RESULT_SLOT_(name) GPUACT__RESULT_SLOT_##name,
+typedef enum gpuact_result { GPUACT_RESULTS(GPUACT__RESULT_ENUM_) } gpuact_result;
+enum { GPUACT_RESULTS(GPUACT__RESULT_SLOT_) GPUACT_RESULT_COUNT };
 
 /* Name of a result code ("GPUACT_ERROR_INVALID_ARGUMENT"). Never NULL. */
 GPUACT_DEF const char *gpuact_result_string(gpuact_result r);
@@ -295,12 +301,14 @@ GPUACT_DEF const char *gpuact_rule_name(gpuact_rule r);
 /* The rule's one line from GPUACT_RULES ("" for NONE and unknown values). */
 GPUACT_DEF const char *gpuact_rule_description(gpuact_rule r);
 
-typedef enum gpuact_backend {
-    GPUACT_BACKEND_AUTO = 0,
-    GPUACT_BACKEND_CUDA,
-    GPUACT_BACKEND_HIP,
-    GPUACT_BACKEND_OPENCL
-} gpuact_backend;
+/* Backends: X(NAME, name), gpuact_backend's values in order as
+   GPUACT_BACKEND_NAME; gpuact_backend_name gives "name", the word
+   $GPUACT_BACKEND takes. GPUACT_BACKEND_COUNT of them. */
+#define GPUACT_BACKENDS(X) X(AUTO, auto) X(CUDA, cuda) X(HIP, hip) X(OPENCL, opencl)
+#define GPUACT__BACKEND_ENUM_(NAME, name) GPUACT_BACKEND_##NAME,
+#define GPUACT__BACKEND_SLOT_(NAME, name) GPUACT__BACKEND_SLOT_##NAME,
+typedef enum gpuact_backend { GPUACT_BACKENDS(GPUACT__BACKEND_ENUM_) } gpuact_backend;
+enum { GPUACT_BACKENDS(GPUACT__BACKEND_SLOT_) GPUACT_BACKEND_COUNT };
 
 typedef enum gpuact_dtype { GPUACT_F32 = 0, GPUACT_F16, GPUACT_BF16 } gpuact_dtype;
 
@@ -623,27 +631,15 @@ GPUACT_DEF const char *gpuact_rule_description(gpuact_rule r) {
     return gpuact__rule_texts[(unsigned)r < GPUACT_RULE_COUNT ? (int)r : GPUACT_RULE_COUNT];
 }
 
+#define GPUACT__RESULT_NAME_(name) "GPUACT_" #name,
+#define GPUACT__BACKEND_NAME_(NAME, name) #name,
+static const char *const gpuact__result_names[] = {GPUACT_RESULTS(GPUACT__RESULT_NAME_) "GPUACT_ERROR_(unknown)"};
+static const char *const gpuact__backend_names[] = {GPUACT_BACKENDS(GPUACT__BACKEND_NAME_) "unknown"};
 GPUACT_DEF const char *gpuact_result_string(gpuact_result r) {
-    switch (r) {
-    case GPUACT_SUCCESS: return "GPUACT_SUCCESS";
-    case GPUACT_ERROR_INVALID_ARGUMENT: return "GPUACT_ERROR_INVALID_ARGUMENT";
-    case GPUACT_ERROR_NOT_SUPPORTED: return "GPUACT_ERROR_NOT_SUPPORTED";
-    case GPUACT_ERROR_BACKEND_UNAVAILABLE: return "GPUACT_ERROR_BACKEND_UNAVAILABLE";
-    case GPUACT_ERROR_OUT_OF_MEMORY: return "GPUACT_ERROR_OUT_OF_MEMORY";
-    case GPUACT_ERROR_KERNEL_BUILD: return "GPUACT_ERROR_KERNEL_BUILD";
-    case GPUACT_ERROR_DEVICE: return "GPUACT_ERROR_DEVICE";
-    }
-    return "GPUACT_ERROR_(unknown)";
+    return gpuact__result_names[(unsigned)r < GPUACT_RESULT_COUNT ? (int)r : GPUACT_RESULT_COUNT];
 }
-
 GPUACT_DEF const char *gpuact_backend_name(gpuact_backend b) {
-    switch (b) {
-    case GPUACT_BACKEND_AUTO: return "auto";
-    case GPUACT_BACKEND_CUDA: return "cuda";
-    case GPUACT_BACKEND_HIP: return "hip";
-    case GPUACT_BACKEND_OPENCL: return "opencl";
-    }
-    return "unknown";
+    return gpuact__backend_names[(unsigned)b < GPUACT_BACKEND_COUNT ? (int)b : GPUACT_BACKEND_COUNT];
 }
 
 GPUACT_DEF size_t gpuact_dtype_size(gpuact_dtype dt) {
@@ -709,6 +705,8 @@ static GPUACT__UNUSED void *gpuact__dlopen_first(const char *env_var, const char
 }
 
 typedef struct gpuact__symbol { const char *name; void *slot; } gpuact__symbol;
+/* A gpuact__symbol of an entry point's name and its typed slot. */
+#define GPUACT__SYM(slot, name) {name, (void *)&(slot)}
 
 /* Resolves each symbol into its typed function-pointer slot (memcpy keeps
    ISO C happy about object-to-function pointer conversion). Returns the name
@@ -1290,7 +1288,7 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
     gpuact__named_library_failed = 0;
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
-    if ((int)d.backend < 0 || d.backend > GPUACT_BACKEND_OPENCL)
+    if ((unsigned)d.backend >= GPUACT_BACKEND_COUNT)
         return gpuact__refuse(GPUACT_RULE_BACKEND_UNKNOWN,
                               "gpuact_context_create: desc->backend is %d, not a gpuact_backend value "
                               "(AUTO, CUDA, HIP or OPENCL)", (int)d.backend);
@@ -1307,10 +1305,10 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
                                   GPUACT__CACHE_DIR_MAX);
     }
     if (d.backend == GPUACT_BACKEND_AUTO && env && env[0]) {
-        for (i = 1; i <= 3 && strcmp(env, gpuact_backend_name((gpuact_backend)i)) != 0; i++) {}
-        if (i > 3)
+        for (i = 0; i < GPUACT_BACKEND_COUNT && strcmp(env, gpuact_backend_name((gpuact_backend)i)) != 0; i++) {}
+        if (i == GPUACT_BACKEND_COUNT)
             return gpuact__refuse(GPUACT_RULE_BACKEND_UNKNOWN,
-                                  "gpuact_context_create: GPUACT_BACKEND=\"%s\" is not one of cuda, hip, "
+                                  "gpuact_context_create: GPUACT_BACKEND=\"%s\" is not one of auto, cuda, hip, "
                                   "opencl; fix or unset the variable", env);
         d.backend = (gpuact_backend)i;
     }
@@ -1660,8 +1658,19 @@ static gpuact_result gpuact__check_dtype(const char *fn, const char *field, gpua
                           (int)dt);
 }
 
-/* The public enum and the contract's table must list the same kinds. */
-typedef char gpuact__kind_table_check[GPUACT_SQUARED_RELU + 1 == GPUACT_KIND_COUNT ? 1 : -1];
+/* The public enums against the contract's tables, value by value: X(public
+   name, table name). A kind or dtype in one and not the other fails here. */
+#define GPUACT__PUBLIC_KINDS(X)                                                                               \
+    X(GPUACT_RELU, relu) X(GPUACT_LEAKY_RELU, leaky) X(GPUACT_CLIPPED_RELU, clipped) X(GPUACT_HARDTANH, hardtanh) \
+    X(GPUACT_GELU, gelu) X(GPUACT_GELU_TANH, gelu_tanh) X(GPUACT_SILU, silu) X(GPUACT_SQUARED_RELU, sqrelu)
+#define GPUACT__PUBLIC_DTYPES(X) X(GPUACT_F32, f32) X(GPUACT_F16, f16) X(GPUACT_BF16, bf16)
+#define GPUACT__SAME_KIND_(pub, name) typedef char gpuact__kind_check_##name[(int)(pub) == GPUACT_KIND_##name ? 1 : -1];
+#define GPUACT__SAME_DTYPE_(pub, name) typedef char gpuact__dtype_check_##name[(int)(pub) == GPUACT_DT_##name ? 1 : -1];
+#define GPUACT__ONE_(pub, name) +1
+GPUACT__PUBLIC_KINDS(GPUACT__SAME_KIND_)
+GPUACT__PUBLIC_DTYPES(GPUACT__SAME_DTYPE_)
+typedef char gpuact__kind_count_check[(0 GPUACT__PUBLIC_KINDS(GPUACT__ONE_)) == GPUACT_KIND_COUNT ? 1 : -1];
+typedef char gpuact__dtype_count_check[(0 GPUACT__PUBLIC_DTYPES(GPUACT__ONE_)) == GPUACT_DT_COUNT ? 1 : -1];
 
 /* The kind's parameters, as its row of GPUACT_ACTIVATIONS says it uses
    them. A bound of -0 becomes +0 (torch's clamp with a bound of 0 gives +0

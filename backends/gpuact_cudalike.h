@@ -59,6 +59,40 @@ typedef struct gpuact__gpu_api {
     const char *(*rtc_error_string)(int err);
 } gpuact__gpu_api;
 
+/* The entry points both vendor APIs have, in one list: X(slot in
+   gpuact__gpu_api, CUDA's name, HIP's name). Each backend's loader takes
+   its column (gpuact__cuda_load, gpuact__hip_load). */
+#define GPUACT__GPU_DRIVER_SYMBOLS(X)                                                  \
+    X(mem_alloc, "cuMemAlloc_v2", "hipMalloc")                                         \
+    X(mem_free, "cuMemFree_v2", "hipFree")                                             \
+    X(memcpy_htod, "cuMemcpyHtoD_v2", "hipMemcpyHtoD")                                 \
+    X(memcpy_dtoh, "cuMemcpyDtoH_v2", "hipMemcpyDtoH")                                 \
+    X(memcpy_dtod_async, "cuMemcpyDtoDAsync_v2", "hipMemcpyDtoDAsync")                 \
+    X(stream_sync, "cuStreamSynchronize", "hipStreamSynchronize")                      \
+    X(module_load_data, "cuModuleLoadData", "hipModuleLoadData")                       \
+    X(module_unload, "cuModuleUnload", "hipModuleUnload")                              \
+    X(module_get_function, "cuModuleGetFunction", "hipModuleGetFunction")              \
+    X(launch, "cuLaunchKernel", "hipModuleLaunchKernel")                               \
+    X(event_create, "cuEventCreate", "hipEventCreateWithFlags")                        \
+    X(event_record, "cuEventRecord", "hipEventRecord")                                 \
+    X(event_sync, "cuEventSynchronize", "hipEventSynchronize")                         \
+    X(event_elapsed, "cuEventElapsedTime", "hipEventElapsedTime")                      \
+    X(event_destroy, "cuEventDestroy_v2", "hipEventDestroy")                           \
+    X(event_query, "cuEventQuery", "hipEventQuery")                                    \
+    X(stream_wait_event, "cuStreamWaitEvent", "hipStreamWaitEvent")                    \
+    X(mem_range, "cuMemGetAddressRange_v2", "hipMemGetAddressRange")
+#define GPUACT__GPU_RTC_SYMBOLS(X)                                                     \
+    X(rtc_create, "nvrtcCreateProgram", "hiprtcCreateProgram")                         \
+    X(rtc_compile, "nvrtcCompileProgram", "hiprtcCompileProgram")                      \
+    X(rtc_log_size, "nvrtcGetProgramLogSize", "hiprtcGetProgramLogSize")               \
+    X(rtc_log, "nvrtcGetProgramLog", "hiprtcGetProgramLog")                            \
+    X(rtc_code_size, "nvrtcGetCUBINSize", "hiprtcGetCodeSize")                         \
+    X(rtc_code, "nvrtcGetCUBIN", "hiprtcGetCode")                                      \
+    X(rtc_destroy, "nvrtcDestroyProgram", "hiprtcDestroyProgram")                      \
+    X(rtc_error_string, "nvrtcGetErrorString", "hiprtcGetErrorString")
+#define GPUACT__CUDA_SYM_(slot, cuda, hip) GPUACT__SYM(g->api.slot, cuda),
+#define GPUACT__HIP_SYM_(slot, cuda, hip) GPUACT__SYM(g->api.slot, hip),
+
 /* What a cudalike backend knows of its device and libraries. */
 typedef struct gpuact__gpu {
     gpuact__gpu_api api;

@@ -233,18 +233,18 @@ static gpuact_result gpuact__opencl_load_once(gpuact__opencl *o) {
     char tried[2048];
     const char *missing;
     gpuact__symbol syms[] = {
-#define GPUACT__SYM(f) {#f, (void *)&o->cl.f}
-        GPUACT__SYM(clGetPlatformIDs), GPUACT__SYM(clGetDeviceIDs), GPUACT__SYM(clGetDeviceInfo),
-        GPUACT__SYM(clCreateContext), GPUACT__SYM(clRetainContext), GPUACT__SYM(clReleaseContext),
-        GPUACT__SYM(clCreateCommandQueue), GPUACT__SYM(clRetainCommandQueue), GPUACT__SYM(clReleaseCommandQueue),
-        GPUACT__SYM(clCreateBuffer), GPUACT__SYM(clReleaseMemObject), GPUACT__SYM(clEnqueueWriteBuffer),
-        GPUACT__SYM(clEnqueueReadBuffer), GPUACT__SYM(clEnqueueCopyBuffer), GPUACT__SYM(clFinish),
-        GPUACT__SYM(clCreateProgramWithSource), GPUACT__SYM(clBuildProgram), GPUACT__SYM(clGetProgramBuildInfo),
-        GPUACT__SYM(clReleaseProgram), GPUACT__SYM(clCreateKernel), GPUACT__SYM(clReleaseKernel),
-        GPUACT__SYM(clSetKernelArg), GPUACT__SYM(clEnqueueNDRangeKernel), GPUACT__SYM(clEnqueueMarkerWithWaitList),
-        GPUACT__SYM(clWaitForEvents), GPUACT__SYM(clGetEventProfilingInfo), GPUACT__SYM(clReleaseEvent),
-        GPUACT__SYM(clGetEventInfo), GPUACT__SYM(clEnqueueBarrierWithWaitList), GPUACT__SYM(clGetMemObjectInfo),
-#undef GPUACT__SYM
+#define GPUACT__CL_SYM(f) GPUACT__SYM(o->cl.f, #f)
+        GPUACT__CL_SYM(clGetPlatformIDs), GPUACT__CL_SYM(clGetDeviceIDs), GPUACT__CL_SYM(clGetDeviceInfo),
+        GPUACT__CL_SYM(clCreateContext), GPUACT__CL_SYM(clRetainContext), GPUACT__CL_SYM(clReleaseContext),
+        GPUACT__CL_SYM(clCreateCommandQueue), GPUACT__CL_SYM(clRetainCommandQueue), GPUACT__CL_SYM(clReleaseCommandQueue),
+        GPUACT__CL_SYM(clCreateBuffer), GPUACT__CL_SYM(clReleaseMemObject), GPUACT__CL_SYM(clEnqueueWriteBuffer),
+        GPUACT__CL_SYM(clEnqueueReadBuffer), GPUACT__CL_SYM(clEnqueueCopyBuffer), GPUACT__CL_SYM(clFinish),
+        GPUACT__CL_SYM(clCreateProgramWithSource), GPUACT__CL_SYM(clBuildProgram), GPUACT__CL_SYM(clGetProgramBuildInfo),
+        GPUACT__CL_SYM(clReleaseProgram), GPUACT__CL_SYM(clCreateKernel), GPUACT__CL_SYM(clReleaseKernel),
+        GPUACT__CL_SYM(clSetKernelArg), GPUACT__CL_SYM(clEnqueueNDRangeKernel), GPUACT__CL_SYM(clEnqueueMarkerWithWaitList),
+        GPUACT__CL_SYM(clWaitForEvents), GPUACT__CL_SYM(clGetEventProfilingInfo), GPUACT__CL_SYM(clReleaseEvent),
+        GPUACT__CL_SYM(clGetEventInfo), GPUACT__CL_SYM(clEnqueueBarrierWithWaitList), GPUACT__CL_SYM(clGetMemObjectInfo),
+#undef GPUACT__CL_SYM
     };
     o->lib = gpuact__dlopen_first("GPUACT_OPENCL_LIBRARY", names, tried, sizeof tried);
     if (!o->lib)

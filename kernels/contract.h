@@ -52,7 +52,9 @@
 #define GPUACT_OPS(X) X(forward, fwd) X(backward, bwd) X(dbias, dbias) X(glu_forward, gluf) X(glu_backward, glub)
 
 /* The fields that specialise a kernel at compile time, besides the op and
-   its three dtypes: X(name, count, word in the kernel name when set).
+   its three dtypes: X(name, NAME, count): the field, its compile-time
+   macro GPUACT_<NAME> (the host passes -DGPUACT_<NAME>=value), and the
+   number of its values.
      kind    activation kind (count: the number of GPUACT_ACTIVATIONS)
      mask    forward: also writes the mask; backward: the region comes from
              the mask instead of the forward's x or y

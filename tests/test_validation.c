@@ -1141,6 +1141,13 @@ static void more_rules(void)
     desc.backend = GPUACT_BACKEND_AUTO;
     expect_invalid_saying("context_create: GPUACT_BACKEND=vulkan", gpuact_context_create(&desc, &other),
                           GPUACT_RULE_BACKEND_UNKNOWN, "GPUACT_BACKEND=\"vulkan\"");
+    setenv("GPUACT_BACKEND", "auto", 1); /* the rule's own word for "try each": taken, not refused */
+    {
+        gpuact_result r = gpuact_context_create(&desc, &other);
+        expect_true("context_create: GPUACT_BACKEND=auto is taken", r != GPUACT_ERROR_INVALID_ARGUMENT,
+                    gpuact_last_error());
+        gpuact_context_destroy(other);
+    }
     if (env)
         setenv("GPUACT_BACKEND", env_saved, 1);
     else
