@@ -221,13 +221,13 @@ test: manual-example $(BUILD)/gpuact-bench
 # test`); smooth-cl-check: the header on every OpenCL device (PoCL here)
 # against the CPU build, bit for bit; smooth-rtc-check: it compiles with
 # NVRTC and hiprtc (SKIP where absent); smooth-nvcc-check: with nvcc.
-SMOOTH_DEPS   = kernels/smooth.h tests/gpuact_smooth_ref.h
+SMOOTH_DEPS   = kernels/smooth.h tests/gpuact_smooth_ref.h tests/support/read_file.h
 SMOOTH_CFLAGS = -std=c99 -O2 -ffp-contract=off $(WARN) -I.
 $(BUILD)/accuracy: tests/accuracy.c $(SMOOTH_DEPS) | $(BUILD)
 	$(CC) $(SMOOTH_CFLAGS) $< -o $@ -lm -lpthread
 $(BUILD)/smooth_cl_check: tests/smooth_cl_check.c $(SMOOTH_DEPS) kernels/opencl/dialect.cl | $(BUILD)
 	$(CC) $(SMOOTH_CFLAGS) $< -o $@ -lm -ldl
-$(BUILD)/smooth_rtc_check: tests/smooth_rtc_check.c | $(BUILD)
+$(BUILD)/smooth_rtc_check: tests/smooth_rtc_check.c tests/support/read_file.h | $(BUILD)
 	$(CC) $(SMOOTH_CFLAGS) $< -o $@ -ldl
 accuracy-quick: $(BUILD)/accuracy
 	$(BUILD)/accuracy --sample 8000000 --16

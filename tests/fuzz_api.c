@@ -1003,37 +1003,12 @@ static void op_elementwise(reader *r, int op)
     want_begin();
     if (verdict != V_INVALID && has_data) {
         unsigned char *nan_any = (unsigned char *)calloc(n + 1, 1);
-        gpuact_activation ea = gpuact_ref_elementwise_act(act, dt);
-        if (!backward) {
-            gpuact_ref_fwd f;
-            memset(&f, 0, sizeof f);
-            f.act = ea;
-            f.rows = 1;
-            f.cols = f.ld_x = f.ld_y = n;
-            f.mask_ld = 8 * mb;
-            f.x_dtype = f.y_dtype = f.bias_dtype = dt;
-            f.scale = 1.0f;
-            f.x = in_ptr(&ops[0]);
-            f.y = out_ptr(&ops[1]);
-            f.mask = ops[2].present ? out_ptr(&ops[2]) : NULL;
-            f.nan_any = nan_any;
-            gpuact_ref_forward(&f);
-        } else {
-            gpuact_ref_bwd b;
-            memset(&b, 0, sizeof b);
-            b.act = ea;
-            b.rows = 1;
-            b.cols = b.ld_dy = b.ld_dx = b.ld_src = n;
-            b.mask_ld = 8 * mb;
-            b.dy_dtype = b.dx_dtype = b.src_dtype = dt;
-            b.scale = 1.0f;
-            b.dy = in_ptr(&ops[0]);
-            b.src = xo ? in_ptr(xo) : NULL;
-            b.mask = mo ? in_ptr(mo) : NULL;
-            b.dx = out_ptr(&ops[1]);
-            b.nan_any = nan_any;
-            gpuact_ref_backward(&b);
-        }
+        if (!backward)
+            gpuact_ref_elementwise_forward(act, dt, n, in_ptr(&ops[0]), out_ptr(&ops[1]),
+                                           ops[2].present ? out_ptr(&ops[2]) : NULL, nan_any);
+        else
+            gpuact_ref_elementwise_backward(act, dt, n, in_ptr(&ops[0]), xo ? in_ptr(xo) : NULL, mo ? in_ptr(mo) : NULL,
+                                            out_ptr(&ops[1]), nan_any);
         mark_elems(&ops[1], 1, n, n, nan_any);
         free(nan_any);
     }

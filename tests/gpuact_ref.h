@@ -397,6 +397,27 @@ GPUACT_REF_FN void gpuact_ref_forward(const gpuact_ref_fwd *p)
     }
 }
 
+/* gpuact_forward's reference: n elements as one row, the kind's bounds as
+   the dtype holds them (gpuact_ref_elementwise_act); mask and nan_any
+   optional. */
+GPUACT_REF_FN void gpuact_ref_elementwise_forward(gpuact_activation a, gpuact_dtype dt, size_t n, const void *x, void *y,
+                                                  unsigned char *mask, unsigned char *nan_any)
+{
+    gpuact_ref_fwd f;
+    memset(&f, 0, sizeof f);
+    f.act = gpuact_ref_elementwise_act(a, dt);
+    f.rows = 1;
+    f.cols = f.ld_x = f.ld_y = n;
+    f.mask_ld = 8 * ((n + 7) / 8);
+    f.x_dtype = f.y_dtype = f.bias_dtype = dt;
+    f.scale = 1.0f;
+    f.x = x;
+    f.y = y;
+    f.mask = mask;
+    f.nan_any = nan_any;
+    gpuact_ref_forward(&f);
+}
+
 /* >>backward */
 
 typedef struct gpuact_ref_bwd {
@@ -470,6 +491,28 @@ GPUACT_REF_FN void gpuact_ref_backward(const gpuact_ref_bwd *p)
             }
         }
     }
+}
+
+/* gpuact_backward's reference: n elements as one row, from src (the
+   forward's x or y) or the mask, the bounds as in the forward. */
+GPUACT_REF_FN void gpuact_ref_elementwise_backward(gpuact_activation a, gpuact_dtype dt, size_t n, const void *dy,
+                                                   const void *src, const unsigned char *mask, void *dx,
+                                                   unsigned char *nan_any)
+{
+    gpuact_ref_bwd b;
+    memset(&b, 0, sizeof b);
+    b.act = gpuact_ref_elementwise_act(a, dt);
+    b.rows = 1;
+    b.cols = b.ld_dy = b.ld_dx = b.ld_src = n;
+    b.mask_ld = 8 * ((n + 7) / 8);
+    b.dy_dtype = b.dx_dtype = b.src_dtype = dt;
+    b.scale = 1.0f;
+    b.dy = dy;
+    b.src = src;
+    b.mask = mask;
+    b.dx = dx;
+    b.nan_any = nan_any;
+    gpuact_ref_backward(&b);
 }
 
 /* >>glu: the gated forms */

@@ -15,6 +15,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gpuact_smooth_ref.h"
 
+#include "support/read_file.h"
+
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,31 +84,6 @@ static int load_opencl(void) {
         memcpy(&slot[i], &f, sizeof f);
     }
     return 1;
-}
-
-static char *read_file(const char *root, const char *rel) {
-    char path[4096];
-    FILE *f;
-    long n;
-    char *buf;
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "smooth_cl_check: cannot open %s\n", path);
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = (char *)malloc((size_t)n + 1);
-    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
 }
 
 static const char kernel_src[] =
@@ -274,8 +251,8 @@ int main(int argc, char **argv) {
         printf("SKIP smooth_cl_check: no OpenCL platform\n");
         return 0;
     }
-    dialect = read_file(root, "kernels/opencl/dialect.cl");
-    smooth = read_file(root, "kernels/smooth.h");
+    dialect = support_read_file(root, "kernels/opencl/dialect.cl");
+    smooth = support_read_file(root, "kernels/smooth.h");
     x = make_inputs(&n);
     if (!dialect || !smooth || !x) return 1;
     len = strlen(dialect) + strlen(smooth) + sizeof kernel_src + 8;

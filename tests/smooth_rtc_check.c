@@ -13,6 +13,8 @@
    targets the installed hiprtc knows should be given: ROCm 5.2's hiprtc
    aborts on an unknown one (see tests/hip_rtc_check.c). */
 #define _POSIX_C_SOURCE 200809L
+#include "support/read_file.h"
+
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,30 +53,6 @@ static int load_rtc(rtc_t *r, void *lib, const char *prefix, const char *code_si
         memcpy(&slot[i], &f, sizeof f);
     }
     return 1;
-}
-
-static char *read_file(const char *root, const char *rel) {
-    char path[4096];
-    FILE *f;
-    long n;
-    char *buf;
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    if (!(f = fopen(path, "rb"))) {
-        fprintf(stderr, "smooth_rtc_check: cannot open %s\n", path);
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = (char *)malloc((size_t)n + 1);
-    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
 }
 
 static const char kernel_src[] =
@@ -136,9 +114,9 @@ int main(int argc, char **argv) {
     int a = 1, failed = 0, have_nv, have_hip;
     size_t len;
     if (argc > 1 && strncmp(argv[1], "sm_", 3) != 0 && strncmp(argv[1], "gfx", 3) != 0) root = argv[a++];
-    cuda = read_file(root, "kernels/cuda/dialect.cuh");
-    hip = read_file(root, "kernels/hip/dialect.h");
-    smooth = read_file(root, "kernels/smooth.h");
+    cuda = support_read_file(root, "kernels/cuda/dialect.cuh");
+    hip = support_read_file(root, "kernels/hip/dialect.h");
+    smooth = support_read_file(root, "kernels/smooth.h");
     if (!cuda || !hip || !smooth) return 1;
     len = strlen(cuda) + strlen(hip) + strlen(smooth) + sizeof kernel_src + 16;
     src_cuda = (char *)malloc(len);

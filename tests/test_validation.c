@@ -1505,25 +1505,12 @@ static void report_named_libraries(void)
 
 int main(int argc, char **argv)
 {
-    static const gpuact_backend ORDER[] = {GPUACT_BACKEND_OPENCL, GPUACT_BACKEND_CUDA, GPUACT_BACKEND_HIP};
-    gpuact_context_desc desc;
-    size_t i;
     int b;
 
-    if (argc > 1 && strcmp(argv[1], "-v") == 0)
-        harness_tally_of_process()->verbose = 1;
-    named_libraries();
-    for (i = 0; i < sizeof ORDER / sizeof ORDER[0] && !ctx; i++) {
-        memset(&desc, 0, sizeof desc);
-        desc.backend = ORDER[i];
-        if (gpuact_context_create(&desc, &ctx) != GPUACT_SUCCESS)
-            printf("SKIP %s: %s\n", gpuact_backend_name(ORDER[i]), harness_first_line(gpuact_last_error()));
-    }
-    if (!ctx) {
+    if (!(ctx = harness_open(argc, argv, named_libraries))) {
         printf("0 passed, 0 failed\n");
         return 0;
     }
-    printf("backend %s: %s\n", gpuact_backend_name(gpuact_context_backend(ctx)), gpuact_context_device_name(ctx));
     for (b = 0; b < N_BUFS; b++) {
         if (gpuact_buffer_alloc(ctx, BUF_BYTES, &bufs[b]) != GPUACT_SUCCESS) {
             printf("FAIL gpuact_buffer_alloc: %s\n0 passed, 1 failed\n", harness_first_line(gpuact_last_error()));
