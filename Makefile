@@ -95,6 +95,12 @@ endef
 embed: $(BUILD)/embed
 	$(call embed_all,.)
 
+# Every build that includes the header regenerates it first when a kernel
+# source is newer, so no binary embeds stale kernels (check-embedded then
+# tells whether the committed one is fresh).
+$(EMBEDDED): $(filter-out $(EMBEDDED) kernels/cuda/gpuact_cuda_fatbin.h,$(KERNEL_SOURCES)) $(BUILD)/embed
+	$(call embed_all,.)
+
 # Fails when a committed header differs from what the sources generate.
 check-embedded: $(BUILD)/embed
 	@rm -rf $(BUILD)/fresh && mkdir -p $(BUILD)/fresh/kernels
@@ -221,13 +227,13 @@ test: manual-example $(BUILD)/gpuact-bench
 # test`); smooth-cl-check: the header on every OpenCL device (PoCL here)
 # against the CPU build, bit for bit; smooth-rtc-check: it compiles with
 # NVRTC and hiprtc (SKIP where absent); smooth-nvcc-check: with nvcc.
-SMOOTH_DEPS   = kernels/smooth.h tests/gpuact_smooth_ref.h tests/support/read_file.h
+SMOOTH_DEPS   = kernels/smooth.h tests/gpuact_smooth_ref.h tests/support/read_file.h tests/support/smooth_functions.h
 SMOOTH_CFLAGS = -std=c99 -O2 -ffp-contract=off $(WARN) -I.
 $(BUILD)/accuracy: tests/accuracy.c $(SMOOTH_DEPS) | $(BUILD)
 	$(CC) $(SMOOTH_CFLAGS) $< -o $@ -lm -lpthread
 $(BUILD)/smooth_cl_check: tests/smooth_cl_check.c $(SMOOTH_DEPS) kernels/opencl/dialect.cl | $(BUILD)
 	$(CC) $(SMOOTH_CFLAGS) $< -o $@ -lm -ldl
-$(BUILD)/smooth_rtc_check: tests/smooth_rtc_check.c tests/support/read_file.h | $(BUILD)
+$(BUILD)/smooth_rtc_check: tests/smooth_rtc_check.c tests/support/read_file.h tests/support/smooth_functions.h | $(BUILD)
 	$(CC) $(SMOOTH_CFLAGS) $< -o $@ -ldl
 accuracy-quick: $(BUILD)/accuracy
 	$(BUILD)/accuracy --sample 8000000 --16

@@ -132,9 +132,8 @@ static const char *act_name(gpuact_activation a)
     else if (a.kind == GPUACT_HARDTANH)
         snprintf(b, sizeof buf[0], "hardtanh(%g,%g)", a.lower, a.ceiling);
     else
-        snprintf(b, sizeof buf[0], "%s", a.kind == GPUACT_GELU ? "gelu" : a.kind == GPUACT_GELU_TANH ? "gelu_tanh"
-                                         : a.kind == GPUACT_SILU ? "silu" : a.kind == GPUACT_SQUARED_RELU ? "sqrelu"
-                                                                                                      : "relu");
+        snprintf(b, sizeof buf[0], "%s", gpuact__kind_names[(unsigned)a.kind < GPUACT_KIND_COUNT ? (int)a.kind
+                                                                                                 : GPUACT_KIND_COUNT]);
     return b;
 }
 
@@ -526,6 +525,22 @@ static const gpuact_activation ACTS[] = {
     {GPUACT_SILU, 0.0f, 0.0f, 0.0f, GPUACT_ACT_PRECISE}
 };
 #define N_ACTS (sizeof ACTS / sizeof ACTS[0])
+
+/* ACTS holds every kind of the table, and the precise evaluation of each
+   kind that has one: a kind added to the table and not here fails. */
+static void acts_cover_the_table(void)
+{
+    unsigned k, precise, i;
+    for (k = 0; k < GPUACT_KIND_COUNT; k++)
+        for (precise = 0; precise <= ((GPUACT_TRANSCENDENTAL_KINDS >> k) & 1u); precise++) {
+            for (i = 0; i < N_ACTS && !((unsigned)ACTS[i].kind == k && !!ACTS[i].flags == !!precise); i++) {}
+            if (i == N_ACTS) {
+                printf("FAIL conformance.c's ACTS has no %s%s: add its cases\n", gpuact__kind_names[k],
+                       precise ? " with GPUACT_ACT_PRECISE" : "");
+                n_failed++;
+            }
+        }
+}
 
 /* >>elementwise: relu_forward/backward, forward/backward */
 
@@ -1207,16 +1222,23 @@ static void epilogue_suite(void)
    with the other suites this launches all of them (variants_launched). */
 static void variant_suite(void)
 {
-    static const gpuact_activation KINDS[] = {
-        {GPUACT_RELU, 0.0f, 0.0f, 0.0f, 0u},      {GPUACT_LEAKY_RELU, 0.125f, 0.0f, 0.0f, 0u},
-        {GPUACT_CLIPPED_RELU, 0.0f, 1.5f, 0.0f, 0u}, {GPUACT_HARDTANH, 0.0f, 1.5f, -0.75f, 0u},
-        {GPUACT_GELU, 0.0f, 0.0f, 0.0f, 0u},      {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f, 0u},
-        {GPUACT_SILU, 0.0f, 0.0f, 0.0f, 0u},      {GPUACT_SQUARED_RELU, 0.0f, 0.0f, 0.0f, 0u},
-        {GPUACT_GELU, 0.0f, 0.0f, 0.0f, GPUACT_ACT_PRECISE}, {GPUACT_GELU_TANH, 0.0f, 0.0f, 0.0f, GPUACT_ACT_PRECISE},
-        {GPUACT_SILU, 0.0f, 0.0f, 0.0f, GPUACT_ACT_PRECISE}};
+    /* every kind of the table, then the precise evaluation of each kind
+       that has one; a parameter wherever the kind's row uses it */
+    gpuact_activation KINDS[2 * GPUACT_KIND_COUNT];
     unsigned long k = 900000;
-    unsigned a, combo, general, with;
-    for (a = 0; a < sizeof KINDS / sizeof KINDS[0]; a++)
+    unsigned a, n = 0, combo, general, with;
+    for (a = 0; a < 2 * GPUACT_KIND_COUNT; a++) {
+        gpuact_activation_kind kind = (gpuact_activation_kind)(a % GPUACT_KIND_COUNT);
+        if (a >= GPUACT_KIND_COUNT && !((GPUACT_TRANSCENDENTAL_KINDS >> kind) & 1u))
+            continue;
+        memset(&KINDS[n], 0, sizeof KINDS[n]);
+        KINDS[n].kind = kind;
+        KINDS[n].negative_slope = gpuact_ref_kind_has(kind, GPUACT_REF_SLOPE) ? 0.125f : 0.0f;
+        KINDS[n].ceiling = gpuact_ref_kind_has(kind, GPUACT_REF_CEILING) ? 1.5f : 0.0f;
+        KINDS[n].lower = gpuact_ref_kind_has(kind, GPUACT_REF_LOWER) ? -0.75f : 0.0f;
+        KINDS[n++].flags = a >= GPUACT_KIND_COUNT ? GPUACT_ACT_PRECISE : 0u;
+    }
+    for (a = 0; a < n; a++)
         for (combo = 0; combo < 27; combo++)
             for (general = 0; general < 2; general++)
                 for (with = 0; with < 2; with++) {
@@ -1630,6 +1652,7 @@ int main(int argc, char **argv)
         }
         large = (size_t)v;
     }
+    acts_cover_the_table();
     memset(canary_bytes, CANARY, sizeof canary_bytes);
     readback = (unsigned char *)malloc(CHUNK);
     staging = (unsigned char *)malloc(CHUNK);

@@ -14,6 +14,7 @@
    aborts on an unknown one (see tests/hip_rtc_check.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "support/read_file.h"
+#include "support/smooth_functions.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -55,26 +56,6 @@ static int load_rtc(rtc_t *r, void *lib, const char *prefix, const char *code_si
     return 1;
 }
 
-static const char kernel_src[] =
-    "\nextern \"C\" __global__ void smooth_all(const gpuact_u32 *x, gpuact_u32 *y, gpuact_u32 n) {\n"
-    "    const gpuact_u32 i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "    float v;\n"
-    "    if (i >= n) return;\n"
-    "    v = gpuact_as_f32(x[i]);\n"
-    "    y[6 * i + 0] = gpuact_as_u32(gpuact_gelu_erf(v));\n"
-    "    y[6 * i + 1] = gpuact_as_u32(gpuact_gelu_erf_d(v));\n"
-    "    y[6 * i + 2] = gpuact_as_u32(gpuact_gelu_tanh(v));\n"
-    "    y[6 * i + 3] = gpuact_as_u32(gpuact_gelu_tanh_d(v));\n"
-    "    y[6 * i + 4] = gpuact_as_u32(gpuact_silu(v));\n"
-    "    y[6 * i + 5] = gpuact_as_u32(gpuact_silu_d(v));\n"
-    "    y[6 * n + 6 * i + 0] = gpuact_as_u32(gpuact_gelu_erf_16(v));\n"
-    "    y[6 * n + 6 * i + 1] = gpuact_as_u32(gpuact_gelu_erf_d_16(v));\n"
-    "    y[6 * n + 6 * i + 2] = gpuact_as_u32(gpuact_gelu_tanh_16(v));\n"
-    "    y[6 * n + 6 * i + 3] = gpuact_as_u32(gpuact_gelu_tanh_d_16(v));\n"
-    "    y[6 * n + 6 * i + 4] = gpuact_as_u32(gpuact_silu_16(v));\n"
-    "    y[6 * n + 6 * i + 5] = gpuact_as_u32(gpuact_silu_d_16(v));\n"
-    "}\n";
-
 /* Compiles src for one target; prints the verdict; returns 1 on failure. */
 static int compile(const rtc_t *r, const char *what, const char *src, const char *const *opts, int nopts,
                    const char *target) {
@@ -108,7 +89,7 @@ int main(int argc, char **argv) {
     static const char *const nvrtc_names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
     static const char *const hip_names[] = {"libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so", NULL};
     const char *root = ".";
-    char *cuda, *hip, *smooth, *src_cuda, *src_hip;
+    char *cuda, *hip, *smooth, *kernel_src, *src_cuda, *src_hip;
     rtc_t nv, hr;
     void *nvlib = NULL, *hiplib = NULL;
     int a = 1, failed = 0, have_nv, have_hip;
@@ -118,7 +99,15 @@ int main(int argc, char **argv) {
     hip = support_read_file(root, "kernels/hip/dialect.h");
     smooth = support_read_file(root, "kernels/smooth.h");
     if (!cuda || !hip || !smooth) return 1;
-    len = strlen(cuda) + strlen(hip) + strlen(smooth) + sizeof kernel_src + 16;
+    kernel_src = support_smooth_kernel("\nextern \"C\" __global__ void smooth_all(const gpuact_u32 *x, gpuact_u32 *y, "
+                                       "gpuact_u32 n) {\n"
+                                       "    const gpuact_u32 i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                       "    float v;\n"
+                                       "    if (i >= n) return;\n"
+                                       "    v = gpuact_as_f32(x[i]);\n",
+                                       "gpuact_as_u32");
+    if (!kernel_src) return 1;
+    len = strlen(cuda) + strlen(hip) + strlen(smooth) + strlen(kernel_src) + 16;
     src_cuda = (char *)malloc(len);
     src_hip = (char *)malloc(len);
     if (!src_cuda || !src_hip) return 1;
@@ -151,6 +140,7 @@ int main(int argc, char **argv) {
             failed |= compile(&hr, "hiprtc", src_hip, opts, 2, argv[a]);
         }
     }
+    free(kernel_src);
     free(src_cuda);
     free(src_hip);
     free(cuda);
