@@ -149,6 +149,9 @@ rtc-check-hip: $(BUILD)/hip_rtc_check
 $(BUILD)/libhip_on_cuda.so: tests/hip_on_cuda.c | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -fPIC -shared $< -o $@ -ldl -lpthread
 
+# The conformance suite's parts, one file per operation (tests/conformance/),
+# compiled as one translation unit with tests/conformance.c.
+$(BUILD)/conformance $(BUILD)/asan/conformance: $(wildcard tests/conformance/*)
 # The conformance suite in two parts side by side (tests/conformance_parts.sh),
 # balanced by their time on PoCL; together they launch every variant.
 CONF_PARTS = epilogue,glu,large elementwise,variant
