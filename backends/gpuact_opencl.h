@@ -126,6 +126,7 @@ typedef struct gpuact__opencl {
     gpuact__cl_device device;
     gpuact__cl_queue queue;
     int nv_sm; /* NVIDIA's driver: the compute capability (e.g. 90), passed as GPUACT_CL_NV_SM; else 0 */
+    int wide_groups; /* NVIDIA's driver: work-groups by GPUACT_CL_NV_BLOCK and gpuact__opencl_width */
     gpuact__cl_kernel_slot k[GPUACT__VARIANTS];
 } gpuact__opencl;
 
@@ -368,12 +369,8 @@ static gpuact_result gpuact__opencl_create(gpuact_context *ctx) {
             o->cl.clGetDeviceInfo(o->device, 0x4000, sizeof major, &major, NULL) == 0 &&
             o->cl.clGetDeviceInfo(o->device, 0x4001, sizeof minor, &minor, NULL) == 0 && major < 100 && minor < 10)
             o->nv_sm = (int)(major * 10 + minor);
-        if (o->nv_sm) ctx->variant_blocks = GPUACT__BLOCKS_CL_NV;
+        o->wide_groups = o->nv_sm != 0;
     }
-    ctx->per_item32 = ctx->per_item16 = ctx->per_item_glu16 = GPUACT_CL_VEC;
-    ctx->per_item_one32 = ctx->per_item_one16 = GPUACT_CL_VEC;
-    ctx->per_item_pair = GPUACT_CL_VEC * GPUACT_CL_GROUPS_PAIR;
-    ctx->dbias_groups = GPUACT__DBIAS_GROUPS_PER_UNIT;
     return GPUACT_SUCCESS;
 fail:
     gpuact__opencl_destroy(ctx);
@@ -555,10 +552,73 @@ static gpuact_result gpuact__opencl_set_args(gpuact__opencl *o, gpuact__cl_kerne
     }
 }
 
+/* NVIDIA's OpenCL, a variant in work-groups of GPUACT_CL_BLOCK_WIDE: its
+   work-group width for this launch (0 elsewhere: the variant's).
+     - The backward with the bias gradient: the one of
+       GPUACT__CL_DBIAS_WIDTHS (widest first) that leaves the fewest
+       work-items of a row's work-groups idle. Measured on the H200
+       (docs/PERFORMANCE.md): work-groups of 1024 take 8192 f32 columns in
+       one group and ran faster than 768, which leave a third of the second
+       group idle, but slower where they tile the row worse; narrower groups
+       (128-512) where they tile it better ran slower.
+     - The forward over rows of fewer work-items than GPUACT_BLOCK:
+       GPUACT_BLOCK. Two wide groups are resident on a multiprocessor, so
+       short rows kept few of its work-items busy.
+   The launch falls back to the variant's width where the kernel cannot
+   take the one chosen. A build-time tuning knob. */
+#ifndef GPUACT__CL_DBIAS_WIDTHS
+#define GPUACT__CL_DBIAS_WIDTHS 1024, 768
+#endif
+/* Bias-gradient row groups per compute unit of a launch in wide
+   work-groups whose row keeps at least half of its work-groups'
+   work-items busy: one or two waves (fewer busy, and the wide grid was
+   slower; docs/PERFORMANCE.md, "Tuning knobs"). */
+#ifndef GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE
+#define GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE 2
+#endif
+static unsigned gpuact__opencl_width(unsigned variant, const gpuact__launch *L, size_t need) {
+    static const unsigned widths[] = {GPUACT__CL_DBIAS_WIDTHS};
+    size_t idle, least = SIZE_MAX;
+    unsigned best = 0, i;
+    if (variant != GPUACT_CL_BLOCK_WIDE) return 0;
+    if (L->v.op == GPUACT_OP_forward) return need < GPUACT_BLOCK ? GPUACT_BLOCK : 0;
+    if (L->v.op != GPUACT_OP_backward || !L->v.dbias) return 0;
+    for (i = 0; i < sizeof widths / sizeof widths[0]; i++)
+        if ((idle = gpuact__div_up(need, widths[i]) * widths[i] - need) < least) {
+            least = idle;
+            best = widths[i];
+        }
+    return best;
+}
+/* A launch's shape (gpuact__backend's shape): a work-item takes
+   GPUACT_CL_GROUPS groups of GPUACT_CL_VEC elements (kernels/contract.h);
+   a work-group GPUACT_BLOCK work-items, on NVIDIA's driver
+   GPUACT_CL_NV_BLOCK or the width gpuact__opencl_width picks. */
+static void gpuact__opencl_shape(const gpuact_context *ctx, const gpuact__launch *L, gpuact__shape *out) {
+    const gpuact__opencl *o = GPUACT__CL(ctx);
+    const gpuact__variant *V = &L->v;
+    const int n4 = gpuact__arrays_4byte(V);
+    const unsigned variant = o->wide_groups ? (unsigned)GPUACT_CL_NV_BLOCK(V->op, V->kind, V->select, V->mask, V->dbias,
+                                                                          n4 > 0, n4 == 3)
+                                            : GPUACT_BLOCK;
+    size_t need;
+    unsigned wide;
+    out->items = V->op == GPUACT_OP_dbias ? 1
+                 : !n4 && GPUACT_PAIR_PATH(V->op, V->kind, V->select, 1) ? GPUACT_CL_VEC * GPUACT_CL_GROUPS_PAIR
+                                                                        : GPUACT_CL_VEC;
+    need = gpuact__div_up((size_t)L->cols, out->items);
+    wide = o->wide_groups ? gpuact__opencl_width(variant, L, need) : 0;
+    out->block = wide ? wide : variant;
+    out->fallback = variant;
+    out->dbias_groups = wide && 2 * need >= gpuact__div_up(need, wide) * wide ? GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE
+                                                                               : GPUACT__DBIAS_GROUPS_PER_UNIT;
+    out->mask_rows = 1;
+}
+
 static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s, const gpuact__launch *L) {
     gpuact__opencl *o = GPUACT__CL(ctx);
     gpuact__cl_kernel_slot *slot = &o->k[gpuact__variant_index(&L->v)];
-    size_t global[2], local[2] = {gpuact__block(ctx, L), 1};
+    size_t global[2], local[2] = {L->block, 1};
     gpuact__cl_int e = 0;
     gpuact_result r = GPUACT_SUCCESS;
     global[0] = (size_t)L->grid_x * local[0];
@@ -574,13 +634,13 @@ static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s,
         r = gpuact__cl_fail(e, "clEnqueueBarrierWithWaitList (before the bias gradient's sum)");
     if (r == GPUACT_SUCCESS && !L->prepare_only) {
         e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, slot->kernel, 2, NULL, global, local, 0, NULL, NULL);
-        /* A width chosen for the launch (gpuact__cl_width) that the kernel cannot take: the variant's,
+        /* A width chosen for the launch (gpuact__opencl_width) that the kernel cannot take: the variant's,
            over as many work-items (at least; the kernels leave out the ones past a row's end). NVIDIA's
            driver cannot be asked first: its CL_KERNEL_WORK_GROUP_SIZE for these kernels is 256 (H200,
            580.159.04), though they run in work-groups of 768 and 1024. */
         if ((e == -54 /* CL_INVALID_WORK_GROUP_SIZE */ || e == -5 /* CL_OUT_OF_RESOURCES */) &&
-            local[0] != gpuact__variant_block(ctx, &L->v)) {
-            local[0] = gpuact__variant_block(ctx, &L->v);
+            local[0] != L->block_fallback) {
+            local[0] = L->block_fallback;
             global[0] = gpuact__div_up(global[0], local[0]) * local[0];
             e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, slot->kernel, 2, NULL, global, local, 0, NULL, NULL);
         }
@@ -619,7 +679,7 @@ static gpuact_result gpuact__opencl_timer_end(gpuact_context *ctx, gpuact_stream
 static const gpuact__backend gpuact__opencl_backend = {
     GPUACT_BACKEND_OPENCL,   gpuact__opencl_create,      gpuact__opencl_destroy, gpuact__opencl_alloc,
     gpuact__opencl_free,     gpuact__opencl_write,       gpuact__opencl_read,    gpuact__opencl_synchronize,
-    gpuact__opencl_launch,   gpuact__opencl_copy,        gpuact__opencl_timer_begin,
+    gpuact__opencl_shape,    gpuact__opencl_launch,      gpuact__opencl_copy,        gpuact__opencl_timer_begin,
     gpuact__opencl_timer_end, gpuact__opencl_event_record, gpuact__opencl_event_after,
     gpuact__opencl_event_done, gpuact__opencl_event_wait, gpuact__opencl_event_release,
     gpuact__opencl_buffer_extent};

@@ -158,8 +158,8 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
        from the mask and from the smooth kinds' x.
    Else, and on other drivers, GPUACT_BLOCK. Measured on the H200
    (docs/PERFORMANCE.md). A build-time tuning knob. A launch of a variant
-   in GPUACT_CL_BLOCK_WIDE groups may take another width (the host's
-   gpuact__cl_width: 1024 for some bias gradients, GPUACT_BLOCK for a
+   in GPUACT_CL_BLOCK_WIDE groups may take another width (the OpenCL
+   backend's gpuact__opencl_width: 1024 for some bias gradients, GPUACT_BLOCK for a
    forward over short rows); the kernels do not depend on the width. */
 #ifndef GPUACT_CL_BLOCK_WIDE
 #define GPUACT_CL_BLOCK_WIDE 768
