@@ -202,7 +202,7 @@ def remez(f, w, lo, hi, deg, iters=30):
 
 
 def fits():
-    """[(what, line of the file's first coefficient, [refitted coefficients, highest first])] of the polynomials
+    """[(what, the function in the file, [refitted coefficients, highest first])] of the polynomials
     whose fitted error the comments name: refitted on that error, rounded to nearest."""
     out = []
     tiny = mp.mpf(10) ** -40
@@ -210,15 +210,15 @@ def fits():
     # e^r = 1 + r + r^2/2 + r^3 q(r), |r| <= ln2/2, q of degree 4: relative error of e^r
     q = remez(lambda r: (mp.exp(r) - 1 - r - r * r / 2) / r ** 3 if r else mp.mpf(1) / 6,
               lambda r: abs(r) ** 3 / mp.exp(r) if r else tiny, -r0, r0, 4)
-    out.append(("gpuact_sm_exp's q (degree 4, |r| <= ln2/2, relative error of e^r)", 89, [f32(v) for v in q[::-1]]))
+    out.append(("gpuact_sm_exp's q (degree 4, |r| <= ln2/2, relative error of e^r)", "gpuact_sm_exp", [f32(v) for v in q[::-1]]))
     # e^r - 1 = r + r^2 (1/2 + r S(r)), |r| <= 0.375, S of degree 4: relative error of e^r - 1
     S = remez(lambda r: ((mp.expm1(r) - r) / (r * r) - mp.mpf(1) / 2) / r if r else mp.mpf(1) / 6,
               lambda r: abs(r) ** 3 / abs(mp.expm1(r)) if r else tiny, mp.mpf(-0.375), mp.mpf(0.375), 4)
-    out.append(("gpuact_sm_expm1r's R = 1/2 + r S (S degree 4, |r| <= 0.375, relative error of e^r - 1)", 551,
+    out.append(("gpuact_sm_expm1r's R = 1/2 + r S (S degree 4, |r| <= 0.375, relative error of e^r - 1)", "gpuact_sm_expm1r",
                 [f32(v) for v in S[::-1]]))
     # 1/d on [1, 2]: the minimax quadratic, relative error
     p = remez(lambda d: 1 / d, lambda d: d, mp.mpf(1), mp.mpf(2), 2)
-    out.append(("gpuact_sm_rcp12q's quadratic (1/d on [1, 2], relative error)", 652, [f32(v) for v in p[::-1]]))
+    out.append(("gpuact_sm_rcp12q's quadratic (1/d on [1, 2], relative error)", "gpuact_sm_rcp12q", [f32(v) for v in p[::-1]]))
     return out
 
 
@@ -233,8 +233,9 @@ def main():
     values = {bits(v) for _, v in in_file}
     used = set()
     bad = 0
+    derived_values = derived()
     print("derived constants (must be in kernels/smooth.h bit for bit):")
-    for name, v in derived():
+    for name, v in derived_values:
         lines = [i for i, fv in in_file if bits(fv) == bits(v)]
         if bits(v) in values:
             used.add(bits(v))
@@ -246,8 +247,11 @@ def main():
             bad += 1
     if not args.no_fits:
         print("minimax refits (reported: the file's weighting and rounding are its own):")
-        for what, line, coeffs in fits():
-            theirs = [t for t in in_file if t[0] >= line][:len(coeffs)]
+        for what, fn, coeffs in fits():
+            line = text[:text.index(f"GPUACT_FN float {fn}(") if f"GPUACT_FN float {fn}(" in text
+                        else text.index(f"{fn}(float ah")].count("\n") + 1
+            theirs = [t for t in in_file if t[0] >= line and not any(bits(t[1]) == bits(v) for _, v in derived_values)]
+            theirs = theirs[:len(coeffs)]
             print(f"  {what}:")
             for v, (i, fv) in zip(coeffs, theirs):
                 d = ulps(fv, v) if (fv < 0) == (v < 0) else None
