@@ -479,11 +479,13 @@ static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__lau
     gpuact__variant_defines(&L->v, defs);
     /* IEEE division (kernels/smooth.h divides; OpenCL's default single
        division may be 2.5 ulp off) where the device offers it, as the
-       CUDA/HIP kernels and the CPU reference divide. */
+       CUDA/HIP kernels and the CPU reference divide. -w: a kernel that
+       builds shows no log, and PoCL's compiler would print its warning
+       count (an unroll hint it declines) to stderr for every kernel. */
     {
         gpuact__cl_ulong fp = 0; /* cl_device_fp_config: CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT is 1 << 7 */
         o->cl.clGetDeviceInfo(o->device, 0x101B /* CL_DEVICE_SINGLE_FP_CONFIG */, sizeof fp, &fp, NULL);
-        used = (size_t)snprintf(options, sizeof options, "-cl-std=CL1.2 -DGPUACT_BLOCK=%d -DGPUACT_CL_GROUPS_PAIR=%d%s",
+        used = (size_t)snprintf(options, sizeof options, "-cl-std=CL1.2 -w -DGPUACT_BLOCK=%d -DGPUACT_CL_GROUPS_PAIR=%d%s",
                                 GPUACT_BLOCK, GPUACT_CL_GROUPS_PAIR,
                                 (fp & (1u << 7)) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
         if (o->nv_sm) used += (size_t)snprintf(options + used, sizeof options - used, " -DGPUACT_CL_NV_SM=%d", o->nv_sm);
