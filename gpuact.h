@@ -164,6 +164,21 @@ MASK FORMAT
     bits of a row's last byte are written 0; nothing past a row's
     ceil(cols / 8) bytes is written.
 
+FEW-BIT CODES (GELU, GELU tanh, SiLU; docs/NUMERICS.md)
+    Instead of x, the forward can keep code_bits = b (1-4) bits per element
+    for the backward: the code of z = x (+ bias) is the number of the b-bit
+    table's 2^b - 1 boundaries <= z (kernels/fewbit.h; NaN and -inf: 0,
+    +inf: 2^b - 1, -0 as +0), and the backward from the codes is
+    dx = (dy * scale) * level[code], rounded once: the optimal
+    piecewise-constant derivative with 2^b levels (Novikov et al., ICML
+    2022), an approximation, not act'(z). A code takes a slot of
+    s = b bits (b = 3: 4): element i of a row is bits (i * s % 8) to
+    (i * s % 8 + s - 1) of byte i * s / 8, as the mask's bits. Epilogue rows
+    start at element r * codes_ld (a multiple of 32: every row starts on 4
+    bytes); the buffer's offset is a multiple of 4. Padding bits of a row's
+    last byte are written 0; nothing past a row's ceil(cols * s / 8) bytes
+    is written.
+
 THREADS
     gpuact_context_create and gpuact_context_destroy may be called from any
     number of threads at once: each vendor library is loaded and its
@@ -280,7 +295,11 @@ GPUACT_DEF const char *gpuact_last_error(void);
     X(BIAS_WITHOUT_X, "the backward reads a bias only with x (the forward's input)")                       \
     X(BOTH_OR_NEITHER, "glu ops: bias_a and bias_b, dbias_a and dbias_b are given in pairs")               \
     X(KIND_NOT_GATED, "glu ops: act.kind gates (relu, GELU, GELU tanh, SiLU)")                            \
-    X(ACT_FLAGS_UNKNOWN, "act.flags holds only GPUACT_ACT_* bits")
+    X(ACT_FLAGS_UNKNOWN, "act.flags holds only GPUACT_ACT_* bits")                                         \
+    X(CODE_BITS_INVALID, "code_bits is 0 (no codes) or 1, 2, 3, 4; a codes buffer comes with code_bits")      \
+    X(CODES_KIND_WITHOUT_TABLE, "few-bit codes are for GELU, GELU tanh and SiLU, the kinds with a table")      \
+    X(CODES_LD_INVALID, "codes_ld is 0 (cols rounded up to 128) or a multiple of 32 >= cols")                 \
+    X(CODES_BIAS_DTYPE, "the forward writing codes takes its bias in x's dtype")
 
 #define GPUACT__RULE_ENUM_(name, text) GPUACT_RULE_##name,
 typedef enum gpuact_rule {
@@ -395,6 +414,8 @@ typedef struct gpuact_forward_desc {
     gpuact_activation act; gpuact_dtype dtype; size_t n;
     gpuact_buffer x, y;        /* y may alias x exactly (in place) */
     gpuact_buffer mask;        /* optional: ceil(n/8) bytes of gradient bits */
+    gpuact_buffer codes;       /* optional (GELU, GELU tanh, SiLU): ceil(n * slot / 8) bytes of few-bit codes */
+    int code_bits;             /* bits per code with codes, 1-4 (CODES FORMAT); 0 without */
 } gpuact_forward_desc;
 GPUACT_DEF gpuact_result gpuact_forward(gpuact_context *ctx, const gpuact_forward_desc *d, gpuact_stream s);
 
@@ -402,7 +423,9 @@ typedef struct gpuact_backward_desc {
     gpuact_activation act; gpuact_dtype dtype; size_t n;
     gpuact_buffer dy, dx;      /* dx may alias dy exactly */
     gpuact_buffer x;           /* the forward's input or output ... */
-    gpuact_buffer mask;        /* ... or its mask: exactly one of the two */
+    gpuact_buffer mask;        /* ... or its mask ... */
+    gpuact_buffer codes;       /* ... or its few-bit codes: exactly one of the three */
+    int code_bits;             /* the codes' bits, as in the forward; 0 without codes */
 } gpuact_backward_desc;
 GPUACT_DEF gpuact_result gpuact_backward(gpuact_context *ctx, const gpuact_backward_desc *d, gpuact_stream s);
 
@@ -420,6 +443,9 @@ typedef struct gpuact_epilogue_desc {
     gpuact_buffer x, bias, y;  /* bias optional; y may alias x when dtypes and ld match */
     gpuact_buffer mask;        /* optional */
     size_t mask_ld;            /* bits between row starts; multiple of 8, >= cols; 0 = cols rounded up to 128 */
+    gpuact_buffer codes;       /* optional (GELU, GELU tanh, SiLU; bias in x's dtype): few-bit codes of z */
+    int code_bits;             /* 1-4 with codes, 0 without */
+    size_t codes_ld;           /* codes between row starts; multiple of 32, >= cols; 0 = cols rounded up to 128 */
 } gpuact_epilogue_desc;
 GPUACT_DEF gpuact_result gpuact_epilogue_forward(gpuact_context *ctx, const gpuact_epilogue_desc *d, gpuact_stream s);
 
@@ -448,6 +474,9 @@ typedef struct gpuact_epilogue_backward_desc {
     gpuact_buffer x, bias;     /* smooth kinds: the forward's x (instead of y or mask) and its bias (optional) */
     gpuact_dtype x_dtype;      /* x's dtype, and the bias's: the backward takes a bias of x's dtype */
     size_t ld_x;               /* 0 = cols */
+    gpuact_buffer codes;       /* instead of y, mask or x: the forward's few-bit codes (dx = (dy * scale) * level) */
+    int code_bits;             /* as in the forward; 0 without codes */
+    size_t codes_ld;           /* as in the forward */
 } gpuact_epilogue_backward_desc;
 GPUACT_DEF gpuact_result gpuact_epilogue_backward(gpuact_context *ctx, const gpuact_epilogue_backward_desc *d, gpuact_stream s);
 
@@ -856,6 +885,8 @@ static int gpuact__kind_glu(int kind) {
     static const unsigned char g[] = {GPUACT_ACTIVATIONS(GPUACT__KIND_GLU_) 0};
     return g[kind];
 }
+/* Whether the kind has a few-bit table (GPUACT_CODES_KINDS). */
+static int gpuact__kind_codes(int kind) { return (int)((GPUACT_CODES_KINDS >> kind) & 1u); }
 /* Whether the kind is of the ReLU family (the table's select column: mask,
    selection paths); else smooth. kind is in range. */
 static int gpuact__kind_select(int kind) {
@@ -868,7 +899,10 @@ static int gpuact__kind_select(int kind) {
    (select: one dtype in and out, no bias; a smooth kind: no mask, no
    select); backward: from the mask, the region's dtype is dy's; select:
    dy's dtype out; fromx: exactly for the smooth kinds (never with the mask
-   or select); dbias: f32 parts in. */
+   or select); dbias: f32 parts in. The few-bit codes are a smooth kind's
+   mask (kernels/contract.h): the forward's with the bias in x's dtype, the
+   backward's of gelu only (the table comes at run time), dy's dtype as the
+   region's. */
 static int gpuact__variant_reachable(const gpuact__variant *V) {
     int i;
 #define GPUACT__FIELD_OK_(name, NAME, count) if (V->name < 0 || V->name >= (count)) return 0;
@@ -879,9 +913,13 @@ static int gpuact__variant_reachable(const gpuact__variant *V) {
     if (V->precise && (V->op == GPUACT_OP_dbias || !gpuact__kind_transcendental(V->kind))) return 0;
     switch (V->op) {
     case GPUACT_OP_forward:
+        if (V->mask && gpuact__kind_codes(V->kind))
+            return !V->fromx && !V->select && !V->dbias && V->t[2] == V->t[0];
         if (V->fromx || (!gpuact__kind_select(V->kind) && (V->mask || V->select))) return 0;
         return !V->dbias && (!V->select || (V->t[0] == V->t[1] && V->t[1] == V->t[2]));
     case GPUACT_OP_backward:
+        if (V->mask && !gpuact__kind_select(V->kind))
+            return V->kind == GPUACT_KIND_gelu && !V->fromx && !V->select && !V->precise && V->t[2] == V->t[0];
         /* fromx: exactly the smooth kinds (the ReLU family has the mask and y) */
         if (V->fromx != !gpuact__kind_select(V->kind)) return 0;
         if (V->fromx) return !V->mask && !V->select;
@@ -941,14 +979,19 @@ static const char *gpuact__dtype_name(gpuact_dtype dt) {
 /* The kernel's name: gpuact_<op>_<kind>[_mask|_frommask|_fromx][_dbias][_plain][_precise]_
    <t0>_<t1>_<t2>, e.g. gpuact_fwd_relu_mask_f32_f32_f32 or
    gpuact_bwd_leaky_frommask_dbias_bf16_bf16_bf16; the dbias pass is
-   gpuact_dbias_f32_<dbias dtype>_f32. */
+   gpuact_dbias_f32_<dbias dtype>_f32. The few-bit codes: gpuact_fwd_<kind>_codes_..., and
+   gpuact_bwd_fromcodes[_dbias]_... (one for the three kinds). */
 static void gpuact__variant_name(const gpuact__variant *V, char *buf, size_t size) {
-    if (V->op == GPUACT_OP_dbias)
+    const int codes = V->mask && !gpuact__kind_select(V->kind);
+    if (codes && V->op == GPUACT_OP_backward)
+        snprintf(buf, size, "gpuact_bwd_fromcodes%s_%s_%s_%s", V->dbias ? "_dbias" : "", gpuact__dtype_names[V->t[0]],
+                 gpuact__dtype_names[V->t[1]], gpuact__dtype_names[V->t[2]]);
+    else if (V->op == GPUACT_OP_dbias)
         snprintf(buf, size, "gpuact_dbias_%s_%s_%s", gpuact__dtype_names[V->t[0]], gpuact__dtype_names[V->t[1]],
                  gpuact__dtype_names[V->t[2]]);
     else
         snprintf(buf, size, "gpuact_%s_%s%s%s%s%s_%s_%s_%s", gpuact__op_short[V->op], gpuact__kind_names[V->kind],
-                 V->fromx ? "_fromx" : !V->mask ? "" : V->op == GPUACT_OP_forward ? "_mask" : "_frommask",
+                 V->fromx ? "_fromx" : !V->mask ? "" : codes ? "_codes" : V->op == GPUACT_OP_forward ? "_mask" : "_frommask",
                  V->dbias ? "_dbias" : "", V->select ? "_plain" : "", V->precise ? "_precise" : "",
                  gpuact__dtype_names[V->t[0]], gpuact__dtype_names[V->t[1]],
                  gpuact__dtype_names[V->t[2]]);
@@ -1592,6 +1635,10 @@ GPUACT__PUBLIC_KINDS(GPUACT__SAME_KIND_)
 GPUACT__PUBLIC_DTYPES(GPUACT__SAME_DTYPE_)
 typedef char gpuact__kind_count_check[(0 GPUACT__PUBLIC_KINDS(GPUACT__ONE_)) == GPUACT_KIND_COUNT ? 1 : -1];
 typedef char gpuact__dtype_count_check[(0 GPUACT__PUBLIC_DTYPES(GPUACT__ONE_)) == GPUACT_DT_COUNT ? 1 : -1];
+/* the few-bit tables' order (kernels/fewbit.h): gelu, gelu_tanh, silu, consecutive */
+typedef char gpuact__fewbit_order_check[GPUACT_KIND_gelu_tanh == GPUACT_KIND_gelu + 1 &&
+                                        GPUACT_KIND_silu == GPUACT_KIND_gelu + 2 &&
+                                        GPUACT_CODES_KINDS == (7u << GPUACT_KIND_gelu) ? 1 : -1];
 
 /* The kind's parameters, as its row of GPUACT_ACTIVATIONS says it uses
    them. A bound of -0 becomes +0 (torch's clamp with a bound of 0 gives +0
@@ -1656,6 +1703,35 @@ static gpuact_result gpuact__resolve_mask_ld(const char *fn, size_t cols, size_t
     return gpuact__refuse(*mask_ld % 8 ? GPUACT_RULE_MASK_LD_NOT_MULTIPLE_OF_8 : GPUACT_RULE_MASK_LD_TOO_SMALL,
                           "%s: mask_ld = %zu bits; it must be a multiple of 8 and >= cols = %zu", fn, *mask_ld,
                           cols);
+}
+
+/* Few-bit codes (FEW-BIT CODES above): code_bits 0 (none, and no buffer) or
+   1-4, a kind with a table, codes_ld (0: cols rounded up to 128; else a
+   multiple of 32, >= cols), and their bytes: full rows of codes_ld codes,
+   then the last row's ceil(cols * slot / 8). kind is in range. */
+static gpuact_result gpuact__check_codes(const char *fn, gpuact_buffer codes, int bits, int kind, size_t rows,
+                                         size_t cols, size_t *codes_ld, size_t *bytes) {
+    size_t slot;
+    *bytes = 0;
+    if (!bits && !codes.handle) return GPUACT_SUCCESS;
+    if (bits < 1 || bits > 4)
+        return gpuact__refuse(GPUACT_RULE_CODE_BITS_INVALID, "%s: code_bits = %d%s; it is 1, 2, 3 or 4 with codes, 0 "
+                              "without", fn, bits, codes.handle ? " with a codes buffer" : "");
+    if (!gpuact__kind_codes(kind))
+        return gpuact__refuse(GPUACT_RULE_CODES_KIND_WITHOUT_TABLE, "%s: %s has no few-bit table (GELU, GELU tanh "
+                              "and SiLU have one): leave codes absent and code_bits 0", fn, gpuact__kind_names[kind]);
+    if (!*codes_ld) {
+        if (cols > SIZE_MAX - 127)
+            return gpuact__refuse(GPUACT_RULE_SIZE_OVERFLOW, "%s: cols = %zu is too large for codes", fn, cols);
+        *codes_ld = (cols + 127) / 128 * 128;
+    } else if (*codes_ld % 32 || *codes_ld < cols) {
+        return gpuact__refuse(GPUACT_RULE_CODES_LD_INVALID, "%s: codes_ld = %zu codes; it must be a multiple of 32 "
+                              "and >= cols = %zu (or 0)", fn, *codes_ld, cols);
+    }
+    slot = GPUACT_CODE_SLOT(bits);
+    if (!gpuact__extent(rows, cols / 8 * slot + (cols % 8 * slot + 7) / 8, *codes_ld / 8 * slot, 1, bytes))
+        return gpuact__refuse(GPUACT_RULE_SIZE_OVERFLOW, "%s: the codes span more bytes than size_t holds", fn);
+    return GPUACT_SUCCESS;
 }
 
 /* Bytes of a mask: full rows of mask_ld bits, then ceil(cols / 8) bytes. */
@@ -1769,7 +1845,8 @@ static uint64_t gpuact__geometry(const gpuact_context *ctx, gpuact__launch *L, g
 static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L);
 
 /* A long elementwise row of a kind with exp/erf/tanh (forward, or
-   backward without the bias gradient; one dtype, no bias, no mask) is
+   backward without the bias gradient; one dtype, no bias, no mask but
+   few-bit codes) is
    launched as the matrix of GPUACT__VIEW_COLS-element rows its contiguous
    elements are, then the rest as one row, when block rows would walk
    several rows of that matrix (gpuact__rows_per_block): what made the
@@ -1777,8 +1854,8 @@ static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpua
    Otherwise, and for every other launch, L as it is. Every buffer was
    validated for the whole row before; the rest is a launch of the same
    kernel. L comes from gpuact__forward or from gpuact__backward without
-   the bias gradient, its grid not yet set (a transcendental kind has no
-   mask). */
+   the bias gradient, its grid not yet set (a transcendental kind's mask is
+   its few-bit codes, whose rows follow the view's). */
 #ifndef GPUACT__VIEW_COLS
 #define GPUACT__VIEW_COLS 8192
 #endif
@@ -1794,6 +1871,7 @@ static gpuact_result gpuact__dispatch_rows(gpuact_context *ctx, gpuact_stream s,
     M = *L;
     M.rows = L->cols / C;
     M.cols = M.ld_in = M.ld_out = M.ld_aux = C;
+    M.mask_ld = C * GPUACT_CODE_SLOT(L->flags / GPUACT_F_CODE_BITS % 8); /* the few-bit codes' rows, in bits */
     if (gpuact__geometry(ctx, &M, &sh) == 1) return gpuact__dispatch(ctx, s, L);
     if ((r = gpuact__dispatch(ctx, s, &M)) != GPUACT_SUCCESS || L->cols % C == 0) return r;
     M = *L; /* the rest: one row, each array that many elements on */
@@ -1801,6 +1879,7 @@ static gpuact_result gpuact__dispatch_rows(gpuact_context *ctx, gpuact_stream s,
     M.in.offset += (size_t)(L->cols - M.cols) * es;
     M.out.offset += (size_t)(L->cols - M.cols) * es;
     if (M.aux.handle) M.aux.offset += (size_t)(L->cols - M.cols) * es;
+    if (M.mask.handle) M.mask.offset += (size_t)(L->cols - M.cols) / 8 * GPUACT_CODE_SLOT(L->flags / GPUACT_F_CODE_BITS % 8);
     return gpuact__dispatch(ctx, s, &M);
 }
 
@@ -1886,9 +1965,9 @@ typedef struct gpuact__fwd {
 static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact_stream s) {
     gpuact_epilogue_desc *d = &f->d;
     const char *fn = f->fn;
-    gpuact__region reg[4];
+    gpuact__region reg[5];
     gpuact__launch L;
-    size_t xb, yb, bb = 0, mb = 0;
+    size_t xb, yb, bb = 0, mb = 0, cb = 0;
     gpuact_result r;
     int has_data;
     GPUACT__NEED_CTX(fn);
@@ -1900,8 +1979,12 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
         (d->mask.handle && (r = gpuact__resolve_mask_ld(fn, d->cols, &d->mask_ld))) ||
         (r = gpuact__matrix_extent(fn, "x", d->rows, d->cols, d->ld_x, d->x_dtype, &xb)) ||
         (r = gpuact__matrix_extent(fn, "y", d->rows, d->cols, d->ld_y, d->y_dtype, &yb)) ||
-        (d->bias.handle && (r = gpuact__matrix_extent(fn, "bias", 1, d->cols, d->cols, d->bias_dtype, &bb))))
+        (d->bias.handle && (r = gpuact__matrix_extent(fn, "bias", 1, d->cols, d->cols, d->bias_dtype, &bb))) ||
+        (r = gpuact__check_codes(fn, d->codes, d->code_bits, (int)d->act.kind, d->rows, d->cols, &d->codes_ld, &cb)))
         return r;
+    if (d->code_bits && d->bias.handle && d->bias_dtype != d->x_dtype)
+        return gpuact__refuse(GPUACT_RULE_CODES_BIAS_DTYPE, "%s: the forward writing codes takes its bias in x's dtype "
+                              "(%s), not %s", fn, gpuact__dtype_name(d->x_dtype), gpuact__dtype_name(d->bias_dtype));
     if (d->mask.handle && !gpuact__kind_select(d->act.kind))
         return gpuact__refuse(GPUACT_RULE_MASK_FOR_SMOOTH_KIND,
                               "%s: %s has no 1-bit mask (its gradient is not 0 or 1): leave mask absent and keep x "
@@ -1909,7 +1992,9 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
     if (d->mask.handle && !gpuact__mask_extent(d->rows, d->cols, d->mask_ld, &mb))
         return gpuact__refuse(GPUACT_RULE_SIZE_OVERFLOW, "%s: the mask spans more bytes than size_t holds", fn);
     has_data = d->rows && d->cols;
-    if (has_data && ((r = gpuact__require(fn, "x", d->x)) || (r = gpuact__require(fn, "y", d->y)))) return r;
+    if (has_data && ((r = gpuact__require(fn, "x", d->x)) || (r = gpuact__require(fn, "y", d->y)) ||
+                     (d->code_bits && (r = gpuact__require(fn, "codes", d->codes)))))
+        return r;
     memset(reg, 0, sizeof reg);
     reg[0].name = "x";    reg[0].buf = d->x;    reg[0].bytes = xb; reg[0].align = gpuact_dtype_size(d->x_dtype);
     reg[0].output = 0;    reg[0].alias = -1;
@@ -1920,7 +2005,9 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
     reg[2].output = 0;    reg[2].alias = -1;
     reg[3].name = "mask"; reg[3].buf = d->mask; reg[3].bytes = mb; reg[3].align = 1;
     reg[3].output = 1;    reg[3].alias = -1;
-    if ((r = gpuact__check_regions(ctx, fn, reg, 4)) || !has_data) return r;
+    reg[4].name = "codes"; reg[4].buf = d->codes; reg[4].bytes = cb; reg[4].align = 4;
+    reg[4].output = 1;    reg[4].alias = -1;
+    if ((r = gpuact__check_regions(ctx, fn, reg, 5)) || !has_data) return r;
 
     memset(&L, 0, sizeof L);
     L.v.op = GPUACT_OP_forward;
@@ -1937,6 +2024,12 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
     /* plain: y is a selection of x's bits (the clip test runs on bits, so
        the bounds must be exact in x's dtype: the elementwise ops round them). */
     L.v.mask = d->mask.handle != NULL;
+    if (d->code_bits) { /* the few-bit codes: the kind's mask variant (kernels/contract.h) */
+        L.v.mask = 1;
+        L.mask = d->codes;
+        L.mask_ld = d->codes_ld * (size_t)GPUACT_CODE_SLOT(d->code_bits);
+        L.flags |= d->code_bits * GPUACT_F_CODE_BITS;
+    }
     L.v.select = gpuact__kind_select(L.v.kind) && !d->bias.handle && d->scale == 1.0f &&
                  d->x_dtype == d->y_dtype && gpuact__round_to_dtype(d->x_dtype, L.ceiling) == L.ceiling &&
                  gpuact__round_to_dtype(d->x_dtype, L.lower) == L.lower;
@@ -1953,16 +2046,16 @@ typedef struct gpuact__bwd {
 static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuact_stream s) {
     gpuact_epilogue_backward_desc *d = &b->d;
     const char *fn = b->fn;
-    gpuact__region reg[7];
+    gpuact__region reg[8];
     gpuact__launch L;
-    size_t dyb, dxb, yb = 0, mb = 0, db = 0, xb = 0, bb = 0;
+    size_t dyb, dxb, yb = 0, mb = 0, db = 0, xb = 0, bb = 0, cb = 0;
     gpuact_result r;
     int has_data, sources, smooth;
     GPUACT__NEED_CTX(fn);
     has_data = d->rows && d->cols;
-    sources = (d->y.handle != NULL) + (d->mask.handle != NULL) + (d->x.handle != NULL);
+    sources = (d->y.handle != NULL) + (d->mask.handle != NULL) + (d->x.handle != NULL) + (d->code_bits != 0);
     if (sources > 1 || (!sources && has_data))
-        return gpuact__refuse(GPUACT_RULE_SOURCE_NOT_EXACTLY_ONE, "%s: give exactly one of %s and mask; %s", fn,
+        return gpuact__refuse(GPUACT_RULE_SOURCE_NOT_EXACTLY_ONE, "%s: give exactly one of %s, mask and codes; %s", fn,
                               b->elementwise ? "x (the forward's input or output)" : "y (the forward's output), x",
                               sources ? "more than one was given" : "none was given");
     if ((r = gpuact__check_act(fn, &d->act)) || (r = gpuact__check_dtype(fn, "dy_dtype", d->dy_dtype)) ||
@@ -1982,13 +2075,14 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
         (d->x.handle && (r = gpuact__matrix_extent(fn, "x", d->rows, d->cols, d->ld_x, d->x_dtype, &xb))) ||
         (d->x.handle && d->bias.handle &&
          (r = gpuact__matrix_extent(fn, "bias", 1, d->cols, d->cols, d->x_dtype, &bb))) ||
-        (d->dbias.handle && (r = gpuact__matrix_extent(fn, "dbias", 1, d->cols, d->cols, d->dbias_dtype, &db))))
+        (d->dbias.handle && (r = gpuact__matrix_extent(fn, "dbias", 1, d->cols, d->cols, d->dbias_dtype, &db))) ||
+        (r = gpuact__check_codes(fn, d->codes, d->code_bits, (int)d->act.kind, d->rows, d->cols, &d->codes_ld, &cb)))
         return r;
     smooth = !gpuact__kind_select(d->act.kind);
     if (d->bias.handle && !d->x.handle)
         return gpuact__refuse(GPUACT_RULE_BIAS_WITHOUT_X,
                               "%s: bias is only read with x (the backward from the forward's input); it was given "
-                              "with %s", fn, d->mask.handle ? "mask" : "y");
+                              "with %s", fn, d->code_bits ? "codes" : d->mask.handle ? "mask" : "y");
     if (d->x.handle && !smooth)
         return gpuact__refuse(GPUACT_RULE_X_SOURCE_NEEDS_SMOOTH_KIND,
                               "%s: x is the source of the smooth kinds' backward; %s takes the forward's mask%s", fn,
@@ -2010,7 +2104,9 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
                               "sign y carries; use the mask or x", fn, (double)d->scale);
     if (d->mask.handle && !gpuact__mask_extent(d->rows, d->cols, d->mask_ld, &mb))
         return gpuact__refuse(GPUACT_RULE_SIZE_OVERFLOW, "%s: the mask spans more bytes than size_t holds", fn);
-    if (has_data && ((r = gpuact__require(fn, "dy", d->dy)) || (r = gpuact__require(fn, "dx", d->dx)))) return r;
+    if (has_data && ((r = gpuact__require(fn, "dy", d->dy)) || (r = gpuact__require(fn, "dx", d->dx)) ||
+                     (d->code_bits && (r = gpuact__require(fn, "codes", d->codes)))))
+        return r;
     memset(reg, 0, sizeof reg);
     reg[0].name = "dy";  reg[0].buf = d->dy;  reg[0].bytes = dyb; reg[0].align = gpuact_dtype_size(d->dy_dtype);
     reg[0].output = 0;   reg[0].alias = -1;
@@ -2029,7 +2125,9 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
     reg[5].output = 0;   reg[5].alias = -1;
     reg[6].name = "bias"; reg[6].buf = d->bias; reg[6].bytes = bb; reg[6].align = reg[5].align;
     reg[6].output = 0;   reg[6].alias = -1;
-    if ((r = gpuact__check_regions(ctx, fn, reg, 7))) return r;
+    reg[7].name = "codes"; reg[7].buf = d->codes; reg[7].bytes = cb; reg[7].align = 4;
+    reg[7].output = 0;   reg[7].alias = -1;
+    if ((r = gpuact__check_regions(ctx, fn, reg, 8))) return r;
     if (!s) s = ctx->desc.stream;
     if (!has_data) return d->dbias.handle && d->cols ? gpuact__dbias_zero(ctx, s, d) : GPUACT_SUCCESS;
 
@@ -2050,6 +2148,15 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
     /* z in f32 from the forward's input: the smooth kinds */
     L.v.fromx = smooth;
     L.v.select = !smooth && d->scale == 1.0f && d->dy_dtype == d->dx_dtype;
+    if (d->code_bits) { /* the few-bit codes: gelu's mask variant, the kind's table in the flags */
+        L.v.t[2] = d->dy_dtype;
+        L.v.kind = GPUACT_KIND_gelu;
+        L.v.mask = 1;
+        L.v.fromx = L.v.precise = 0;
+        L.mask = d->codes;
+        L.mask_ld = d->codes_ld * (size_t)GPUACT_CODE_SLOT(d->code_bits);
+        L.flags |= d->code_bits * GPUACT_F_CODE_BITS + ((int)d->act.kind - GPUACT_KIND_gelu) * GPUACT_F_CODE_TABLE;
+    }
     if (d->dbias.handle) {
         /* Deterministic bias gradient: each of `parts` row groups writes its
            column sums to the workspace in a fixed order, then one pass adds
@@ -2092,6 +2199,8 @@ GPUACT_DEF gpuact_result gpuact_forward(gpuact_context *ctx, const gpuact_forwar
     f.d.x_dtype = f.d.y_dtype = f.d.bias_dtype = d->dtype;
     f.d.x = d->x; f.d.y = d->y; f.d.mask = d->mask;
     f.d.mask_ld = gpuact__div_up(d->n, 8) * 8;
+    f.d.codes = d->codes; f.d.code_bits = d->code_bits;
+    f.d.codes_ld = gpuact__div_up(d->n, 32) * 32;
     return gpuact__forward(ctx, &f, s);
 }
 
@@ -2112,6 +2221,8 @@ GPUACT_DEF gpuact_result gpuact_backward(gpuact_context *ctx, const gpuact_backw
     b.d.dy_dtype = b.d.dx_dtype = b.d.y_dtype = d->dtype;
     b.d.dy = d->dy; b.d.dx = d->dx; b.d.y = d->x; b.d.mask = d->mask;
     b.d.mask_ld = gpuact__div_up(d->n, 8) * 8;
+    b.d.codes = d->codes; b.d.code_bits = d->code_bits;
+    b.d.codes_ld = gpuact__div_up(d->n, 32) * 32;
     return gpuact__backward(ctx, &b, s);
 }
 

@@ -25,6 +25,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define GPUACT_IMPLEMENTATION
 #include "gpuact.h"
+#include "kernels/fewbit.h" /* the few-bit levels the backward-from-codes check multiplies by */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +90,9 @@ static uint64_t new_key(void) {
     return mix64(g_run_seed ^ (++counter * 0xD1342543DE82EF95ull));
 }
 
-enum { DATA_MASK = 100 }; /* a buffer of random bytes (a mask), besides the dtypes */
+/* buffers of random bytes besides the dtypes: a mask or codes of 1, 2 or 4
+   bits; 3-bit codes (in 4-bit slots) with each slot's high bit 0 */
+enum { DATA_MASK = 100, DATA_CODES3 = 101 };
 
 /* Element i: random sign, magnitude in [2^-4, 2^4) with random mantissa:
    normal, finite, never zero; some f32 values are >= 6 (the clip ceiling). */
@@ -100,6 +103,7 @@ static uint32_t gen_bits(int type, uint64_t key, uint64_t i) {
     case GPUACT_F32: return (s << 31) | ((123u + e) << 23) | (uint32_t)(h & 0x7fffffu);
     case GPUACT_F16: return (s << 15) | ((11u + e) << 10) | (uint32_t)(h & 0x3ffu);
     case GPUACT_BF16: return (s << 15) | ((123u + e) << 7) | (uint32_t)(h & 0x7fu);
+    case DATA_CODES3: return (uint32_t)(h & 0x77u);
     default: return (uint32_t)(h & 0xffu); /* DATA_MASK: one byte */
     }
 }
@@ -113,7 +117,7 @@ static uint32_t f32_bits(float f) {
     memcpy(&u, &f, 4);
     return u;
 }
-static size_t type_size(int type) { return type == DATA_MASK ? 1 : gpuact_dtype_size((gpuact_dtype)type); }
+static size_t type_size(int type) { return type >= DATA_MASK ? 1 : gpuact_dtype_size((gpuact_dtype)type); }
 
 /* ---- a small parallel for (host data generation and reference sums) --------------- */
 
@@ -157,9 +161,9 @@ static void gen_range(void *p, size_t lo, size_t hi) {
     if (g->type == GPUACT_F32) {
         uint32_t *h = (uint32_t *)g->host;
         for (i = lo; i < hi; i++) h[i] = gen_bits(GPUACT_F32, g->key, g->first + i);
-    } else if (g->type == DATA_MASK) {
+    } else if (g->type >= DATA_MASK) {
         unsigned char *h = (unsigned char *)g->host;
-        for (i = lo; i < hi; i++) h[i] = (unsigned char)gen_bits(DATA_MASK, g->key, g->first + i);
+        for (i = lo; i < hi; i++) h[i] = (unsigned char)gen_bits(g->type, g->key, g->first + i);
     } else {
         uint16_t *h = (uint16_t *)g->host;
         for (i = lo; i < hi; i++) h[i] = (uint16_t)gen_bits(g->type, g->key, g->first + i);
@@ -221,6 +225,7 @@ typedef struct workload {
     char shape[48];
     int y16;        /* an f32 product's epilogue for a 16-bit layer: K_EPI y in bf16 (x and the bias in dt),
                        K_EPI_BWD dy in bf16 (dx in dt, dbias f32) */
+    int code_bits;  /* FWD: also write few-bit codes of this many bits; BWD: dx from them (GELU, GELU tanh, SiLU) */
 } workload;
 
 #define SLOPE 0.01f
@@ -244,6 +249,8 @@ static size_t mask_ld_of(const workload *w) {
 }
 static size_t mask_bytes(const workload *w) {
     size_t ld = mask_ld_of(w);
+    if (w->code_bits) /* elementwise: n codes of GPUACT_CODE_SLOT bits (kernels/contract.h) */
+        return (wl_n(w) * GPUACT_CODE_SLOT(w->code_bits) + 7) / 8;
     return (w->rows - 1) * (ld / 8) + (w->cols + 7) / 8;
 }
 
@@ -252,8 +259,8 @@ static double wl_bytes(const workload *w) {
     double n = (double)wl_n(w), es = (double)gpuact_dtype_size(w->dt), m = (double)mask_bytes(w);
     double ei = (double)gpuact_dtype_size(in_dtype(w)), eo = (double)gpuact_dtype_size(out_dtype(w));
     switch (w->kind) {
-    case K_FWD: case K_SMALL: return 2 * n * es + (w->mask ? m : 0);
-    case K_BWD: return 2 * n * es + (w->mask ? m : n * es);
+    case K_FWD: case K_SMALL: return 2 * n * es + (w->mask || w->code_bits ? m : 0);
+    case K_BWD: return 2 * n * es + (w->mask || w->code_bits ? m : n * es);
     case K_EPI: return n * ei + n * eo + (double)w->cols * es + (w->mask ? m : 0);
     case K_EPI_BWD: return n * ei + n * eo + (w->mask ? m : n * es) + (double)w->cols * 4;
     case K_GLU: return 3 * n * es + 2 * (double)w->cols * es;
@@ -263,7 +270,7 @@ static double wl_bytes(const workload *w) {
 static double wl_memory(const workload *w) {
     double n = (double)wl_n(w), es = (double)gpuact_dtype_size(w->dt), m = (double)mask_bytes(w);
     switch (w->kind) {
-    case K_FWD: case K_SMALL: return 2 * n * es + (w->mask ? m : 0);
+    case K_FWD: case K_SMALL: return 2 * n * es + (w->mask || w->code_bits ? m : 0);
     case K_BWD: return 3 * n * es + m;
     case K_EPI: return 2 * n * es + (double)w->cols * es + m;
     case K_EPI_BWD: return 3 * n * es + m + (double)w->cols * 4 * 600;
@@ -305,6 +312,7 @@ static gpuact_result run_op(run_state *s) {
             d.act = act; d.dtype = w->dt; d.n = wl_n(w);
             d.x = s->in0; d.y = s->out;
             if (w->mask) d.mask = s->mask;
+            if (w->code_bits) { d.codes = s->mask; d.code_bits = w->code_bits; }
             return gpuact_forward(ctx, &d, NULL);
         }
     case K_BWD:
@@ -316,6 +324,7 @@ static gpuact_result run_op(run_state *s) {
             d.act = act; d.dtype = w->dt; d.n = wl_n(w);
             d.dy = s->in0; d.dx = s->out;
             if (w->mask) d.mask = s->mask;
+            else if (w->code_bits) { d.codes = s->mask; d.code_bits = w->code_bits; }
             else d.x = s->in1;
             return gpuact_backward(ctx, &d, NULL);
         }
@@ -364,6 +373,22 @@ static int input_mask_bit(const run_state *s, size_t r, size_t c) {
     return (int)(gen_bits(DATA_MASK, s->k1, bit / 8) >> (bit % 8)) & 1;
 }
 
+/* The few-bit levels (kernels/fewbit.h), [table][bits - 1][16], the tables
+   in the order gelu, gelu_tanh, silu. */
+static const float fewbit_levels[] = GPUACT_FEWBIT_LEVELS;
+
+/* Code of element (r, c) of input codes filled with random bytes. */
+static unsigned input_code(const run_state *s, size_t r, size_t c) {
+    const int slot = GPUACT_CODE_SLOT(s->w->code_bits);
+    const size_t bit = (r * s->w->cols + c) * (size_t)slot;
+    return (gen_bits(s->w->code_bits == 3 ? DATA_CODES3 : DATA_MASK, s->k1, bit / 8) >> (bit % 8)) & ((1u << slot) - 1u);
+}
+/* f32 to bf16, rounded to nearest even (finite values) */
+static uint32_t bf16_bits(float f) {
+    const uint32_t u = f32_bits(f);
+    return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+}
+
 /* Expected output bits and mask bit of element (r, c). The data are normal,
    finite and non-zero, so the sign bit decides x > 0 for relu. */
 static void expect(const run_state *s, size_t r, size_t c, uint32_t *out, int *bit) {
@@ -392,6 +417,14 @@ static void expect(const run_state *s, size_t r, size_t c, uint32_t *out, int *b
     }
     case K_BWD: {
         uint32_t dy = gen_bits(w->dt, s->k0, i);
+        if (w->code_bits) { /* f32 and bf16: dy * level, rounded once */
+            const float lv = fewbit_levels[((w->act - GPUACT_GELU) * GPUACT_FEWBIT_MAX_BITS + w->code_bits - 1) *
+                                               GPUACT_FEWBIT_STRIDE + input_code(s, r, c)];
+            volatile float p = bits_f32(w->dt == GPUACT_F32 ? dy : dy << 16) * lv; /* one IEEE f32 multiply */
+            *out = w->dt == GPUACT_F32 ? f32_bits(p) : bf16_bits(p);
+            *bit = 0;
+            return;
+        }
         int pass = w->mask ? input_mask_bit(s, r, c) : !sign_of(w->dt, gen_bits(w->dt, s->k1, i));
         *out = pass ? dy : 0u;
         *bit = pass;
@@ -645,7 +678,25 @@ typedef struct row {
     double bytes, med_ms, min_ms, host_us; /* host_us < 0: not measured */
     int has_bw;
 } row;
-static row g_rows[256];
+/* --matrix's modes; its cells are kinds x dtypes x these, where a kind has the mode */
+static const struct { kind_t kind; int mask; const char *tag, *op; int y16, bits; } modes[] = {
+    {K_FWD, 0, "fwd", "forward", 0, 0}, {K_FWD, 1, "fwd-mask", "forward + mask", 0, 0},
+    {K_FWD, 0, "fwd-codes1", "forward + 1-bit codes", 0, 1}, {K_FWD, 0, "fwd-codes2", "forward + 2-bit codes", 0, 2},
+    {K_FWD, 0, "fwd-codes3", "forward + 3-bit codes", 0, 3}, {K_FWD, 0, "fwd-codes4", "forward + 4-bit codes", 0, 4},
+    {K_BWD, 0, "bwd-x", "backward from x", 0, 0}, {K_BWD, 1, "bwd-mask", "backward from mask", 0, 0},
+    {K_BWD, 0, "bwd-codes1", "backward from 1-bit codes", 0, 1},
+    {K_BWD, 0, "bwd-codes2", "backward from 2-bit codes", 0, 2},
+    {K_BWD, 0, "bwd-codes3", "backward from 3-bit codes", 0, 3},
+    {K_BWD, 0, "bwd-codes4", "backward from 4-bit codes", 0, 4},
+    {K_EPI, 0, "epi", "epilogue bias+act", 0, 0}, {K_EPI, 1, "epi-mask", "epilogue bias+act + mask", 0, 0},
+    {K_EPI, 0, "epi-y16", "epilogue bias+act, y bf16", 1, 0},
+    {K_EPI, 1, "epi-mask-y16", "epilogue bias+act + mask, y bf16", 1, 0},
+    {K_EPI_BWD, 1, "epibwd-mask", "epilogue bwd+dbias, mask", 0, 0},
+    {K_EPI_BWD, 0, "epibwd-y", "epilogue bwd+dbias, y or x", 0, 0},
+    {K_EPI_BWD, 1, "epibwd-mask-y16", "epilogue bwd+dbias, mask, dy bf16", 1, 0},
+    {K_GLU, 0, "glu", "gated act(a + ba) * (b + bb)", 0, 0}};
+enum { MATRIX_CELLS = 3 * GPUACT_KIND_COUNT * (int)(sizeof modes / sizeof modes[0]) }; /* at most (a row each) */
+static row g_rows[MATRIX_CELLS];
 static int g_nrows = 0;
 static double g_copy_gbps = 0;
 
@@ -737,7 +788,7 @@ static void run_workload(gpuact_context *ctx, workload *w) {
     case K_FWD:
     case K_SMALL:
     case K_EPI:
-        if (w->mask) alloc_buf(ctx, mask_bytes(w), &s.mask, "mask", w);
+        if (w->mask || w->code_bits) alloc_buf(ctx, mask_bytes(w), &s.mask, w->mask ? "mask" : "codes", w);
         if (w->kind == K_EPI) {
             alloc_buf(ctx, w->cols * es, &s.bias, "bias", w);
             fill(ctx, s.bias, w->dt, w->cols, s.kbias);
@@ -745,9 +796,9 @@ static void run_workload(gpuact_context *ctx, workload *w) {
         break;
     case K_BWD:
     case K_EPI_BWD:
-        if (w->mask) {
-            alloc_buf(ctx, mask_bytes(w), &s.mask, "mask", w);
-            fill(ctx, s.mask, DATA_MASK, mask_bytes(w), s.k1);
+        if (w->mask || w->code_bits) {
+            alloc_buf(ctx, mask_bytes(w), &s.mask, w->mask ? "mask" : "codes", w);
+            fill(ctx, s.mask, w->code_bits == 3 ? DATA_CODES3 : DATA_MASK, mask_bytes(w), s.k1);
         } else {
             alloc_buf(ctx, n * es, &s.in1, "in1", w);
             fill(ctx, s.in1, w->dt, n, s.k1);
@@ -848,8 +899,9 @@ static void usage(FILE *f) {
             "              mask), epilogue forward (with and without the mask; the selection kinds' f32 one\n"
             "              also writing y in bf16: *-y16-*), backward + dbias (from the mask, from y or x; from\n"
             "              the mask also with dy in bf16 into an f32 dx: epibwd-mask-y16-*) and\n"
-            "              the gated forward; outputs the CPU check below does not model are timed and marked\n"
-            "              '-' (the conformance suite checks them)\n");
+            "              the gated forward; GELU, GELU tanh and SiLU also forward writing 1-4-bit codes\n"
+            "              and backward from them (fwd-codes2-*, bwd-codes2-*); outputs the CPU check below\n"
+            "              does not model are timed and marked '-' (the conformance suite checks them)\n");
 }
 
 /* The comma-separated list's item at *p: its length; *p moves past it and its comma. */
@@ -883,30 +935,30 @@ int main(int argc, char **argv) {
     /* seed shape 4096 x 393216 (PERFORMANCE.md) */
     const size_t big = (size_t)4096 * 393216, quick_n = (size_t)1 << 22;
     workload wl[] = {
-        {"relu-f32", "relu forward", K_FWD, GPUACT_F32, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0},
-        {"relu-bf16", "relu forward", K_FWD, GPUACT_BF16, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0},
-        {"relu-f16", "relu forward", K_FWD, GPUACT_F16, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0},
-        {"relu-mask-f32", "relu forward + mask", K_FWD, GPUACT_F32, GPUACT_RELU, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0},
-        {"relu-bwd-f32", "relu backward from x", K_BWD, GPUACT_F32, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0},
+        {"relu-f32", "relu forward", K_FWD, GPUACT_F32, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0, 0},
+        {"relu-bf16", "relu forward", K_FWD, GPUACT_BF16, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0, 0},
+        {"relu-f16", "relu forward", K_FWD, GPUACT_F16, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0, 0},
+        {"relu-mask-f32", "relu forward + mask", K_FWD, GPUACT_F32, GPUACT_RELU, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0, 0},
+        {"relu-bwd-f32", "relu backward from x", K_BWD, GPUACT_F32, GPUACT_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0, 0},
         {"relu-bwd-mask-f32", "relu backward from mask", K_BWD, GPUACT_F32, GPUACT_RELU, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0,
-         0, 0, "", 0},
+         0, 0, "", 0, 0},
         {"leaky-f32", "leaky forward (0.01)", K_FWD, GPUACT_F32, GPUACT_LEAKY_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-         "", 0},
+         "", 0, 0},
         {"clipped-f32", "clipped forward (6)", K_FWD, GPUACT_F32, GPUACT_CLIPPED_RELU, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-         0, "", 0},
-        {"epi-f32", "epilogue bias+relu", K_EPI, GPUACT_F32, GPUACT_RELU, 0, 65536, 8192, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0},
+         0, "", 0, 0},
+        {"epi-f32", "epilogue bias+relu", K_EPI, GPUACT_F32, GPUACT_RELU, 0, 65536, 8192, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", 0, 0},
         {"epi-mask-f32", "epilogue bias+relu + mask", K_EPI, GPUACT_F32, GPUACT_RELU, 1, 65536, 8192, 0, 0, 0, 0, 0, 0,
-         0, 0, 0, "", 0},
+         0, 0, 0, "", 0, 0},
         {"epi-small-f32", "epilogue bias+relu", K_EPI, GPUACT_F32, GPUACT_RELU, 0, 1024, 8192, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-         "", 0},
+         "", 0, 0},
         {"epi-bwd-mask-f32", "epilogue bwd+dbias from mask", K_EPI_BWD, GPUACT_F32, GPUACT_RELU, 1, 65536, 8192, 0, 0, 0,
-         0, 0, 0, 0, 0, 0, "", 0},
+         0, 0, 0, 0, 0, 0, "", 0, 0},
         {"epi-bwd-y-f32", "epilogue bwd+dbias from y", K_EPI_BWD, GPUACT_F32, GPUACT_RELU, 0, 65536, 8192, 0, 0, 0, 0, 0,
-         0, 0, 0, 0, "", 0},
+         0, 0, 0, 0, "", 0, 0},
         {"relu-1024-f32", "relu forward (launch bound)", K_SMALL, GPUACT_F32, GPUACT_RELU, 0, 1, 1024, 0, 0, 0, 0, 0, 0,
-         0, 0, 0, "", 0},
+         0, 0, 0, "", 0, 0},
         {"relu-large-f32", "relu forward, > 2^31 elems", K_FWD, GPUACT_F32, GPUACT_RELU, 0, 1,
-         (size_t)((((uint64_t)1 << 31) + 17) & (uint64_t)SIZE_MAX), 1, 0, 0, 0, 0, 0, 0, 0, 0, "", 0},
+         (size_t)((((uint64_t)1 << 31) + 17) & (uint64_t)SIZE_MAX), 1, 0, 0, 0, 0, 0, 0, 0, 0, "", 0, 0},
     };
     int nwl = (int)(sizeof wl / sizeof wl[0]);
     workload *all = wl;
@@ -955,35 +1007,29 @@ int main(int argc, char **argv) {
 
     if (opt.matrix) { /* every cell: kinds x dtypes x modes */
         static const char *const dn[3] = {"f32", "f16", "bf16"};
-        static const struct { kind_t kind; int mask; const char *tag, *op; int y16; } modes[] = {
-            {K_FWD, 0, "fwd", "forward", 0}, {K_FWD, 1, "fwd-mask", "forward + mask", 0},
-            {K_BWD, 0, "bwd-x", "backward from x", 0}, {K_BWD, 1, "bwd-mask", "backward from mask", 0},
-            {K_EPI, 0, "epi", "epilogue bias+act", 0}, {K_EPI, 1, "epi-mask", "epilogue bias+act + mask", 0},
-            {K_EPI, 0, "epi-y16", "epilogue bias+act, y bf16", 1},
-            {K_EPI, 1, "epi-mask-y16", "epilogue bias+act + mask, y bf16", 1},
-            {K_EPI_BWD, 1, "epibwd-mask", "epilogue bwd+dbias, mask", 0},
-            {K_EPI_BWD, 0, "epibwd-y", "epilogue bwd+dbias, y or x", 0},
-            {K_EPI_BWD, 1, "epibwd-mask-y16", "epilogue bwd+dbias, mask, dy bf16", 1},
-            {K_GLU, 0, "glu", "gated act(a + ba) * (b + bb)", 0}};
-        static char names[3 * GPUACT_KIND_COUNT * (sizeof modes / sizeof modes[0])][32];
+        static char names[MATRIX_CELLS][32];
         int k, d, m, n = 0;
-        all = (workload *)xmalloc(sizeof names / sizeof names[0] * sizeof *all);
+        all = (workload *)xmalloc(MATRIX_CELLS * sizeof *all);
         for (d = 0; d < 3; d++)
             for (k = 0; k < GPUACT_KIND_COUNT; k++)
                 for (m = 0; m < (int)(sizeof modes / sizeof modes[0]); m++) {
                     const kind_info kr = kind_row(k);
                     workload *w = &all[n];
-                    /* the CPU check models the ReLU family's three first kinds (the conformance suite checks all) */
-                    const int checked = k <= GPUACT_CLIPPED_RELU && (!modes[m].y16 || modes[m].kind == K_EPI_BWD) &&
-                                        ((modes[m].kind == K_FWD && (k == GPUACT_RELU || d == GPUACT_F32)) ||
-                                        (modes[m].kind == K_BWD && (k == GPUACT_RELU ||
-                                                                    (modes[m].mask && k == GPUACT_CLIPPED_RELU))) ||
-                                        (modes[m].kind == K_EPI && k == GPUACT_RELU && d == GPUACT_F32) ||
-                                         (modes[m].kind == K_EPI_BWD && k == GPUACT_RELU && d == GPUACT_F32));
+                    /* the CPU check models the ReLU family's three first kinds and the f32 and bf16
+                       backward from codes (the conformance suite checks all) */
+                    const int checked = (k <= GPUACT_CLIPPED_RELU && (!modes[m].y16 || modes[m].kind == K_EPI_BWD) &&
+                                         ((modes[m].kind == K_FWD && (k == GPUACT_RELU || d == GPUACT_F32)) ||
+                                          (modes[m].kind == K_BWD && (k == GPUACT_RELU ||
+                                                                      (modes[m].mask && k == GPUACT_CLIPPED_RELU))) ||
+                                          (modes[m].kind == K_EPI && k == GPUACT_RELU && d == GPUACT_F32) ||
+                                          (modes[m].kind == K_EPI_BWD && k == GPUACT_RELU && d == GPUACT_F32))) ||
+                                        (modes[m].bits && modes[m].kind == K_BWD && d != GPUACT_F16);
                     if (modes[m].kind == K_EPI_BWD && !modes[m].mask && kr.select && !kr.from_y)
                         continue; /* the bounded kinds' epilogue backward needs the mask */
                     if (modes[m].mask && !kr.select)
                         continue; /* the smooth kinds have no mask; their backward reads x */
+                    if (modes[m].bits && !((GPUACT_CODES_KINDS >> k) & 1u))
+                        continue; /* few-bit codes: the kinds with a table (kernels/fewbit.h) */
                     if (modes[m].y16 && (d != GPUACT_F32 || !kr.select))
                         continue; /* mixed dtypes: the f32 epilogue writing bf16 and its backward, the selection kinds */
                     if (modes[m].kind == K_GLU && !kr.glu)
@@ -997,6 +1043,7 @@ int main(int argc, char **argv) {
                     w->act = k;
                     w->mask = modes[m].mask;
                     w->y16 = modes[m].y16;
+                    w->code_bits = modes[m].bits;
                     w->rows = w->kind == K_EPI || w->kind == K_EPI_BWD ? 65536 : w->kind == K_GLU ? 32768 : 1;
                     w->cols = w->kind == K_EPI || w->kind == K_EPI_BWD || w->kind == K_GLU ? 8192 : 0;
                     w->nocheck = !checked;

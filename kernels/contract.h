@@ -57,7 +57,13 @@
    number of its values.
      kind    activation kind (count: the number of GPUACT_ACTIVATIONS)
      mask    forward: also writes the mask; backward: the region comes from
-             the mask instead of the forward's x or y
+             the mask instead of the forward's x or y. For GELU, tanh-GELU
+             and SiLU (GPUACT_CODES_KINDS) it is the few-bit codes instead
+             (kernels/fewbit.h): the forward writes each element's code of
+             z, the backward multiplies dy (* scale) by the code's level; the
+             codes take the mask's geometry (its blocks, vectors, rows), and
+             the backward's variant is the one of gelu whatever the kind: its
+             table comes in the flags (GPUACT_F_CODE_TABLE)
      dbias   backward: each row group also writes its column sums of dx
      select  "plain": forward without bias, scale 1, x's dtype in and out,
              bounds exact in it (y is a selection of x's bits); backward
@@ -80,8 +86,17 @@
 enum {
     GPUACT_F_BIAS = 1,  /* add bias[c] (forward; backward with fromx) */
     GPUACT_F_SCALE = 2, /* multiply by scale (never when scale is 1) */
-    GPUACT_F_RAW = 4    /* forward, no bias, scale 1, one dtype: a NaN x keeps its bits */
+    GPUACT_F_RAW = 4,   /* forward, no bias, scale 1, one dtype: a NaN x keeps its bits */
+    GPUACT_F_CODE_BITS = 8,  /* codes (above): flags / GPUACT_F_CODE_BITS % 8 = bits per code, 1-4 */
+    GPUACT_F_CODE_TABLE = 64 /* backward from codes: flags / GPUACT_F_CODE_TABLE = the table (fewbit.h) */
 };
+/* Few-bit codes: the kinds with a table (kernels/fewbit.h, in this order:
+   the table of kind k is k - GPUACT_KIND_gelu; gpuact.h checks the order),
+   and the bits an element's code takes in the packed rows: b bits in a slot
+   of GPUACT_CODE_SLOT(b) (3 in 4: no code crosses a byte). Element i of a
+   row is bits [i * slot % 8, + slot) of byte i * slot / 8, as the mask's bits. */
+#define GPUACT_CODES_KINDS GPUACT_TRANSCENDENTAL_KINDS
+#define GPUACT_CODE_SLOT(bits) ((bits) == 3 ? 4 : (bits))
 
 /* The rows' layout, the kernel parameter `layout`: the host decides it once
    per launch (gpuact__layout in gpuact.h) from the arrays' addresses, row

@@ -4,9 +4,11 @@
 # Installs ./python into the current Python (--no-build-isolation: the machine
 # has no network; it uses the setuptools already there), prints what gpuact
 # sees (python -m gpuact --self-test), runs the tests (torch, CuPy and JAX
-# ones included; the gated forms' in tests/test_gated_gpu.py), the per-call
-# host times against torch (bench/host_time.py, under a minute) and the
-# benchmark, and ends with a short summary.
+# ones included; the gated forms' in tests/test_gated_gpu.py, the few-bit
+# backward's in tests/test_fewbit_gpu.py), the per-call host times against
+# torch (bench/host_time.py, under a minute), the DistributedDataParallel
+# check on two GPUs (tests/ddp_check.py under torchrun; "skipped" with fewer
+# than two visible) and the benchmark, and ends with a short summary.
 # BENCH_ARGS adds options to the benchmark (e.g. "--quick" or "--only a");
 # PY_TESTS_ONLY=1 leaves the benchmark out.
 set -uo pipefail
@@ -25,6 +27,16 @@ info=${PIPESTATUS[0]}
 tests=${PIPESTATUS[0]}
 "$py" python/bench/host_time.py --json "$out/host_time.json" 2>&1 | tee "$out/host_time.txt"
 host=${PIPESTATUS[0]}
+ngpu=$("$py" -c "import torch; print(torch.cuda.device_count())" 2>/dev/null || echo 0)
+if [ "${ngpu:-0}" -ge 2 ]; then
+  "$py" -m torch.distributed.run --standalone --nproc_per_node=2 python/tests/ddp_check.py 2>&1 | tee "$out/ddp.txt"
+  ddp=${PIPESTATUS[0]}
+  ddp_line=$(grep "ddp_check: \(OK\|FAIL\)" "$out/ddp.txt" | tail -1)
+else
+  ddp=0
+  ddp_line="ddp_check: skipped ($ngpu GPU visible, 2 needed)"
+  echo "$ddp_line" | tee "$out/ddp.txt"
+fi
 bench=0
 if [ -z "${PY_TESTS_ONLY:-}" ]; then   # PY_TESTS_ONLY=1: the checks without the benchmark
   "$py" python/bench/bench_torch.py --out "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.txt"
@@ -37,6 +49,7 @@ echo "|---|---|"
 echo "| pip install --no-build-isolation ./python | $install |"
 echo "| python -m gpuact --self-test | $info |"
 echo "| pytest python/tests: $(tail -1 "$out/pytest.txt") | $tests |"
-echo "| bench/host_time.py: $(tail -1 "$out/host_time.txt") | $host |"
+echo "| bench/host_time.py: $(grep "rows at" "$out/host_time.txt" | tail -1) | $host |"
+echo "| tests/ddp_check.py on 2 GPUs: $ddp_line | $ddp |"
 echo "| bench_torch.py (tables in $out/results.md) | $bench |"
-[ "$install$info$tests$host$bench" = "00000" ]
+[ "$install$info$tests$host$ddp$bench" = "000000" ]

@@ -23,8 +23,8 @@ equal the reference (gpuact_ref_same; dbias within 1e-5 of sum |dx|).
 
 The suites, one file per operation, are in tests/conformance/: common.h
 (cases, guarded regions, the comparison, the activations), elementwise.c,
-epilogue.c, gated.c and variants.c (every kernel variant), compiled here as
-one translation unit.
+epilogue.c, gated.c, codes.c (the few-bit codes) and variants.c (every
+kernel variant), compiled here as one translation unit.
 
 One line per failed case names the op, dtypes, activation, shape, offsets,
 placement and the first wrong byte or element with both bit patterns. The
@@ -47,6 +47,7 @@ last line is always "N passed, N failed".
 #include "conformance/elementwise.c"
 #include "conformance/epilogue.c"
 #include "conformance/gated.c"
+#include "conformance/codes.c"
 #include "conformance/variants.c"
 
 /* >>main */
@@ -152,6 +153,7 @@ int main(int argc, char **argv)
         if (suite_on(suites, "epilogue")) epilogue_suite();
         if (suite_on(suites, "variant")) variant_suite();
         if (suite_on(suites, "glu")) glu_suite();
+        if (suite_on(suites, "codes")) codes_suite();
         if (suite_on(suites, "large")) large_suite(large);
         if (!suites) variants_launched(); /* only a full run launches them all */
         else if (launched_out) record_launched(launched_out, gpuact_backend_name(BACKENDS[i]));

@@ -40,6 +40,7 @@ CONVENTIONS
 #include <string.h>
 #include <math.h>
 #include "gpuact_smooth_ref.h" /* GELU, SiLU: the kernels' own math (kernels/smooth.h) */
+#include "../kernels/fewbit.h"  /* the few-bit tables */
 
 #if defined(__GNUC__)
 #define GPUACT_REF_FN static __attribute__((unused))
@@ -363,6 +364,54 @@ GPUACT_REF_FN void gpuact_ref__mask_set(unsigned char *mask, size_t bit)
     mask[bit / 8] = (unsigned char)(mask[bit / 8] | (1u << (bit % 8)));
 }
 
+/* >>few-bit codes (gpuact.h's FEW-BIT CODES) */
+
+/* The table of a kind with one (GELU, GELU tanh, SiLU: 0, 1, 2), else -1. */
+GPUACT_REF_FN int gpuact_ref_code_table(gpuact_activation a)
+{
+    return a.kind == GPUACT_GELU ? 0 : a.kind == GPUACT_GELU_TANH ? 1 : a.kind == GPUACT_SILU ? 2 : -1;
+}
+
+/* The code of z: how many of the table's 2^bits - 1 boundaries are <= z
+   (counted one by one; NaN compares false: 0). */
+GPUACT_REF_FN unsigned gpuact_ref_code(gpuact_activation a, int bits, float z)
+{
+    static const float bounds[] = GPUACT_FEWBIT_BOUNDS;
+    const float *t = bounds + (gpuact_ref_code_table(a) * GPUACT_FEWBIT_MAX_BITS + bits - 1) * GPUACT_FEWBIT_STRIDE;
+    unsigned c = 0, i;
+    for (i = 0; i + 1 < (1u << bits); i++)
+        c += z >= t[i];
+    return c;
+}
+
+GPUACT_REF_FN float gpuact_ref_code_level(gpuact_activation a, int bits, unsigned code)
+{
+    static const float levels[] = GPUACT_FEWBIT_LEVELS;
+    return levels[(gpuact_ref_code_table(a) * GPUACT_FEWBIT_MAX_BITS + bits - 1) * GPUACT_FEWBIT_STRIDE + code];
+}
+
+/* Bits a code takes in the packed rows (3 in 4). */
+GPUACT_REF_FN int gpuact_ref_code_slot(int bits) { return bits == 3 ? 4 : bits; }
+
+/* Bytes of one row of cols codes. */
+GPUACT_REF_FN size_t gpuact_ref_codes_row_bytes(size_t cols, int bits)
+{
+    return (cols * (size_t)gpuact_ref_code_slot(bits) + 7) / 8;
+}
+
+/* Code i of a row: bits [i * slot % 8, + slot) of byte i * slot / 8. */
+GPUACT_REF_FN unsigned gpuact_ref_code_get(const unsigned char *row, size_t i, int bits)
+{
+    const size_t s = (size_t)gpuact_ref_code_slot(bits), bit = i * s;
+    return (row[bit / 8] >> (bit % 8)) & ((1u << s) - 1u);
+}
+
+GPUACT_REF_FN void gpuact_ref_code_set(unsigned char *row, size_t i, int bits, unsigned code)
+{
+    const size_t s = (size_t)gpuact_ref_code_slot(bits), bit = i * s;
+    row[bit / 8] = (unsigned char)((row[bit / 8] & ~(((1u << s) - 1u) << (bit % 8))) | (code << (bit % 8)));
+}
+
 /* >>forward */
 
 typedef struct gpuact_ref_fwd {
@@ -374,6 +423,9 @@ typedef struct gpuact_ref_fwd {
     void *y;
     unsigned char *mask;         /* NULL: none; else row r starts at byte r * mask_ld / 8 */
     unsigned char *nan_any;      /* optional, indexed like y: 1 = any NaN is right, 0 = exact bits */
+    unsigned char *codes;        /* optional (code_bits 1-4): row r starts at byte r * codes_ld * slot / 8 */
+    int code_bits;
+    size_t codes_ld;             /* codes between row starts, a multiple of 32 */
 } gpuact_ref_fwd;
 
 GPUACT_REF_FN void gpuact_ref_forward(const gpuact_ref_fwd *p)
@@ -387,8 +439,11 @@ GPUACT_REF_FN void gpuact_ref_forward(const gpuact_ref_fwd *p)
 
     for (r = 0; r < p->rows; r++) {
         unsigned char *mrow = p->mask ? p->mask + r * (p->mask_ld / 8) : NULL;
+        unsigned char *crow = p->codes ? p->codes + r * p->codes_ld / 8 * (size_t)gpuact_ref_code_slot(p->code_bits) : NULL;
         if (mrow)
             memset(mrow, 0, (p->cols + 7) / 8);   /* padding bits of the last byte are 0 */
+        if (crow)
+            memset(crow, 0, gpuact_ref_codes_row_bytes(p->cols, p->code_bits));
         for (c = 0; c < p->cols; c++) {
             size_t xi = r * p->ld_x + c, yi = r * p->ld_y + c;
             uint32_t xbits = gpuact_ref_raw(p->x_dtype, p->x, xi);
@@ -406,6 +461,8 @@ GPUACT_REF_FN void gpuact_ref_forward(const gpuact_ref_fwd *p)
 
             if (mrow && !gpuact_ref_smooth(p->act) && gpuact_ref_passes(p->act, z))
                 gpuact_ref__mask_set(mrow, c);
+            if (crow)
+                gpuact_ref_code_set(crow, c, p->code_bits, gpuact_ref_code(p->act, p->code_bits, z));
             if (selects && gpuact_ref_raw_isnan(p->x_dtype, xbits)) {
                 gpuact_ref_store_raw(p->y_dtype, p->y, yi, xbits);
                 raw_nan = 1;
@@ -454,6 +511,9 @@ typedef struct gpuact_ref_bwd {
     double *dbias;               /* optional, cols entries: f64 sum over rows of the stored dx */
     double *dbias_abs;           /* optional, cols entries: f64 sum of |stored dx| */
     unsigned char *nan_any;      /* optional, indexed like dx */
+    const unsigned char *codes;  /* instead of src and mask: few-bit codes (code_bits 1-4), */
+    int code_bits;               /* dx = (dy * scale) * level[code] */
+    size_t codes_ld;
 } gpuact_ref_bwd;
 
 GPUACT_REF_FN void gpuact_ref_backward(const gpuact_ref_bwd *p)
@@ -473,7 +533,7 @@ GPUACT_REF_FN void gpuact_ref_backward(const gpuact_ref_bwd *p)
             /* Everything is read before dx is written: dx may alias dy. */
             uint32_t gbits = gpuact_ref_raw(p->dy_dtype, p->dy, dyi);
             float g = gpuact_ref_load(p->dy_dtype, p->dy, dyi);
-            float z = p->mask ? 0.0f : gpuact_ref_load(p->src_dtype, p->src, r * p->ld_src + c);
+            float z = p->mask || p->codes ? 0.0f : gpuact_ref_load(p->src_dtype, p->src, r * p->ld_src + c);
             int smooth = gpuact_ref_smooth(p->act), passes;
             float v;
             int raw_nan = 0;
@@ -481,7 +541,13 @@ GPUACT_REF_FN void gpuact_ref_backward(const gpuact_ref_bwd *p)
             if (p->bias)
                 z = z + gpuact_ref_load(p->src_dtype, p->bias, c);
             passes = p->mask ? gpuact_ref__mask_bit(p->mask, r * p->mask_ld + c) : gpuact_ref_passes(p->act, z);
-            if (smooth) {
+            if (p->codes) {
+                const unsigned char *crow =
+                    p->codes + r * p->codes_ld / 8 * (size_t)gpuact_ref_code_slot(p->code_bits);
+                v = (p->scale != 1.0f) ? g * p->scale : g;
+                v = v * gpuact_ref_code_level(p->act, p->code_bits, gpuact_ref_code_get(crow, c, p->code_bits));
+                passes = 0;
+            } else if (smooth) {
                 v = (p->scale != 1.0f) ? g * p->scale : g;
                 v = v * gpuact_ref_grad(p->act, z, p->dx_dtype);
                 if (p->act.kind == GPUACT_SQUARED_RELU && z <= 0)

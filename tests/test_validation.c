@@ -493,6 +493,88 @@ static void new_kinds(void)
     }
 }
 
+/* Few-bit codes: code_bits 0-4 and a buffer only with bits, a kind with a
+   table, codes_ld, the codes' extent and offset, the bias's dtype, and one
+   source in the backward. (The mask's buffer holds the codes.) */
+static void few_bit_codes(void)
+{
+    gpuact_activation gelu = act(GPUACT_GELU, 0.0f, 0.0f);
+    gpuact_forward_desc f = fwd();
+    gpuact_backward_desc b = bwd();
+    gpuact_epilogue_desc e = epi();
+    gpuact_epilogue_backward_desc eb = epib();
+    f.act = b.act = e.act = eb.act = gelu;
+    f.mask.handle = e.mask.handle = eb.mask.handle = NULL;
+    f.codes = e.codes = eb.codes = buf(MASK, 0);
+    f.code_bits = e.code_bits = eb.code_bits = 2;
+    b.x.handle = NULL;
+    b.codes = buf(MASK, 0);
+    b.code_bits = 3;
+    expect_accepted("forward: gelu writing 2-bit codes", F(f));
+    expect_accepted("backward: gelu from 3-bit codes", B(b));
+    expect_accepted("epilogue_forward: gelu writing 2-bit codes", E(e));
+    expect_accepted("epilogue_backward: gelu from 2-bit codes, dbias", EB(eb));
+    f.code_bits = 5;
+    expect_invalid_saying("forward: code_bits 5", F(f), GPUACT_RULE_CODE_BITS_INVALID, "code_bits = 5");
+    f.code_bits = -1;
+    expect_invalid("forward: code_bits -1", F(f), GPUACT_RULE_CODE_BITS_INVALID);
+    f.code_bits = 0;
+    expect_invalid("forward: codes without code_bits", F(f), GPUACT_RULE_CODE_BITS_INVALID);
+    f.code_bits = 4;
+    f.codes.handle = NULL;
+    expect_invalid("forward: code_bits without codes", F(f), GPUACT_RULE_BUFFER_REQUIRED);
+    f.codes = buf(MASK, 2);
+    expect_invalid_saying("forward: codes at offset 2", F(f), GPUACT_RULE_OFFSET_MISALIGNED, "codes");
+    f.codes = buf(MASK, BUF_BYTES - 28);   /* 64 4-bit codes need 32 bytes */
+    expect_invalid_saying("forward: codes 4 bytes too small", F(f), GPUACT_RULE_BUFFER_TOO_SMALL, "codes");
+    f.codes = buf(MASK, BUF_BYTES - 32);
+    expect_accepted("forward: 4-bit codes that just fit", F(f));
+    f.codes = buf(MASK, 0);
+    f.mask = buf(MASK, 0);
+    expect_invalid("forward: codes and a mask", F(f), GPUACT_RULE_MASK_FOR_SMOOTH_KIND);
+    f.mask.handle = NULL;
+    f.act = act(GPUACT_RELU, 0.0f, 0.0f);
+    expect_invalid_saying("forward: relu with codes", F(f), GPUACT_RULE_CODES_KIND_WITHOUT_TABLE, "relu");
+    f.act = act(GPUACT_SQUARED_RELU, 0.0f, 0.0f);
+    expect_invalid("forward: squared relu with codes", F(f), GPUACT_RULE_CODES_KIND_WITHOUT_TABLE);
+    b.act = act(GPUACT_LEAKY_RELU, 0.0f, 0.0f);
+    expect_invalid("backward: leaky relu from codes", B(b), GPUACT_RULE_CODES_KIND_WITHOUT_TABLE);
+    b.act = gelu;
+    b.x = buf(X, 0);
+    expect_invalid("backward: x and codes", B(b), GPUACT_RULE_SOURCE_NOT_EXACTLY_ONE);
+    b.x.handle = NULL;
+    b.mask = buf(DBIAS, 0);
+    expect_invalid("backward: mask and codes", B(b), GPUACT_RULE_SOURCE_NOT_EXACTLY_ONE);
+    b.mask.handle = NULL;
+    b.dx = buf(MASK, 0);
+    expect_invalid("backward: dx over the codes", B(b), GPUACT_RULE_OVERLAP);
+    e.codes_ld = 48;
+    expect_invalid_saying("epilogue_forward: codes_ld 48", E(e), GPUACT_RULE_CODES_LD_INVALID, "codes_ld = 48");
+    e.codes_ld = 0;
+    e.cols = 40;
+    e.ld_x = e.ld_y = 40;
+    e.codes_ld = 32;
+    expect_invalid("epilogue_forward: codes_ld 32 < cols 40", E(e), GPUACT_RULE_CODES_LD_INVALID);
+    e.codes_ld = 64;
+    expect_accepted("epilogue_forward: codes_ld 64, cols 40", E(e));
+    e.cols = COLS;
+    e.ld_x = e.ld_y = e.codes_ld = 0;
+    e.bias_dtype = GPUACT_BF16;
+    expect_invalid_saying("epilogue_forward: codes, bias in bf16, x in f32", E(e), GPUACT_RULE_CODES_BIAS_DTYPE, "bf16");
+    e.bias_dtype = GPUACT_F32;
+    e.y = buf(MASK, 64);
+    expect_invalid("epilogue_forward: y over the codes", E(e), GPUACT_RULE_OVERLAP);
+    eb.bias = buf(BIAS, 0);
+    expect_invalid_saying("epilogue_backward: bias with codes", EB(eb), GPUACT_RULE_BIAS_WITHOUT_X, "codes");
+    eb.bias.handle = NULL;
+    eb.act = act(GPUACT_GELU_TANH, 0.0f, 0.0f);
+    eb.code_bits = 9;
+    expect_invalid("epilogue_backward: code_bits 9", EB(eb), GPUACT_RULE_CODE_BITS_INVALID);
+    eb.code_bits = 1;
+    eb.codes_ld = 31;
+    expect_invalid("epilogue_backward: codes_ld 31", EB(eb), GPUACT_RULE_CODES_LD_INVALID);
+}
+
 /* The glu ops: which kinds gate, biases both or neither, outputs that
    overlap (and the halves of one buffer, which do not). */
 static void glu_checks(void)
@@ -1562,6 +1644,7 @@ int main(int argc, char **argv)
     bad_enums();
     bad_parameters();
     new_kinds();
+    few_bit_codes();
     glu_checks();
     bad_sizes_and_offsets();
     overlaps();

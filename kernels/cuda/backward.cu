@@ -8,6 +8,39 @@
    are added in order. DY = dy, DX = dx, S = the region's source (DY when
    from the mask). */
 #include "common.cuh"
+#include "../fewbit.h"
+
+/* the few-bit levels, [table][bits - 1][16] */
+__constant__ float gpuact_fewbit_levels[] = GPUACT_FEWBIT_LEVELS;
+
+/* A vector's dx from few-bit codes (w: element k's code in bits [k * slot,
+   + slot)): (dy (* scale)) * lv[code], rounded once; no transcendental.
+   PAIRS: every array 16-bit, dy and dx as 4 words of two. */
+template <class DY, class DX, int VEC>
+__device__ __forceinline__ void gpuact_bwd_codes(const gpuact_u32 (&dy)[VEC], gpuact_u32 w, int slot, const float *lv,
+                                                 bool do_scale, float scale, gpuact_u32 (&dx)[VEC]) {
+    const gpuact_u32 m = (1u << slot) - 1u;
+    if (VEC == 8 && DY::size == 2 && DX::size == 2) {
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            float lo, hi;
+            gpuact_u32 a, b;
+            gpuact_unpack2_dt(DY::id, dy[j], &lo, &hi);
+            if (do_scale) {
+                lo *= scale;
+                hi *= scale;
+            }
+            gpuact_fromf2<DX>(lo * lv[(w >> (2 * j * slot)) & m], hi * lv[(w >> ((2 * j + 1) * slot)) & m], a, b);
+            dx[j] = a | (b << 16);
+        }
+        return;
+    }
+#pragma unroll
+    for (int k = 0; k < VEC; k++) {
+        const float g = gpuact_tof<DY>(dy[k]);
+        dx[k] = gpuact_fromf<DX>((do_scale ? g * scale : g) * lv[(w >> (k * slot)) & m]);
+    }
+}
 
 #ifndef GPUACT_EVICT_FIRST16 /* the host passes it (GPUACT__EVICT_FIRST16) */
 #define GPUACT_EVICT_FIRST16 0
@@ -92,6 +125,21 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     const bool do_scale = !SELECT && (flags & GPUACT_F_SCALE);
     /* the bounds as S: exact where used (see gpuact_passes_bits_dt, ../act.h) */
     const gpuact_u32 cbits = gpuact_fromf<S>(ceiling), lbits = gpuact_fromf<S>(lower);
+    /* the few-bit codes (../contract.h): the bits and the table come in the
+       flags, the table's levels go to shared memory */
+    enum { CODES = FROM_MASK && !((GPUACT_SELECT_KINDS >> KIND) & 1u) };
+    const float *lv = 0;
+    int slot = 0;
+    if (CODES) {
+        __shared__ float sl[GPUACT_FEWBIT_STRIDE];
+        const int nb = flags / GPUACT_F_CODE_BITS % 8;
+        slot = GPUACT_CODE_SLOT(nb);
+        if (threadIdx.x < GPUACT_FEWBIT_STRIDE)
+            sl[threadIdx.x] = gpuact_fewbit_levels[(flags / GPUACT_F_CODE_TABLE * GPUACT_FEWBIT_MAX_BITS + nb - 1) *
+                                                       GPUACT_FEWBIT_STRIDE + threadIdx.x];
+        __syncthreads();
+        lv = sl;
+    }
     float acc[U][VEC], b[U][VEC];
 #pragma unroll
     for (int u = 0; u < U; u++) {
@@ -119,7 +167,8 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
                 if (!FULL && c0 >= cols) continue;
                 if (PAIRS) gpuact_load_words<DY>(dyr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(dy[u]));
                 else gpuact_load<DY, VEC>(dyr, c0, cols, vec_ok, dy[u]);
-                if (FROM_MASK) bits[u] = gpuact_mask_read<VEC>(mask + r * (mask_ld / 8), cv);
+                if (CODES) bits[u] = gpuact_codes_read<VEC>(mask + r * (mask_ld / 8), cv, slot, cols - c0);
+                else if (FROM_MASK) bits[u] = gpuact_mask_read<VEC>(mask + r * (mask_ld / 8), cv);
                 else if (PAIRS) gpuact_load_words<S>(sr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(s[u]));
                 else gpuact_load<S, VEC>(sr, c0, cols, vec_ok, s[u]);
             }
@@ -128,9 +177,12 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
                 const gpuact_u64 c0 = shift + (v0 + u * W) * VEC;
                 const bool vec_ok = FULL || (aligned && c0 + VEC <= cols);
                 if (!FULL && c0 >= cols) continue;
-                gpuact_bwd_vec<DY, DX, S, KIND, PRECISE, FROM_MASK, SELECT, FROMX, VEC>(dy[u], s[u], FROM_MASK ? bits[u] : 0u, b[u],
-                                                                             has_bias, do_scale, scale, slope, ceiling,
-                                                                             lower, cbits, lbits, dx[u]);
+                if (CODES)
+                    gpuact_bwd_codes<DY, DX, VEC>(dy[u], bits[u], slot, lv, do_scale, scale, dx[u]);
+                else
+                    gpuact_bwd_vec<DY, DX, S, KIND, PRECISE, FROM_MASK, SELECT, FROMX, VEC>(dy[u], s[u], FROM_MASK ? bits[u] : 0u, b[u],
+                                                                                 has_bias, do_scale, scale, slope, ceiling,
+                                                                                 lower, cbits, lbits, dx[u]);
                 if (PAIRS) {
                     gpuact_store_words<DX, CS>(dxr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(dx[u]));
                     if (DBIAS)

@@ -169,6 +169,50 @@ __device__ __forceinline__ gpuact_u32 gpuact_mask_read(const unsigned char *row,
     return VEC == 8 ? row[cv] : (row[cv / 2] >> (4 * (cv & 1))) & 0xfu;
 }
 
+/* Few-bit codes (../contract.h, ../fewbit.h). The code of z: how many of the
+   nb-bit table's sorted boundaries (bnd, in shared memory) are <= z, by
+   binary search: nb compares, no branch on z; NaN compares false: 0. */
+__device__ __forceinline__ gpuact_u32 gpuact_code(float z, const float *bnd, int nb) {
+    gpuact_u32 c = 0;
+    for (int s = 1 << (nb - 1); s; s >>= 1) c += z >= bnd[c + s - 1] ? (gpuact_u32)s : 0u;
+    return c;
+}
+/* The codes of a thread's VEC elements, element k in bits [k * slot, + slot)
+   of w: VEC * slot / 8 bytes at that many times cv, as one access (rows
+   start 4-byte aligned); VEC * slot = 4 as the mask's nibbles (every thread
+   of the warp calls it). The row's last vector, n < VEC elements in the
+   row, takes only its ceil(n * slot / 8) bytes. */
+template <int VEC>
+__device__ __forceinline__ void gpuact_codes_write(unsigned char *row, gpuact_u64 cv, bool in_row, gpuact_u32 w,
+                                                   int slot, gpuact_u64 n) {
+    const int bytes = VEC * slot / 8;
+    if (bytes == 0) {
+        gpuact_mask_write<VEC>(row, cv, in_row, w);
+        return;
+    }
+    if (!in_row) return;
+    unsigned char *p = row + cv * bytes;
+    if (n >= VEC) {
+        if (bytes == 1) *p = (unsigned char)w;
+        else if (bytes == 2) *reinterpret_cast<unsigned short *>(p) = (unsigned short)w;
+        else *reinterpret_cast<gpuact_u32 *>(p) = w;
+    } else {
+        for (int i = 0; i < (int)((n * slot + 7) / 8); i++) p[i] = (unsigned char)(w >> (8 * i));
+    }
+}
+template <int VEC>
+__device__ __forceinline__ gpuact_u32 gpuact_codes_read(const unsigned char *row, gpuact_u64 cv, int slot, gpuact_u64 n) {
+    const int bytes = VEC * slot / 8;
+    if (bytes == 0) return gpuact_mask_read<VEC>(row, cv);
+    const unsigned char *p = row + cv * bytes;
+    if (n >= VEC)
+        return bytes == 1 ? *p : bytes == 2 ? *reinterpret_cast<const unsigned short *>(p)
+                                            : *reinterpret_cast<const gpuact_u32 *>(p);
+    gpuact_u32 w = 0;
+    for (int i = 0; i < (int)((n * slot + 7) / 8); i++) w |= (gpuact_u32)p[i] << (8 * i);
+    return w;
+}
+
 #define GPUACT_P_BUF_(name) unsigned char *name
 #define GPUACT_P_U64_(name) gpuact_u64 name
 #define GPUACT_P_F32_(name) float name

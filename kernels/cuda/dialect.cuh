@@ -107,4 +107,20 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #define GPUACT_FMA(a, b, c) __fmaf_rn((a), (b), (c))
 __device__ __forceinline__ float gpuact_as_f32(gpuact_u32 u) { return __uint_as_float(u); }
 __device__ __forceinline__ gpuact_u32 gpuact_as_u32(float f) { return __float_as_uint(f); }
+/* The hardware's approximate 2^a and 1/d (MUFU.EX2, MUFU.RCP): smooth.h's quick 16-bit
+   forwards, which keep a value only where it rounds as the lean function's does. */
+__device__ __forceinline__ float gpuact_ex2_approx(float a) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a));
+    return r;
+}
+__device__ __forceinline__ float gpuact_rcp_approx(float d) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d));
+    return r;
+}
+#define GPUACT_EX2_APPROX(a) gpuact_ex2_approx(a)
+#define GPUACT_RCP_APPROX(d) gpuact_rcp_approx(d)
+/* any active lane of the warp (the quick forwards' fallback) */
+#define GPUACT_WARP_ANY(p) __any_sync(__activemask(), (p))
 #endif

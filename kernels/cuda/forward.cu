@@ -10,6 +10,10 @@
    ones and stay memory-bound. Otherwise (f32, mixed dtypes) the element
    path, gpuact_fwd_elems (../act.h, which the OpenCL kernels run too). */
 #include "common.cuh"
+#include "../fewbit.h"
+
+/* the few-bit boundaries, [table][bits - 1][16] */
+__constant__ float gpuact_fewbit_bounds[] = GPUACT_FEWBIT_BOUNDS;
 
 /* The rows of one thread's columns (the main loop of forward). FL >= 0: the
    run-time flags as a constant, so the 16-bit general path (bias, scale, the
@@ -23,8 +27,11 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                                                 gpuact_u64 ld_out, gpuact_u64 mask_ld, int flags_, float scale,
                                                 float slope, float ceiling, float lower, gpuact_u32 cbits,
                                                 gpuact_u32 lbits, const unsigned char *bias, bool has_bias_,
-                                                gpuact_u64 v0, gpuact_u64 shift, bool aligned) {
+                                                gpuact_u64 v0, gpuact_u64 shift, bool aligned, const float *bnd,
+                                                int nb) {
     enum { U = GPUACT_UNROLL, PAIRS = VEC == 8, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0, VEC == 4) };
+    enum { CODES = MASK && !((GPUACT_SELECT_KINDS >> KIND) & 1u) }; /* ../contract.h: a smooth kind's mask */
+    const int slot = GPUACT_CODE_SLOT(nb);
     const int flags = FL >= 0 ? FL : flags_;
     const bool has_bias = FL >= 0 ? (FL & GPUACT_F_BIAS) != 0 : has_bias_;
     float b[U][VEC];      /* the bias: floats (element path) */
@@ -44,10 +51,32 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
             for (int k = 0; k < VEC; k++) b[u][k] = load ? gpuact_tof<B>(bb[k]) : 0.0f;
         }
     }
+    /* PF: the elementwise forward of a smooth kind (no bias, scale 1) loads the block's next
+       row before working on this one, so its loads are in flight while it computes */
+    enum { PF = FL == GPUACT_F_RAW };
+    gpuact_u32 xn[U][VEC];
+    const auto prefetch = [&](gpuact_u64 r) {
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const gpuact_u64 c0 = shift + (v0 + u * BLK) * VEC;
+            const bool vec_ok = FULL || (aligned && c0 + VEC <= cols);
+            if (!FULL && c0 >= cols) continue;
+            if (PAIRS) gpuact_load_words<X>(in + r * ld_in * X::size, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(xn[u]));
+            else gpuact_load<X, VEC>(in + r * ld_in * X::size, c0, cols, vec_ok, xn[u]);
+        }
+    };
+    if (PF && blockIdx.y < rows) prefetch(blockIdx.y);
     for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
         const unsigned char *xr = in + r * ld_in * X::size;
         unsigned char *yr = out + r * ld_out * Y::size;
         gpuact_u32 x[U][VEC], y[U][VEC], bits[U];
+        if (PF) {
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) x[u][k] = xn[u][k];
+            if (r + gridDim.y < rows) prefetch(r + gridDim.y);
+        } else
 #pragma unroll
         for (int u = 0; u < U; u++) { /* every load first: two vectors in flight */
             const gpuact_u64 c0 = shift + (v0 + u * BLK) * VEC;
@@ -71,9 +100,27 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                                                scale, slope, ceiling, lower, cbits, lbits);
                     gpuact_store<Y, VEC>(yr, c0, cols, vec_ok, y[u]);
                 }
-                if (!FULL && c0 + VEC > cols) bits[u] &= (1u << (cols - c0)) - 1u; /* padding bits are 0 */
+                if (CODES) { /* z as the element path forms it: one f32 addition */
+                    gpuact_u32 w = 0;
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) {
+                        float z;
+                        if (PAIRS) {
+                            z = (k & 1) ? gpuact_hi2f(X::id, x[u][k / 2]) : gpuact_lo2f(X::id, x[u][k / 2]);
+                            if (has_bias) z += (k & 1) ? gpuact_hi2f(B::id, bw[u][k / 2]) : gpuact_lo2f(B::id, bw[u][k / 2]);
+                        } else {
+                            z = gpuact_tof<X>(x[u][k]);
+                            if (has_bias) z += b[u][k];
+                        }
+                        w |= gpuact_code(z, bnd, nb) << (k * slot);
+                    }
+                    bits[u] = !FULL && c0 + VEC > cols && (cols - c0) * slot < 32 ? w & ((1u << ((cols - c0) * slot)) - 1u) : w;
+                } else if (!FULL && c0 + VEC > cols) {
+                    bits[u] &= (1u << (cols - c0)) - 1u; /* padding bits are 0 */
+                }
             }
-            if (MASK) gpuact_mask_write<VEC>(mask + r * (mask_ld / 8), cv, in_row, bits[u]);
+            if (CODES) gpuact_codes_write<VEC>(mask + r * (mask_ld / 8), cv, in_row, bits[u], slot, FULL ? VEC : cols - c0);
+            else if (MASK) gpuact_mask_write<VEC>(mask + r * (mask_ld / 8), cv, in_row, bits[u]);
         }
     }
 }
@@ -83,6 +130,21 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<X, Y, B>::value, U = GPUACT_UNROLL, PAIRS = VEC == 8 };
     enum { SELECT = SELECT_ && gpuact_same<X, Y>::value, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0, VEC == 4) };
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
+    /* the few-bit codes (../contract.h): the bits come in the flags, the
+       kind's boundaries go to shared memory */
+    enum { CODES = MASK && !((GPUACT_SELECT_KINDS >> KIND) & 1u) };
+    const float *bnd = 0;
+    int nb = 0;
+    if (CODES) {
+        __shared__ float sb[GPUACT_FEWBIT_STRIDE];
+        nb = flags / GPUACT_F_CODE_BITS % 8;
+        flags %= GPUACT_F_CODE_BITS;
+        if (threadIdx.x < GPUACT_FEWBIT_STRIDE)
+            sb[threadIdx.x] = gpuact_fewbit_bounds[((CODES ? KIND - GPUACT_KIND_gelu : 0) * GPUACT_FEWBIT_MAX_BITS + nb - 1) *
+                                                       GPUACT_FEWBIT_STRIDE + threadIdx.x];
+        __syncthreads();
+        bnd = sb;
+    }
     const bool has_bias = !SELECT && (flags & GPUACT_F_BIAS);
     /* the rows' layout (../contract.h): a view offset by a few elements
        has its vectors from the first aligned element, and thread 0 of each
@@ -97,7 +159,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
 #define GPUACT_FWD_ROWS_FULL_(fl, f)                                                                                \
     gpuact_fwd_rows<X, Y, B, KIND, PRECISE, MASK, SELECT, fl, VEC, f>(in, out, mask, rows, cols, ld_in, ld_out, mask_ld, flags, \
                                                              scale, slope, ceiling, lower, cbits, lbits, bias, has_bias, \
-                                                             v0, shift, aligned)
+                                                             v0, shift, aligned, bnd, nb)
 #define GPUACT_FWD_ROWS_(fl)                      \
     if (full) GPUACT_FWD_ROWS_FULL_(fl, 1);       \
     else GPUACT_FWD_ROWS_FULL_(fl, 0)

@@ -5,6 +5,27 @@
    four words of two elements, through gpuact_fwd_words (../act.h, which the
    CUDA/HIP word path runs too); otherwise element by element. */
 #include "common.cl"
+#include "../fewbit.h"
+
+/* Few-bit codes (a smooth kind's GPUACT_MASK, ../contract.h): the
+   boundaries [table][bits - 1][16]; the code of z is how many of the nb-bit
+   table's sorted boundaries are <= z (binary search, NaN: 0); a group's 8
+   codes are its slot bytes of the row, the row's last group only its
+   ceil(n * slot / 8). */
+__constant float gpuact_fewbit_bounds[] = GPUACT_FEWBIT_BOUNDS;
+#define GPUACT_CL_CODES (GPUACT_MASK && !gpuact_kind_select(GPUACT_KIND))
+uint gpuact_cl_code(float z, int nb) {
+    __constant const float *bnd =
+        gpuact_fewbit_bounds + ((GPUACT_CL_CODES ? GPUACT_KIND - GPUACT_KIND_gelu : 0) * GPUACT_FEWBIT_MAX_BITS + nb - 1) * GPUACT_FEWBIT_STRIDE;
+    uint c = 0;
+    for (int s = 1 << (nb - 1); s; s >>= 1) c += z >= bnd[c + s - 1] ? (uint)s : 0u;
+    return c;
+}
+void gpuact_cl_codes_write(__global uchar *row, ulong c0, uint n, uint w, int nb) {
+    const int slot = GPUACT_CODE_SLOT(nb);
+    __global uchar *p = row + c0 / 8 * slot;
+    for (int i = 0; i < (int)((n * slot + 7) / 8); i++) p[i] = (uchar)(w >> (8 * i));
+}
 
 /* The groups of a work-item (../contract.h, GPUACT_CL_GROUPS; the host sizes
    the grid by the same rule): group u starts at column gpuact_cl_c0(u), a
@@ -42,7 +63,7 @@ void gpuact_cl_stw(__global uchar *row, ulong c0, uint n, int vec_ok, uint4 w) {
 void gpuact_cl_fwd_words(const __global uchar *in, __global uchar *out, __global uchar *mask,
                          const __global uchar *bias, ulong rows, ulong cols, ulong ld_in, ulong ld_out, ulong mask_ld,
                          int flags, int fl, float scale, float slope, float ceiling, float lower, uint c2, uint l2,
-                         int has_bias, int aligned) {
+                         int has_bias, int aligned, int nb) {
     const int f = fl >= 0 ? fl : flags, hb = fl >= 0 ? (fl & GPUACT_F_BIAS) != 0 : has_bias;
     ulong c0[GPUACT_CL_G];
     uint n[GPUACT_CL_G];
@@ -70,7 +91,17 @@ void gpuact_cl_fwd_words(const __global uchar *in, __global uchar *out, __global
             bits = gpuact_fwd_words(GPUACT_KIND, GPUACT_PRECISE, DT(GPUACT_T0), DT(GPUACT_T1), DT(GPUACT_T2), GPUACT_SELECT, fl, w, b,
                                     y, hb, f, scale, slope, ceiling, lower, c2, l2);
             gpuact_cl_stw(yr, c0[u], n[u], vec_ok[u], (uint4)(y[0], y[1], y[2], y[3]));
-            if (GPUACT_MASK) mask[r * (mask_ld / 8) + c0[u] / 8] = (uchar)(bits & gpuact_cl_tail(n[u]));
+            if (GPUACT_CL_CODES) {
+                uint cw = 0;
+                for (uint k = 0; k < n[u]; k++) {
+                    float z = (k & 1) ? gpuact_hi2f(DT(GPUACT_T0), w[k / 2]) : gpuact_lo2f(DT(GPUACT_T0), w[k / 2]);
+                    if (hb) z += (k & 1) ? gpuact_hi2f(DT(GPUACT_T2), b[k / 2]) : gpuact_lo2f(DT(GPUACT_T2), b[k / 2]);
+                    cw |= gpuact_cl_code(z, nb) << (k * GPUACT_CODE_SLOT(nb));
+                }
+                gpuact_cl_codes_write(mask + r * (mask_ld / 8), c0[u], n[u], cw, nb);
+            } else if (GPUACT_MASK) {
+                mask[r * (mask_ld / 8) + c0[u] / 8] = (uchar)(bits & gpuact_cl_tail(n[u]));
+            }
         }
     }
 }
@@ -81,7 +112,7 @@ void gpuact_cl_fwd_words(const __global uchar *in, __global uchar *out, __global
 void gpuact_cl_fwd_elems(const __global uchar *in, __global uchar *out, __global uchar *mask,
                          const __global uchar *bias, ulong rows, ulong cols, ulong ld_in, ulong ld_out, ulong mask_ld,
                          int flags, int fl, float scale, float slope, float ceiling, float lower, uint cbits,
-                         uint lbits, int has_bias, int aligned) {
+                         uint lbits, int has_bias, int aligned, int nb) {
     const int f = fl >= 0 ? fl : flags, hb = fl >= 0 ? (fl & GPUACT_F_BIAS) != 0 : has_bias;
     uint x[GPUACT_CL_G][GPUACT_CL_VEC], y[GPUACT_CL_G][GPUACT_CL_VEC];
     float b[GPUACT_CL_G][GPUACT_CL_VEC];
@@ -111,7 +142,17 @@ void gpuact_cl_fwd_elems(const __global uchar *in, __global uchar *out, __global
             bits = gpuact_fwd_elems(GPUACT_KIND, GPUACT_PRECISE, DT(GPUACT_T0), DT(GPUACT_T1), GPUACT_SELECT, fl, GPUACT_CL_VEC, x[u],
                                     b[u], y[u], hb, f, scale, slope, ceiling, lower, cbits, lbits);
             GPUACT_STORE8(GPUACT_T1, yr, c0[u], n[u], vec_ok[u], y[u]);
-            if (GPUACT_MASK) mask[r * (mask_ld / 8) + c0[u] / 8] = (uchar)(bits & gpuact_cl_tail(n[u]));
+            if (GPUACT_CL_CODES) {
+                uint cw = 0;
+                for (uint k = 0; k < n[u]; k++) {
+                    float z = gpuact_tof_dt(DT(GPUACT_T0), x[u][k]);
+                    if (hb) z += b[u][k];
+                    cw |= gpuact_cl_code(z, nb) << (k * GPUACT_CODE_SLOT(nb));
+                }
+                gpuact_cl_codes_write(mask + r * (mask_ld / 8), c0[u], n[u], cw, nb);
+            } else if (GPUACT_MASK) {
+                mask[r * (mask_ld / 8) + c0[u] / 8] = (uchar)(bits & gpuact_cl_tail(n[u]));
+            }
         }
     }
 }
@@ -123,6 +164,9 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     const int has_bias = !select && (flags & GPUACT_F_BIAS);
     const int aligned = layout & GPUACT_LAYOUT_ALIGNED; /* ../contract.h; OpenCL gets no shift */
     const uint cbits = gpuact_fromf_dt(DT(GPUACT_T1), ceiling), lbits = gpuact_fromf_dt(DT(GPUACT_T1), lower);
+    /* the codes' bits come in the flags (../contract.h) */
+    const int nb = GPUACT_CL_CODES ? flags / GPUACT_F_CODE_BITS % 8 : 0;
+    if (GPUACT_CL_CODES) flags %= GPUACT_F_CODE_BITS;
     if (gpuact_cl_c0(0) >= cols) return;
 #if SZ(GPUACT_T0) == 2 && SZ(GPUACT_T1) == 2 && SZ(GPUACT_T2) == 2
     (void)has_mask;
@@ -131,7 +175,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
 #define GPUACT_CL_WORDS_(fl)                                                                                    \
     gpuact_cl_fwd_words(in + in_off, out + out_off, mask + mask_off, bias + bias_off, rows, cols, ld_in, ld_out, \
                         mask_ld, flags, fl, scale, slope, ceiling, lower, cbits * 0x00010001u,                  \
-                        lbits * 0x00010001u, has_bias, aligned)
+                        lbits * 0x00010001u, has_bias, aligned, nb)
     if (!select && flags == GPUACT_F_BIAS && (gpuact_kind_select(kind) || kind == GPUACT_KIND_gelu))
         GPUACT_CL_WORDS_(GPUACT_F_BIAS);
     else if (flags == GPUACT_F_RAW && !gpuact_kind_select(kind))
@@ -145,7 +189,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
        gpuact_act_minmax chosen at compile time), as on CUDA */
 #define GPUACT_CL_ELEMS_(fl)                                                                                    \
     gpuact_cl_fwd_elems(in + in_off, out + out_off, mask + mask_off, bias + bias_off, rows, cols, ld_in, ld_out, \
-                        mask_ld, flags, fl, scale, slope, ceiling, lower, cbits, lbits, has_bias, aligned)
+                        mask_ld, flags, fl, scale, slope, ceiling, lower, cbits, lbits, has_bias, aligned, nb)
     if (SZ(GPUACT_T1) == 2 && !select && flags == GPUACT_F_BIAS && gpuact_kind_select(kind))
         GPUACT_CL_ELEMS_(GPUACT_F_BIAS);
     else

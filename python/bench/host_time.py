@@ -3,12 +3,17 @@
 side by side, at n = 1024 elements (f32, eager), without and with autograd (the input requires grad:
 the forward that builds the graph). Runs in well under a minute on one GPU:
 
-    python python/bench/host_time.py [--dtype bf16] [--calls 100] [--batches 40] [--json FILE]
+    python python/bench/host_time.py [--dtype bf16] [--calls 100] [--batches 40] [--json FILE] [--compile]
 
 Host time, not device time: each batch is `calls` back-to-back calls timed with perf_counter, fewer
 than the launch queue holds, so the host never waits for the GPU; the device is synchronized between
 batches, outside the timing; the median batch is reported, in microseconds per call. ratio = torch /
-gpuact (>= 1.00: gpuact's call costs no more host time than torch's)."""
+gpuact (>= 1.00: gpuact's call costs no more host time than torch's).
+
+A second table splits gpuact's relu call into its pieces (the C enqueue alone in a C loop, the extension
+call from Python, the allocation, the stream lookup, torch.autograd.Function's own cost) next to torch's
+relu with and without autograd. --compile adds rows for torch.compile(fullgraph=True) functions of both
+(one compile each, tens of seconds)."""
 import argparse
 import json
 import statistics
@@ -23,6 +28,7 @@ def main():
     p.add_argument("--calls", type=int, default=100)
     p.add_argument("--batches", type=int, default=40)
     p.add_argument("--json", help="also write the rows here")
+    p.add_argument("--compile", action="store_true", help="also time torch.compile(fullgraph=True) functions")
     args = p.parse_args()
 
     import torch
@@ -94,16 +100,34 @@ def main():
             (f"GatedMLP({cols}, {2 * cols}), {rows} tokens", lambda: w2(F.silu(w1(m)) * w3(m)), lambda: mlp_ga(m)),
         ]
 
+    def compiled_cases(grad):
+        x = t(n, grad=grad)
+        m = t(rows, cols, grad=grad)
+        b = torch.randn(cols, device=dev, requires_grad=grad).to(dt)
+        h = t(rows, 2 * cols, grad=grad)
+        c = lambda f: torch.compile(f, fullgraph=True)  # noqa: E731
+        pairs = [("relu", lambda v: torch.relu(v), lambda v: ga.relu(v), x),
+                 ("gelu", lambda v: F.gelu(v), lambda v: ga.gelu(v), x),
+                 (f"bias_act relu {rows}x{cols}", lambda v: torch.relu(v + b), lambda v: ga.bias_act(v, b, "relu"), m),
+                 (f"swiglu fused {rows}x{2 * cols}", lambda v: (lambda g, u: F.silu(g) * u)(*v.chunk(2, -1)),
+                  lambda v: ga.swiglu(v), h)]
+        out = []
+        for name, tf, gf, v in pairs:
+            ctf, cgf = c(tf), c(gf)
+            out.append((f"compiled {name}", (lambda f, v: lambda: f(v))(ctf, v), (lambda f, v: lambda: f(v))(cgf, v)))
+        return out
+
     rows_out = []
     print(f"host time per call, us (n = {n}, {args.dtype}, eager; median of {args.batches} batches of "
           f"{args.calls} calls), ratio = torch / gpuact\n")
     print("| call | autograd | torch | gpuact | ratio |")
     print("|---|---|---|---|---|")
     for grad in (False, True):
-        for name, tf, gf in cases(grad):
+        for name, tf, gf in cases(grad) + (compiled_cases(grad) if args.compile else []):
             tt, gt = host_us(tf), host_us(gf)
             rows_out.append({"call": name, "autograd": grad, "torch_us": tt, "gpuact_us": gt, "ratio": tt / gt})
             print(f"| {name} | {'yes' if grad else 'no'} | {tt:.2f} | {gt:.2f} | {tt / gt:.2f}x |", flush=True)
+    pieces(args, dt, host_us)
     worst = min(rows_out, key=lambda r: r["ratio"])
     print(f"\nlowest ratio: {worst['ratio']:.2f}x ({worst['call']}, autograd {worst['autograd']}); "
           f"{sum(r['ratio'] >= 1.0 for r in rows_out)} of {len(rows_out)} rows at >= 1.00x")
@@ -111,6 +135,59 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "dtype": args.dtype,
                        "n": n, "rows": rows_out}, f, indent=1)
+
+
+def pieces(args, dt, host_us):
+    """gpuact.relu's call split into its parts, on one x of n elements, next to torch.relu's."""
+    import torch
+    import gpuact.torch as ga
+    from gpuact import _C
+    from gpuact.torch import _impl
+
+    x = torch.randn(args.n, device="cuda").to(dt)
+    xg = x.clone().requires_grad_()
+    y = torch.empty_like(x)
+    dev = x.get_device()
+    act = ga.functional._RELU[4]  # (kind, params...) as the call passes it
+    fwd = (_impl.BACKEND, dev, _impl.raw_stream(dev), act, _impl.DTYPE[dt], args.n, x.data_ptr(), y.data_ptr(), None)
+
+    class Nothing(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, v):
+            return torch.empty_like(v)
+
+        @staticmethod
+        def backward(ctx, dv):
+            return dv
+
+    direct = torch._C._FunctionBase.__dict__["apply"].__get__(None, Nothing)
+    gelu = fwd[:3] + (ga.functional._GELU["none"][4],) + fwd[4:]
+
+    def c_loop(a):  # batches of calls in C, the device synchronized between them, as host_us does
+        res = []
+        for _ in range(args.batches):
+            torch.cuda.synchronize()
+            res.append(_C.bench_forward(*a[:8], args.calls))
+        return statistics.median(res)
+
+    rows = [("gpuact_forward enqueue in a C loop (bench_forward)", c_loop(fwd)),
+            ("gpuact._C.forward from Python, arguments ready", host_us(lambda: _C.forward(*fwd))),
+            ("gpuact_forward enqueue in a C loop, gelu", c_loop(gelu)),
+            ("gpuact._C.forward from Python, arguments ready, gelu", host_us(lambda: _C.forward(*gelu))),
+            ("torch.empty_like(x)", host_us(lambda: torch.empty_like(x))),
+            ("torch._C._cuda_getCurrentRawStream(dev)", host_us(lambda: _impl.raw_stream(dev))),
+            ("torch.cuda.current_stream(dev).cuda_stream", host_us(lambda: torch.cuda.current_stream(dev).cuda_stream)),
+            ("autograd.Function.apply, forward = empty_like", host_us(lambda: Nothing.apply(xg))),
+            ("_FunctionBase.apply (no Python wrapper), same", host_us(lambda: direct(xg))),
+            ("ga.relu(x)", host_us(lambda: ga.relu(x))),
+            ("ga.relu(x), x requires grad", host_us(lambda: ga.relu(xg))),
+            ("torch.relu(x)", host_us(lambda: torch.relu(x))),
+            ("torch.relu(x), x requires grad", host_us(lambda: torch.relu(xg)))]
+    print(f"\nthe pieces of a call, us (n = {args.n}, {args.dtype})\n")
+    print("| piece | us |")
+    print("|---|---|")
+    for name, us in rows:
+        print(f"| {name} | {us:.2f} |")
 
 
 if __name__ == "__main__":

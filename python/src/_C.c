@@ -413,6 +413,63 @@ static PyObject *gpuact_py_epilogue_backward(PyObject *self, PyObject *const *a,
     Py_RETURN_NONE;
 }
 
+/* ---- >>few-bit codes (GELU, GELU tanh, SiLU; gpuact.h's FEW-BIT CODES) ------ */
+
+/* codes_forward(backend, device, stream, act, rows, cols, x_dtype, y_dtype, ld_x, scale, x, bias, y,
+                 codes, code_bits, codes_ld): the epilogue writing y and the codes (bias in x's dtype) */
+static PyObject *gpuact_py_codes_forward(PyObject *self, PyObject *const *a, Py_ssize_t na) {
+    gpuact_epilogue_desc d;
+    gpuact_context *ctx;
+    void *s;
+    int xdt, ydt;
+    gpuact_result r;
+    (void)self;
+    if (gpuact_py_nargs("codes_forward", na, 16)) return NULL;
+    memset(&d, 0, sizeof d);
+    if (gpuact_py_ptr(a[2], "stream", &s) || gpuact_py_act(a[3], &d.act) || gpuact_py_size(a[4], "rows", &d.rows) ||
+        gpuact_py_size(a[5], "cols", &d.cols) || gpuact_py_int(a[6], "x_dtype", &xdt) ||
+        gpuact_py_int(a[7], "y_dtype", &ydt) || gpuact_py_size(a[8], "ld_x", &d.ld_x) ||
+        gpuact_py_float(a[9], "scale", &d.scale) || gpuact_py_buffer(a[10], "x", &d.x) ||
+        gpuact_py_buffer(a[11], "bias", &d.bias) || gpuact_py_buffer(a[12], "y", &d.y) ||
+        gpuact_py_buffer(a[13], "codes", &d.codes) || gpuact_py_int(a[14], "code_bits", &d.code_bits) ||
+        gpuact_py_size(a[15], "codes_ld", &d.codes_ld))
+        return NULL;
+    d.x_dtype = d.bias_dtype = (gpuact_dtype)xdt;
+    d.y_dtype = (gpuact_dtype)ydt;
+    if (!(ctx = gpuact_py_context(a[0], a[1]))) return NULL;
+    GPUACT_PY_CALL(r, gpuact_epilogue_forward(ctx, &d, s));
+    if (r != GPUACT_SUCCESS) return gpuact_py_raise("gpuact_epilogue_forward", r);
+    Py_RETURN_NONE;
+}
+
+/* codes_backward(backend, device, stream, act, rows, cols, dy_dtype, dx_dtype, dbias_dtype, scale, dy, dx,
+                  codes, code_bits, codes_ld, dbias): dx = (dy * scale) * level[code] (and dbias) */
+static PyObject *gpuact_py_codes_backward(PyObject *self, PyObject *const *a, Py_ssize_t na) {
+    gpuact_epilogue_backward_desc d;
+    gpuact_context *ctx;
+    void *s;
+    int dydt, dxdt, dbdt;
+    gpuact_result r;
+    (void)self;
+    if (gpuact_py_nargs("codes_backward", na, 16)) return NULL;
+    memset(&d, 0, sizeof d);
+    if (gpuact_py_ptr(a[2], "stream", &s) || gpuact_py_act(a[3], &d.act) || gpuact_py_size(a[4], "rows", &d.rows) ||
+        gpuact_py_size(a[5], "cols", &d.cols) || gpuact_py_int(a[6], "dy_dtype", &dydt) ||
+        gpuact_py_int(a[7], "dx_dtype", &dxdt) || gpuact_py_int(a[8], "dbias_dtype", &dbdt) ||
+        gpuact_py_float(a[9], "scale", &d.scale) || gpuact_py_buffer(a[10], "dy", &d.dy) ||
+        gpuact_py_buffer(a[11], "dx", &d.dx) || gpuact_py_buffer(a[12], "codes", &d.codes) ||
+        gpuact_py_int(a[13], "code_bits", &d.code_bits) || gpuact_py_size(a[14], "codes_ld", &d.codes_ld) ||
+        gpuact_py_buffer(a[15], "dbias", &d.dbias))
+        return NULL;
+    d.dy_dtype = (gpuact_dtype)dydt;
+    d.dx_dtype = (gpuact_dtype)dxdt;
+    d.dbias_dtype = (gpuact_dtype)dbdt;
+    if (!(ctx = gpuact_py_context(a[0], a[1]))) return NULL;
+    GPUACT_PY_CALL(r, gpuact_epilogue_backward(ctx, &d, s));
+    if (r != GPUACT_SUCCESS) return gpuact_py_raise("gpuact_epilogue_backward", r);
+    Py_RETURN_NONE;
+}
+
 /* glu_forward(backend, device, stream, act, rows, cols, x_dtype, y_dtype, ld_a, ld_b, ld_y,
                a, b, y, bias_a, bias_b): y = act(a + bias_a) * (b + bias_b) (gpuact_glu_forward) */
 static PyObject *gpuact_py_glu_forward(PyObject *self, PyObject *const *a, Py_ssize_t na) {
@@ -823,6 +880,12 @@ static PyMethodDef gpuact_py_methods[] = {
     GPUACT_PY_FAST("glu_backward", gpuact_py_glu_backward,
                    "glu_backward(backend, device, stream, act, rows, cols, dy_dtype, x_dtype, dbias_dtype, ld_dy, "
                    "ld_a, ld_b, ld_da, ld_db, dy, a, b, bias_a, bias_b, da, db, dbias_a, dbias_b)"),
+    GPUACT_PY_FAST("codes_forward", gpuact_py_codes_forward,
+                   "codes_forward(backend, device, stream, act, rows, cols, x_dtype, y_dtype, ld_x, scale, x, bias, y, "
+                   "codes, code_bits, codes_ld)"),
+    GPUACT_PY_FAST("codes_backward", gpuact_py_codes_backward,
+                   "codes_backward(backend, device, stream, act, rows, cols, dy_dtype, dx_dtype, dbias_dtype, scale, "
+                   "dy, dx, codes, code_bits, codes_ld, dbias)"),
     GPUACT_PY_FAST("synchronize", gpuact_py_synchronize, "synchronize(backend, device, stream)"),
     GPUACT_PY_FAST("alloc", gpuact_py_alloc, "alloc(backend, device, nbytes) -> handle"),
     GPUACT_PY_FAST("free", gpuact_py_free, "free(backend, device, handle)"),

@@ -46,6 +46,7 @@ static void ew_free(ew_data *e)
    2^31 or 2^32 reads a different value: no power of two is a multiple of
    the period. */
 #define TILE ((size_t)1000003)
+#define EVERY16 ((size_t)1 << 16) /* a 16-bit case of this size runs every input */
 
 static void tile(unsigned char *buf, size_t period, size_t n, size_t es)
 {
@@ -98,6 +99,13 @@ static int ew_init(ew_data *e, gpuact_dtype dt, gpuact_activation act, size_t n)
     f.act = gpuact_ref_elementwise_act(act, dt);
     gpuact_ref_fill(&rng, dt, e->x, period, 1, near_of(f.act));
     gpuact_ref_fill(&rng, dt, e->dy, period, 1, 1.0f);
+    if (es == 2 && n == EVERY16) { /* x takes every 16-bit pattern once */
+        size_t i;
+        for (i = 0; i < n; i++) {
+            e->x[2 * i] = (unsigned char)(i & 0xFFu);
+            e->x[2 * i + 1] = (unsigned char)(i >> 8);
+        }
+    }
     f.rows = 1;
     f.cols = f.ld_x = f.ld_y = period;
     f.mask_ld = 8 * mb;
@@ -248,8 +256,8 @@ static void elementwise_suite(void)
 {
     /* 7001: a work-item's first group or vector whole and its last one cut
        by the end (OpenCL 16-bit: 4096 elements a block, 7001 % 4096 > 2048) */
-    static const size_t ALL_SIZES[] = {0, 1, 7, 8, 31, 33, 127, 4097, 7001, ((size_t)1 << 20) + 3};
-    static const size_t SOME_SIZES[] = {0, 1, 7, 33, 4097, 7001, ((size_t)1 << 20) + 3};
+    static const size_t ALL_SIZES[] = {0, 1, 7, 8, 31, 33, 127, 4097, 7001, EVERY16, ((size_t)1 << 20) + 3};
+    static const size_t SOME_SIZES[] = {0, 1, 7, 33, 4097, 7001, EVERY16, ((size_t)1 << 20) + 3};
     /* aligned, both off by one element, each alone off (the vector path
        needs every pointer aligned), in place aligned and off; the mask at
        0, 4, 1 and 3 bytes */

@@ -24,19 +24,35 @@ except ImportError:  # pragma: no cover - other torch builds
 
 
 _Tensor = torch.Tensor
+_empty_like = torch.empty_like
+_contiguous_format = torch.contiguous_format
+_uint8 = torch.uint8
 _is_compiling = torch.compiler.is_compiling
 try:
     _dispatch_modes = torch._C._len_torch_dispatch_stack
+    _functorch_active = torch._C._are_functorch_transforms_active
 except AttributeError:  # pragma: no cover - other torch builds: always take the custom-op path
     def _dispatch_modes():
         return 1
 
+    def _functorch_active():
+        return True
+
 
 def eager(x):
     """Whether x takes the direct path (straight into gpuact._C, no dispatcher): a plain CUDA tensor, not
-    traced, no dispatch mode active. Otherwise (torch.compile, export, subclasses, modes, meta tensors)
-    the torch.library custom ops run."""
-    return not _is_compiling() and type(x) is _Tensor and x.is_cuda and not _dispatch_modes()
+    traced, no dispatch mode and no functorch transform (vmap, grad) active. Otherwise (torch.compile,
+    export, subclasses, modes, transforms, meta tensors) the torch.library custom ops run."""
+    return (type(x) is _Tensor and x.is_cuda and not _is_compiling() and not _dispatch_modes() and
+            not _functorch_active())
+
+
+def new_like(t, dtype=None):
+    """An uninitialised contiguous tensor of t's shape, device and dtype (or dtype). empty_like, whose
+    argument parsing costs a fraction of torch.empty(shape, dtype=, device=)'s per call."""
+    if t.is_contiguous():
+        return _empty_like(t) if dtype is None or dtype == t.dtype else _empty_like(t, dtype=dtype)
+    return _empty_like(t, dtype=dtype, memory_format=_contiguous_format)
 
 
 def _fail(fn, text):
@@ -126,7 +142,7 @@ def act_forward(x, act, want_mask, out=None, fn="activation"):
     else:
         y = torch.empty_like(src)
     n = src.numel()
-    mask = torch.empty(((n + 7) // 8,), dtype=torch.uint8, device=x.device) if want_mask else None
+    mask = x.new_empty((n + 7) // 8, dtype=_uint8) if want_mask else None
     if n:
         dev = x.get_device()
         _C.forward(BACKEND, dev, raw_stream(dev), act, dt, n, src.data_ptr(), y.data_ptr(), _ptr(mask))
@@ -134,6 +150,22 @@ def act_forward(x, act, want_mask, out=None, fn="activation"):
         out.copy_(y)
         y = out
     return y, mask, src
+
+
+def act_new(x, act, want_mask, fn="activation"):
+    """(y, mask or None): y = act(x) into a new tensor (and the 1-bit mask), the eager call with the fewest
+    torch calls for a contiguous x; any other layout or dtype takes act_forward, which checks and reports."""
+    dt = DTYPE.get(x.dtype)
+    if dt is None or not x.is_contiguous():
+        return act_forward(x, act, want_mask, fn=fn)[:2]
+    y = _empty_like(x)
+    n = x.numel()
+    mask = x.new_empty((n + 7) // 8, dtype=_uint8) if want_mask else None
+    if n:
+        dev = x.get_device()
+        _C.forward(BACKEND, dev, raw_stream(dev), act, dt, n, x.data_ptr(), y.data_ptr(),
+                   mask.data_ptr() if want_mask else None)
+    return y, mask
 
 
 def act_backward(dy, act, x=None, mask=None, fn="activation backward"):
@@ -206,6 +238,10 @@ def epilogue_forward(x, bias, act, scale, out_dtype, want_mask, fn="bias_act", b
     the mask has rows x mask_ld bits (mask_ld = cols rounded up to 8: torch_mask_ld).
     bias_in_x_dtype: the bias is rounded to x's dtype first (torch's autocast rule for F.linear's bias), so
     that the whole epilogue, and its backward from x, run in one dtype."""
+    if out_dtype is None and type(x) is _Tensor:
+        done = _epilogue_plain(x, bias, act, scale, want_mask, bias_in_x_dtype)
+        if done is not None:
+            return done
     check(x, "x", fn)
     if x.dim() < 1:
         _fail(fn, "x must have at least one dimension (the last one is the bias's)")
@@ -224,14 +260,45 @@ def epilogue_forward(x, bias, act, scale, out_dtype, want_mask, fn="bias_act", b
         if bias.stride(0) != 1 and cols > 1:
             bias = bias.contiguous()
     mask_ld = torch_mask_ld(cols)
-    y = torch.empty(x.shape, dtype=ydt, device=x.device)
-    mask = torch.empty((rows * mask_ld // 8,), dtype=torch.uint8, device=x.device) if want_mask else None
+    y = new_like(x, ydt)
+    mask = x.new_empty(rows * mask_ld // 8, dtype=_uint8) if want_mask else None
     if rows and cols:
         xm, ld = as_matrix(x)
         dev = x.get_device()
         _C.epilogue_forward(BACKEND, dev, raw_stream(dev), act, rows, cols, DTYPE[x.dtype], DTYPE[ydt],
                             DTYPE[bias.dtype] if bias is not None else DTYPE[x.dtype], ld, cols, scale,
                             xm.data_ptr(), _ptr(bias), y.data_ptr(), _ptr(mask), mask_ld)
+    return y, mask
+
+
+def _epilogue_plain(x, bias, act, scale, want_mask, bias_in_x_dtype):
+    """epilogue_forward's common case in the fewest torch calls: x contiguous with rows and columns, y in x's
+    dtype, the bias absent or a contiguous (cols,) tensor on x's device. None for anything else: the full
+    path then checks, copies and reports."""
+    shape = x.shape
+    xdt = DTYPE.get(x.dtype)
+    n = x.numel()
+    if xdt is None or not n or not scale or not x.is_contiguous():
+        return None
+    cols = shape[-1]
+    dev = x.get_device()
+    bdt = xdt
+    if bias is not None:
+        if type(bias) is not _Tensor or bias.dim() != 1 or bias.shape[0] != cols or bias.get_device() != dev or \
+                not bias.is_contiguous():
+            return None
+        if bias_in_x_dtype and bias.dtype != x.dtype:
+            bias = bias.to(x.dtype)
+        bdt = DTYPE.get(bias.dtype)
+        if bdt is None:
+            return None
+    rows = n // cols
+    mask_ld = (cols + 7) // 8 * 8  # torch_mask_ld
+    y = _empty_like(x)
+    mask = x.new_empty(rows * mask_ld // 8, dtype=_uint8) if want_mask else None
+    _C.epilogue_forward(BACKEND, dev, raw_stream(dev), act, rows, cols, xdt, xdt, bdt, cols, cols, scale,
+                        x.data_ptr(), None if bias is None else bias.data_ptr(), y.data_ptr(),
+                        None if mask is None else mask.data_ptr(), mask_ld)
     return y, mask
 
 
@@ -290,11 +357,10 @@ def epilogue_backward(dy, mask, act, scale, dx_dtype, dbias_dtype, fn="bias_act 
     for name, dt in (("dx_dtype", dx_dtype), ("dbias_dtype", dbias_dtype)):
         if dt is not None and dt not in DTYPE:
             _fail(fn, f"{name} {dt} is not one of torch.float32, torch.float16, torch.bfloat16")
-    dx = torch.empty(dy.shape, dtype=dx_dtype, device=dy.device)
+    dx = new_like(dy, dx_dtype)
     dbias = None
     if dbias_dtype is not None:
-        dbias = torch.empty((cols,), dtype=dbias_dtype, device=dy.device) if rows else \
-            torch.zeros((cols,), dtype=dbias_dtype, device=dy.device)
+        dbias = dy.new_empty(cols, dtype=dbias_dtype) if rows else dy.new_zeros(cols, dtype=dbias_dtype)
     if rows and cols:
         dym, ld = as_matrix(dy)
         dev = dy.get_device()
@@ -437,8 +503,7 @@ def glu_forward(a, b, bias_a, bias_b, act, fn="glu"):
     a's shape with the last dimension halved). act: (kind, params...) of a gating kind (silu, gelu,
     gelu_tanh, relu)."""
     rows, cols, sa, sb, pa, pb, lda, ldb, ba, bb = _glu_inputs(a, b, bias_a, bias_b, fn)
-    shape = a.shape if b is not None else a.shape[:-1] + (cols,)
-    y = torch.empty(shape, dtype=a.dtype, device=a.device)
+    y = new_like(a) if b is not None else a.new_empty(a.shape[:-1] + (cols,))
     if rows and cols:
         dev = a.get_device()
         dt = DTYPE[a.dtype]
@@ -464,7 +529,7 @@ def glu_backward(dy, a, b, bias_a, bias_b, act, dbias_dtype, fn="glu backward"):
         _fail(fn, f"dbias_dtype {dbias_dtype} is not one of torch.float32, torch.float16, torch.bfloat16")
     es = a.element_size()
     if b is None:
-        dh = torch.empty(a.shape, dtype=a.dtype, device=a.device)
+        dh = new_like(a)
         pda, pdb, ldd = dh.data_ptr(), dh.data_ptr() + cols * es, 2 * cols
         dbias = None
         if dbias_dtype is not None:
@@ -475,8 +540,8 @@ def glu_backward(dy, a, b, bias_a, bias_b, act, dbias_dtype, fn="glu backward"):
         da_rows = dh.view(rows, 2 * cols)[:, :cols] if rows else None
         db_rows = dh.view(rows, 2 * cols)[:, cols:] if rows else None
     else:
-        da = torch.empty(a.shape, dtype=a.dtype, device=a.device)
-        db = torch.empty(a.shape, dtype=a.dtype, device=a.device)
+        da = new_like(a)
+        db = new_like(a)
         pda, pdb, ldd = da.data_ptr(), db.data_ptr(), cols
         dba = dbb = None
         if dbias_dtype is not None:

@@ -77,22 +77,36 @@ def _act_fwd_fake(x, kind, params, with_mask):
     return y, x.new_empty(((n + 7) // 8 if with_mask else 0,), dtype=torch.uint8)
 
 
+def act_setup(ctx, kind, params, with_mask, y_stride, saved):
+    """What the elementwise autograd keeps: the 1-bit mask (with_mask: the ReLU family, hardtanh) or x (the
+    smooth kinds), never y, and y's strides (the mask's bit order is y's memory order). One definition: the
+    custom op gpuact::act_fwd registers it, and the eager path's functional._Act calls it."""
+    ctx.kind, ctx.params, ctx.with_mask = kind, params, with_mask
+    ctx.y_stride = tuple(y_stride)
+    ctx.save_for_backward(saved)
+
+
+def act_backward_rule(ctx, dy):
+    """dx from dy and the saved mask or x. A first-order backward of eager CUDA tensors goes straight into
+    gpuact._C; a traced one, or one whose graph is recorded (create_graph=True: double backward), goes
+    through the custom op gpuact::act_bwd, which is differentiable again for the kinds with a mask."""
+    (saved,) = ctx.saved_tensors
+    dy = _impl.with_strides(dy, ctx.y_stride)
+    x, mask = (None, saved) if ctx.with_mask else (_impl.with_strides(saved, ctx.y_stride), None)
+    if not torch.is_grad_enabled() and _impl.eager(dy):
+        return _impl.act_backward(dy, _act(ctx.kind, ctx.params), x=x, mask=mask,
+                                  fn=f"{_KIND_NAMES.get(ctx.kind, 'activation')} backward")
+    return torch.ops.gpuact.act_bwd(dy, x, mask, ctx.kind, list(ctx.params))
+
+
 def _act_fwd_setup(ctx, inputs, output):
     x, kind, params, with_mask = inputs
     y, mask = output
-    ctx.kind, ctx.params, ctx.with_mask = kind, list(params), with_mask
-    ctx.y_stride = tuple(y.stride())  # the mask's bit order is y's memory order
-    ctx.save_for_backward(mask if with_mask else x)
+    act_setup(ctx, kind, tuple(params), with_mask, y.stride(), mask if with_mask else x)
 
 
 def _act_fwd_backward(ctx, dy, dmask):
-    (saved,) = ctx.saved_tensors
-    dy = _impl.with_strides(dy, ctx.y_stride)
-    if ctx.with_mask:
-        dx = torch.ops.gpuact.act_bwd(dy, None, saved, ctx.kind, ctx.params)
-    else:
-        dx = torch.ops.gpuact.act_bwd(dy, _impl.with_strides(saved, ctx.y_stride), None, ctx.kind, ctx.params)
-    return dx, None, None, None
+    return act_backward_rule(ctx, dy), None, None, None
 
 
 act_fwd.register_autograd(_act_fwd_backward, setup_context=_act_fwd_setup)

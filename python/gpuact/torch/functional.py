@@ -12,7 +12,12 @@ dx and the bias gradient in one pass.
 
 Paths (same kernels, same results):
   - eager, plain CUDA tensors: straight into gpuact._C (microseconds of host
-    time), with torch.autograd.Function when a gradient is needed;
+    time), with torch.autograd.Function when a gradient is needed (applied
+    through its C entry, without the Python wrapper's functorch handling:
+    this path runs only when no functorch transform is active); the
+    autograd rule is the custom op's (_ops.act_setup / act_backward_rule,
+    bias_act_setup / bias_act_backward_rule, glu_setup / glu_backward_rule),
+    written once;
   - torch.compile / export / tensor subclasses / dispatch modes / meta
     tensors: the torch.library custom ops of gpuact/torch/_ops.py.
 
@@ -28,17 +33,20 @@ import torch
 from torch.autograd.function import once_differentiable
 
 from .._core import (ACT_PARAMS, ACT_PRECISE, ALIASES, GELU_APPROXIMATE, KIND_DEFAULTS, KINDS, PARAM_DEFAULTS, InvalidArgument,
-                     NotSupported, gelu_kind)
+                     gelu_kind)
 from . import _impl, _ops  # noqa: F401  (_ops registers torch.ops.gpuact.*)
+from . import fewbit as _fewbit
 
 _Tensor = torch.Tensor
 _is_compiling = torch.compiler.is_compiling
 _grad_enabled = torch.is_grad_enabled
+_dispatch_modes = _impl._dispatch_modes
+_functorch_active = _impl._functorch_active
 try:
-    _dispatch_modes = torch._C._len_torch_dispatch_stack
-except AttributeError:  # pragma: no cover - other torch builds: always take the custom-op path
-    def _dispatch_modes():
-        return 1
+    _unwrap_if_dead = torch._C._functorch.unwrap_if_dead
+except AttributeError:  # pragma: no cover - other torch builds
+    def _unwrap_if_dead(x):
+        return x
 
 
 def _templates():
@@ -60,9 +68,9 @@ _PARAM_INDEX = {p: i for i, p in enumerate(ACT_PARAMS)}
 
 
 def _resolve(kind, params):
-    """(kind value, params tuple in ACT_PARAMS order, has_mask, table name) from a kind name (or alias)
-    and a dict of parameters by the C field names (None: the default). Plain Python that torch.compile
-    traces to constants."""
+    """(kind value, params tuple in ACT_PARAMS order, has_mask, table name, act = (kind value,) + params:
+    the activation tuple gpuact._C takes) from a kind name (or alias) and a dict of parameters by the C
+    field names (None: the default). Plain Python that torch.compile traces to constants."""
     t = _TEMPLATES.get(kind)
     if t is None:
         raise InvalidArgument(f"gpuact.torch: activation {kind!r} is not one of {', '.join(_TEMPLATES)}")
@@ -78,7 +86,7 @@ def _resolve(kind, params):
         if k in implied and float(v) != implied[k]:
             raise InvalidArgument(f"gpuact.torch: {kind} means {k}={implied[k]}; got {k}={v}")
         p[i] = float(v)
-    return value, tuple(p), has_mask, name
+    return value, tuple(p), has_mask, name, (value,) + tuple(p)
 
 
 _CACHE = {}
@@ -88,95 +96,68 @@ def _kp(kind, params):
     """_resolve, cached in eager mode (one dictionary lookup per call)."""
     if _is_compiling():
         return _resolve(kind, params)
-    key = (kind, tuple(params.items()))
+    key = (kind, tuple(params.items())) if params else kind
     kp = _CACHE.get(key)
     if kp is None:
         kp = _CACHE[key] = _resolve(kind, params)
     return kp
 
 
-def _eager(x):
-    """Whether x takes the direct path: a plain CUDA tensor, not traced."""
-    return not _is_compiling() and type(x) is _Tensor and x.is_cuda and not _dispatch_modes()
+def _direct(x):
+    """Whether x takes the direct path (_impl.eager, inlined: it runs on every call)."""
+    return type(x) is _Tensor and x.is_cuda and not _is_compiling() and not _dispatch_modes() and \
+        not _functorch_active()
 
 
 # ---------------------------------------------------------------------------------------------
-# Elementwise: autograd functions of the eager path
+# Elementwise: the eager path's autograd. Its rule is _ops.act_setup / _ops.act_backward_rule, the two
+# functions the custom op gpuact::act_fwd registers (one definition; the double backward of the ReLU
+# family is the custom op gpuact::act_bwd's).
 
 class _Act(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, kp, inplace):
-        kind, params, has_mask, name = kp
-        act = (kind,) + params
-        if has_mask:
-            y, mask, src = _impl.act_forward(x, act, True, out=x if inplace else None, fn=name)
-            ctx.save_for_backward(mask)
-        else:  # a smooth kind: the backward needs x (in place: a copy of x made first, as torch's silu_)
-            saved = x.clone() if inplace else x
-            y, _, src = _impl.act_forward(x, act, False, out=x if inplace else None, fn=name)
-            ctx.save_for_backward(saved)
+        kind, params, has_mask, name, act = kp
         if inplace:
+            saved = None if has_mask else x.clone()  # a smooth kind keeps x: a copy of it, as torch's silu_
+            y, mask, src = _impl.act_forward(x, act, has_mask, out=x, fn=name)
             ctx.mark_dirty(x)
-        ctx.kp, ctx.stride = kp, tuple(src.stride())
+            stride = src.stride()
+        else:
+            y, mask = _impl.act_new(x, act, has_mask, fn=name)
+            saved, stride = x, y.stride()
+        _ops.act_setup(ctx, kind, params, has_mask, stride, mask if has_mask else saved)
         return y
 
     @staticmethod
     def backward(ctx, dy):
-        (saved,) = ctx.saved_tensors
-        dy = _impl.with_strides(dy, ctx.stride)
-        if not ctx.kp[2]:
-            saved = _impl.with_strides(saved, ctx.stride)
-        if _grad_enabled():  # create_graph=True: a backward that is differentiable in dy
-            return _ActGrad.apply(dy, saved, ctx.kp), None, None
-        return _backward(dy, saved, ctx.kp), None, None
+        return _ops.act_backward_rule(ctx, dy), None, None
 
 
-def _backward(dy, saved, kp):
-    kind, params, has_mask, name = kp
-    act = (kind,) + params
-    if has_mask:
-        return _impl.act_backward(dy, act, mask=saved, fn=f"{name} backward")
-    return _impl.act_backward(dy, act, x=saved, fn=f"{name} backward")
-
-
-class _ActGrad(torch.autograd.Function):
-    """dx from dy (and the mask or x): linear in dy, so its own backward is
-    the same operation; the derivative in x is zero almost everywhere for
-    the kinds with a mask (piecewise linear)."""
-
-    @staticmethod
-    def forward(ctx, dy, saved, kp):
-        ctx.save_for_backward(saved)
-        ctx.kp, ctx.stride = kp, tuple(dy.stride())
-        return _backward(dy, saved, kp)
-
-    @staticmethod
-    def backward(ctx, gdx):
-        if not ctx.kp[2]:
-            raise NotSupported(f"gpuact.torch: double backward of {ctx.kp[3]} is not supported")
-        (saved,) = ctx.saved_tensors
-        gdx = _impl.with_strides(gdx, ctx.stride)
-        if _grad_enabled():
-            return _ActGrad.apply(gdx, saved, ctx.kp), None, None
-        return _backward(gdx, saved, ctx.kp), None, None
+# torch.autograd.Function.apply less its Python wrapper (functorch checks, default-argument binding):
+# the direct path runs only when no functorch transform is active, and unwraps x as the wrapper would.
+_act_apply = torch._C._FunctionBase.__dict__["apply"].__get__(None, _Act)
 
 
 # ---------------------------------------------------------------------------------------------
 # Elementwise: the functions
 
 def _activation(x, kp, inplace, out):
-    kind, params, has_mask, name = kp
+    if out is None and _direct(x):
+        if x.requires_grad and _grad_enabled():
+            return _act_apply(_unwrap_if_dead(x), kp, inplace)
+        if not inplace:
+            return _impl.act_new(x, kp[4], False, kp[3])[0]
+        return _impl.act_forward(x, kp[4], False, out=x, fn=kp[3])[0]
+    kind, params, has_mask, name, act = kp
     if out is not None and inplace:
         raise InvalidArgument(f"gpuact.torch.{name}: give inplace=True or out=, not both")
     grad = _grad_enabled() and x.requires_grad
     if out is not None and grad:
         raise InvalidArgument(f"gpuact.torch.{name}: out= does not support autograd (x requires grad); "
                               f"call it under torch.no_grad() or without out=")
-    if _eager(x):
-        if grad:
-            return _Act.apply(x, kp, inplace)
-        act = (kind,) + params
-        return _impl.act_forward(x, act, False, out=x if inplace else out, fn=name)[0]
+    if _impl.eager(x):  # out= on a plain CUDA tensor
+        return _impl.act_forward(x, act, False, out=out, fn=name)[0]
     # torch.compile, export, subclasses, modes, meta tensors: the custom ops
     _impl.check(x, "x", name, devices=("cuda", "meta"))
     plist = list(params)
@@ -231,20 +212,36 @@ def hardtanh(x, min_val=-1.0, max_val=1.0, inplace=False, *, out=None):
     return _activation(x, _kp("hardtanh", {"lower": min_val, "ceiling": max_val}), inplace, out)
 
 
-def gelu(x, approximate="none", *, out=None, precise=False):
+def gelu(x, approximate="none", *, out=None, precise=False, backward_bits=None):
     """torch.nn.functional.gelu: x * Phi(x) (approximate="none") or 0.5 x (1 + tanh(sqrt(2/pi) (x +
     0.044715 x^3))) ("tanh"), computed by gpuact's own f32 math: within 2 ulps of the correctly
     rounded value in f32 (precise=True: within 1 ulp, slower), the 16-bit results correctly rounded
-    but for a documented few; not bit-identical with torch's. Autograd keeps x."""
+    but for a documented few; not bit-identical with torch's. Autograd keeps x; with backward_bits=b
+    (1-4) it keeps b bits per element instead and the gradient is the few-bit approximation
+    (gpuact.torch.fewbit)."""
     kp = (_GELU_PRECISE if precise else _GELU).get(approximate) if isinstance(approximate, str) else None
     if kp is None:
         gelu_kind(approximate, "gpuact.torch.gelu")  # raises: not "none" or "tanh"
+    if backward_bits is not None:
+        return _fewbit_activation(x, kp, backward_bits, out, False, "gelu")
     return _activation(x, kp, False, out)
 
 
-def silu(x, inplace=False, *, out=None, precise=False):
+# ---- few-bit backward (gpuact.torch.fewbit) ----
+def _fewbit_activation(x, kp, bits, out, inplace, fn):
+    kind, prm = kp[0], kp[1]
+    _fewbit.check_bits(bits, kind, fn)
+    if out is not None or inplace:
+        raise InvalidArgument(f"gpuact.torch.{fn}: backward_bits does not combine with out= or inplace=True")
+    return _fewbit.apply(x, None, kind, prm, 1.0, None, bits, fn)
+# ---- end few-bit backward ----
+
+
+def silu(x, inplace=False, *, out=None, precise=False, backward_bits=None):
     """torch.nn.functional.silu: x * sigmoid(x) (gpuact's own f32 math, as gelu, precise= too).
-    Autograd keeps x (in place: a copy of x, as torch's)."""
+    Autograd keeps x (in place: a copy of x, as torch's); backward_bits= as gelu's."""
+    if backward_bits is not None:
+        return _fewbit_activation(x, _SILU_PRECISE if precise else _SILU, backward_bits, out, inplace, "silu")
     return _activation(x, _SILU_PRECISE if precise else _SILU, inplace, out)
 
 
@@ -271,8 +268,8 @@ class _BiasAct(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, bias, kp, scale, out_dtype, bias_in_x_dtype):
-        kind, params, has_mask, name = kp
-        y, mask = _impl.epilogue_forward(x, bias, (kind,) + params, scale, out_dtype, has_mask, fn=name,
+        kind, params, has_mask, name, act = kp
+        y, mask = _impl.epilogue_forward(x, bias, act, scale, out_dtype, has_mask, fn=name,
                                          bias_in_x_dtype=bias_in_x_dtype)
         _ops.bias_act_setup(ctx, x, bias, kind, params, scale, has_mask, mask, bias_in_x_dtype)
         return y
@@ -283,7 +280,10 @@ class _BiasAct(torch.autograd.Function):
         return _ops.bias_act_backward_rule(ctx, dy) + (None, None, None, None)
 
 
-def bias_act(x, bias=None, activation="relu", scale=1.0, *, out_dtype=None, **params):
+_bias_act_apply = torch._C._FunctionBase.__dict__["apply"].__get__(None, _BiasAct)
+
+
+def bias_act(x, bias=None, activation="relu", scale=1.0, *, out_dtype=None, backward_bits=None, **params):
     """y = act(x + bias) * scale, bias (cols,) along x's last dimension, in
     f32 with one rounding to out_dtype (default x's dtype); the fused
     epilogue after a matrix product. activation: a kind or alias as in
@@ -301,22 +301,34 @@ def bias_act(x, bias=None, activation="relu", scale=1.0, *, out_dtype=None, **pa
     to the autocast dtype (a product from a matmul already is) and the bias
     is used in that dtype too, so the epilogue and its backward run in one
     dtype and no float32 tensor of x's size is made; the bias gradient is
-    still accumulated in float32, and returned in the bias's own dtype."""
+    still accumulated in float32, and returned in the bias's own dtype.
+
+    backward_bits=b (1-4; gelu, gelu_tanh, silu): autograd keeps b bits per element instead of x,
+    the bias is used in x's dtype, and the gradient is the few-bit approximation
+    (gpuact.torch.fewbit)."""
     kp = _kp(activation, params)
-    scale = float(scale)
+    if backward_bits is not None:  # few-bit backward (gpuact.torch.fewbit)
+        _fewbit.check_bits(backward_bits, kp[0], "bias_act")
+        dt = autocast_dtype()
+        return _fewbit.apply(x if dt is None else _cast(x, dt), bias, kp[0], kp[1], float(scale), out_dtype,
+                             backward_bits, "bias_act", True)
+    return _bias_act(x, bias, kp, float(scale), out_dtype)
+
+
+def _bias_act(x, bias, kp, scale, out_dtype):
+    cast_bias = False
     dt = autocast_dtype()
     if dt is not None:
         x = _cast(x, dt)
-    cast_bias = dt is not None and bias is not None and bias.dtype != x.dtype
-    grad = _grad_enabled() and (x.requires_grad or (bias is not None and bias.requires_grad))
-    if _eager(x):
-        if grad:
-            return _BiasAct.apply(x, bias, kp, scale, out_dtype, cast_bias)
-        kind, prm, _, name = kp
-        return _impl.epilogue_forward(x, bias, (kind,) + prm, scale, out_dtype, False, fn=name,
+        cast_bias = bias is not None and bias.dtype != x.dtype
+    if _direct(x):
+        if _grad_enabled() and (x.requires_grad or (bias is not None and bias.requires_grad)):
+            return _bias_act_apply(_unwrap_if_dead(x), bias, kp, scale, out_dtype, cast_bias)
+        return _impl.epilogue_forward(x, bias, kp[4], scale, out_dtype, False, fn=kp[3],
                                       bias_in_x_dtype=cast_bias)[0]
+    grad = _grad_enabled() and (x.requires_grad or (bias is not None and bias.requires_grad))
     _impl.check(x, "x", "bias_act", devices=("cuda", "meta"))
-    kind, prm, has_mask, name = kp
+    kind, prm, has_mask, name, _ = kp
     if cast_bias:
         y, _ = torch.ops.gpuact.bias_act_fwd(x, bias, kind, list(prm), scale, out_dtype, bool(grad and has_mask),
                                              True)
@@ -368,6 +380,7 @@ class _Glu(torch.autograd.Function):
         return _ops.glu_backward_rule(ctx, dy)
 
 
+_glu_apply = torch._C._FunctionBase.__dict__["apply"].__get__(None, _Glu)
 _KINDS_BY_VALUE = {info.value: name for name, info in KINDS.items()}
 _GATING = {name: info.value for name, info in KINDS.items() if info.columns.get("glu")}
 
@@ -388,9 +401,9 @@ def _glu(a, b, bias_a, bias_b, bias, kind, fn):
     grad = _grad_enabled() and (a.requires_grad or (b is not None and b.requires_grad) or
                                 (bias_a is not None and bias_a.requires_grad) or
                                 (bias_b is not None and bias_b.requires_grad))
-    if _impl.eager(a) and (b is None or _impl.eager(b)):
+    if _direct(a) and (b is None or _direct(b)):
         if grad:
-            return _Glu.apply(a, b, bias_a, bias_b, kind)
+            return _glu_apply(_unwrap_if_dead(a), b if b is None else _unwrap_if_dead(b), bias_a, bias_b, kind)
         return _impl.glu_forward(a, b, bias_a, bias_b, (kind,), fn=fn)
     _impl.check(a, "a", fn, devices=("cuda", "meta"))
     return torch.ops.gpuact.glu_fwd(a, b, bias_a, bias_b, kind)

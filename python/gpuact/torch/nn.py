@@ -1,7 +1,7 @@
 """Modules: drop-ins for torch.nn.ReLU, LeakyReLU, ReLU6, Hardtanh (the
 backward keeps a 1-bit mask instead of the input or output), GELU and SiLU
-(they keep the input, as torch's), a generic Activation,
-and Linear: torch.nn.Linear's matmul (cuBLAS, through torch) followed by
+(they keep the input, as torch's), made from the table SIMPLE_MODULES with
+torch.nn's constructors, defaults and repr; a generic Activation; and Linear: torch.nn.Linear's matmul (cuBLAS, through torch) followed by
 gpuact's fused bias + activation + scale epilogue, whose backward gives the
 input gradient and the bias gradient in one pass.
 
@@ -16,9 +16,13 @@ up stacked into one Linear (one matmul) and the gated activation in one
 kernel; it loads the three-Linear state_dicts (w1/w3/w2, gate_proj/up_proj/
 down_proj) as they are.
 """
+import inspect
+import operator
+
 import torch
 
-from .._core import gelu_kind
+from .._core import KINDS, gelu_kind
+from . import fewbit as _fewbit
 from . import functional as F
 
 
@@ -38,92 +42,99 @@ class Activation(torch.nn.Module):
         return ", ".join(args + (["inplace=True"] if self.inplace else []))
 
 
-class ReLU(torch.nn.Module):
-    """torch.nn.ReLU."""
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, x):
-        return F.relu(x, self.inplace)
-
-    def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
+def _hardtanh_bounds(min_val, max_val):
+    if min_val > max_val:
+        raise ValueError(f"gpuact.torch.nn.Hardtanh: min_val = {min_val} > max_val = {max_val}")
 
 
-class LeakyReLU(torch.nn.Module):
-    """torch.nn.LeakyReLU (negative_slope >= 0)."""
-
-    def __init__(self, negative_slope=0.01, inplace=False):
-        super().__init__()
-        self.negative_slope, self.inplace = negative_slope, inplace
-
-    def forward(self, x):
-        return F.leaky_relu(x, self.negative_slope, self.inplace)
-
-    def extra_repr(self):
-        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+# ---- few-bit backward (gpuact.torch.fewbit) ----
+def _fewbit_bits(bits, kind, module):
+    return _fewbit.check_bits(bits, KINDS[kind].value, f"nn.{module}")
 
 
-class ReLU6(torch.nn.Module):
-    """torch.nn.ReLU6."""
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, x):
-        return F.relu6(x, self.inplace)
-
-    def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
+def _fewbit_repr(bits, sep=""):
+    return "" if bits is None else f"{sep}backward_bits={bits}"
+# ---- end few-bit backward ----
 
 
-class Hardtanh(torch.nn.Module):
-    """torch.nn.Hardtanh(min_val=-1.0, max_val=1.0, inplace=False)."""
-
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
-        super().__init__()
-        if min_val > max_val:
-            raise ValueError(f"gpuact.torch.nn.Hardtanh: min_val = {min_val} > max_val = {max_val}")
-        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
-
-    def forward(self, x):
-        return F.hardtanh(x, self.min_val, self.max_val, self.inplace)
-
-    def extra_repr(self):
-        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+def _gelu_check(approximate, backward_bits):
+    gelu_kind(approximate, "gpuact.torch.nn.GELU")  # refuse anything but "none" and "tanh" now
+    _fewbit_bits(backward_bits, "gelu_tanh" if approximate == "tanh" else "gelu", "GELU")
 
 
-class GELU(torch.nn.Module):
-    """torch.nn.GELU(approximate="none" | "tanh") (gpuact's own f32 math: within 2 ulps of the correctly
-    rounded value, not bit-identical with torch's)."""
-
-    def __init__(self, approximate="none"):
-        super().__init__()
-        gelu_kind(approximate, "gpuact.torch.nn.GELU")  # refuse anything but "none" and "tanh" now
-        self.approximate = approximate
-
-    def forward(self, x):
-        return F.gelu(x, approximate=self.approximate)
-
-    def extra_repr(self):
-        return f"approximate={self.approximate!r}"
+def _silu_check(backward_bits):
+    _fewbit_bits(backward_bits, "silu", "SiLU")
 
 
-class SiLU(torch.nn.Module):
-    """torch.nn.SiLU(inplace=False) (gpuact's own f32 math, as GELU)."""
+#: The modules that stand for torch.nn's activation modules, one row each: (class name, gpuact kind, the
+#: function of gpuact.torch.functional it calls, its constructor parameters after x with torch's defaults
+#: (inplace last where torch has it; then gpuact's own keyword-only option, marked "kw", passed on by
+#: keyword when it is not None), a check of those parameters at construction (by name, inplace left
+#: out), docstring). The classes
+#: are made from these rows; a new kind with a torch.nn counterpart is one row.
+SIMPLE_MODULES = (
+    ("ReLU", "relu", F.relu, (("inplace", False),), None, "torch.nn.ReLU."),
+    ("LeakyReLU", "leaky", F.leaky_relu, (("negative_slope", 0.01), ("inplace", False)), None,
+     "torch.nn.LeakyReLU (negative_slope >= 0)."),
+    ("ReLU6", "clipped", F.relu6, (("inplace", False),), None, "torch.nn.ReLU6."),
+    ("Hardtanh", "hardtanh", F.hardtanh, (("min_val", -1.0), ("max_val", 1.0), ("inplace", False)), _hardtanh_bounds,
+     "torch.nn.Hardtanh(min_val=-1.0, max_val=1.0, inplace=False)."),
+    ("GELU", "gelu", F.gelu, (("approximate", "none"), ("backward_bits", None, "kw")), _gelu_check,
+     "torch.nn.GELU(approximate=\"none\" | \"tanh\") (gpuact's own f32 math: within 2 ulps of the correctly "
+     "rounded value, not bit-identical with torch's). backward_bits=b (1-4): the few-bit backward "
+     "(gpuact.torch.fewbit)."),
+    ("SiLU", "silu", F.silu, (("inplace", False), ("backward_bits", None, "kw")), _silu_check,
+     "torch.nn.SiLU(inplace=False) (gpuact's own f32 math, as GELU; backward_bits= too)."),
+)
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
 
-    def forward(self, x):
-        return F.silu(x, self.inplace)
+def _simple_module(name, kind, fn, params, check, doc):
+    names = tuple(p[0] for p in params)
+    pos = tuple(p[0] for p in params if len(p) == 2)
+    kw = tuple(p[0] for p in params if len(p) == 3)
+    assert len(kw) <= 1 and (not kw or len(pos) == 1), name
+    sig = inspect.Signature([inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)] +
+                            [inspect.Parameter(p[0], inspect.Parameter.KEYWORD_ONLY if len(p) == 3 else
+                                               inspect.Parameter.POSITIONAL_OR_KEYWORD, default=p[1])
+                             for p in params])
+
+    def __init__(self, *args, **kwargs):
+        bound = sig.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        values = tuple(bound.arguments[p] for p in names)
+        if check is not None:
+            check(**{p: v for p, v in zip(names, values) if p != "inplace"})
+        torch.nn.Module.__init__(self)
+        for p, v in zip(names, values):
+            setattr(self, p, v)
+
+    # forward reads its attributes by name, positionally into fn: the call a torch.nn module makes
+    get = operator.attrgetter(*pos)
+    if len(pos) == 1 and not kw:
+        def forward(self, x, _get=get):
+            return fn(x, _get(self))
+    elif len(pos) == 1:
+        def forward(self, x, _get=get, _k=kw[0]):
+            v = getattr(self, _k)
+            return fn(x, _get(self)) if v is None else fn(x, _get(self), **{_k: v})
+    else:
+        def forward(self, x, _get=get):
+            return fn(x, *_get(self))
 
     def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
+        out = [f"{p}={getattr(self, p)!r}" for p in pos if p != "inplace"]
+        out += [f"{p}={getattr(self, p)!r}" for p in kw if getattr(self, p) is not None]
+        return ", ".join(out + (["inplace=True"] if getattr(self, "inplace", False) else []))
+
+    __init__.__signature__ = sig
+    return type(name, (torch.nn.Module,), {"__init__": __init__, "forward": forward, "extra_repr": extra_repr,
+                                           "kind": kind, "__doc__": doc, "__module__": __name__,
+                                           "__qualname__": name})
+
+
+for _row in SIMPLE_MODULES:
+    globals()[_row[0]] = _simple_module(*_row)
+del _row
 
 
 class Linear(torch.nn.Linear):
@@ -136,22 +147,28 @@ class Linear(torch.nn.Linear):
     input). scale=1/c replaces a following division by c. activation: a kind
     or alias of gpuact's table (relu, leaky_relu, clipped_relu, relu6,
     hardtanh, gelu, gelu_tanh, silu, squared_relu), parameters by the C field
-    names (negative_slope=, ceiling=, lower=)."""
+    names (negative_slope=, ceiling=, lower=). backward_bits=b (1-4; gelu,
+    gelu_tanh, silu): the few-bit backward (gpuact.torch.fewbit)."""
 
     def __init__(self, in_features, out_features, bias=True, activation="relu", scale=1.0, device=None,
-                 dtype=None, **act_params):
+                 dtype=None, backward_bits=None, **act_params):
         super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
         self.activation, self.scale, self.act_params = activation, float(scale), dict(act_params)
-        F._kp(activation, self.act_params)  # refuse an unknown kind or parameter now
+        kp = F._kp(activation, self.act_params)  # refuse an unknown kind or parameter now
+        self.backward_bits = _fewbit.check_bits(backward_bits, kp[0], "nn.Linear")
 
     def forward(self, x):
         z = torch.nn.functional.linear(x, self.weight)
-        return F.bias_act(z, self.bias, self.activation, self.scale, **self.act_params)
+        if self.backward_bits is not None:
+            return F.bias_act(z, self.bias, self.activation, self.scale, backward_bits=self.backward_bits,
+                              **self.act_params)
+        return F._bias_act(z, self.bias, F._kp(self.activation, self.act_params), self.scale, None)
 
     def extra_repr(self):
         extra = f", activation={self.activation!r}"
         extra += "".join(f", {k}={v}" for k, v in self.act_params.items())
-        return super().extra_repr() + extra + (f", scale={self.scale}" if self.scale != 1.0 else "")
+        return (super().extra_repr() + extra + (f", scale={self.scale}" if self.scale != 1.0 else "") +
+                _fewbit_repr(self.backward_bits, ", "))
 
     @classmethod
     def from_linear(cls, linear, activation="relu", scale=1.0, **act_params):

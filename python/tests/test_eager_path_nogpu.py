@@ -1,0 +1,138 @@
+"""gpuact.torch's eager path without a GPU: CPU tensors stand for CUDA ones (is_cuda reads True, the
+stream is 0) and gpuact._C's launches are recorded instead of run, so what the direct path hands to C
+(pointers, sizes, dtype codes, the mask) and which autograd rule it takes are checked here; the values
+are the GPU tests' (tests/test_torch_gpu.py). Also the nn modules made from nn.SIMPLE_MODULES."""
+import inspect
+import types
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import gpuact  # noqa: E402
+import gpuact.torch as ga  # noqa: E402
+from gpuact.torch import _impl  # noqa: E402
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """The _C calls the eager path makes, as (name, args)."""
+    seen = []
+
+    def record(name):
+        return lambda *a: seen.append((name, a))
+
+    monkeypatch.setattr(torch.Tensor, "is_cuda", property(lambda self: self.device.type == "cpu"))
+    monkeypatch.setattr(_impl, "raw_stream", lambda dev: 0)
+    monkeypatch.setattr(_impl, "_C", types.SimpleNamespace(**{n: record(n) for n in (
+        "forward", "backward", "epilogue_forward", "epilogue_backward", "glu_forward", "glu_backward")}))
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    monkeypatch.setattr(_impl, "_build_capture_variant", lambda *a: None)
+    monkeypatch.setattr(_impl, "_build_glu_capture_variant", lambda *a: None)
+    return seen
+
+
+def test_without_autograd_one_forward_and_no_mask(calls):
+    x = torch.randn(1024)
+    y = ga.relu(x)
+    assert y.shape == x.shape and y.data_ptr() != x.data_ptr()
+    (name, a), = calls
+    assert name == "forward"
+    backend, dev, stream, act, dt, n, px, py, pmask = a
+    assert (act[0], dt, n, px, py, pmask) == (ga.functional._RELU[0], _impl.DTYPE[torch.float32], 1024,
+                                               x.data_ptr(), y.data_ptr(), None)
+    with torch.no_grad():  # grad mode off: no mask either, even for an x that requires grad
+        ga.leaky_relu(torch.randn(8, requires_grad=True), 0.2)
+    assert calls[-1][1][3][:2] == (ga.functional._kp("leaky", {})[0], 0.2) and calls[-1][1][8] is None
+
+
+def test_relu_family_autograd_keeps_the_mask_and_its_backward_reads_it(calls):
+    x = torch.randn(100, requires_grad=True)
+    y = ga.relu(x)
+    assert y.grad_fn is not None and "_Act" in type(y.grad_fn).__name__
+    mask_ptr = calls[-1][1][8]
+    assert mask_ptr is not None
+    (saved,) = y.grad_fn.saved_tensors
+    assert saved.dtype == torch.uint8 and saved.numel() == (100 + 7) // 8 and saved.data_ptr() == mask_ptr
+    y.sum().backward()
+    name, a = calls[-1]
+    assert name == "backward" and a[5] == 100 and a[8] is None and a[9] == mask_ptr  # dx from the mask, not x
+    assert x.grad.shape == x.shape
+
+
+def test_smooth_kinds_keep_x(calls):
+    x = torch.randn(64, requires_grad=True)
+    y = ga.gelu(x)
+    assert calls[-1][1][8] is None
+    (saved,) = y.grad_fn.saved_tensors
+    assert saved.data_ptr() == x.data_ptr()
+    y.sum().backward()
+    name, a = calls[-1]
+    assert name == "backward" and a[8] == x.data_ptr() and a[9] is None
+
+
+def test_double_backward_goes_through_the_custom_op(calls):
+    """create_graph=True: the backward is recorded through gpuact::act_bwd, differentiable again (the ReLU
+    family); a plain backward calls gpuact._C directly (the test above)."""
+    x, g = torch.randn(32, requires_grad=True), torch.randn(32, requires_grad=True)
+    y = ga.leaky_relu(x, 0.1)
+    (dx,) = torch.autograd.grad(y, x, g, create_graph=True)
+    assert dx.grad_fn is not None and "act_bwd" in type(dx.grad_fn).__name__, type(dx.grad_fn).__name__
+    dx.sum().backward()  # d(dx)/dg: the same selection of the ones, from the mask
+    assert [n for n, _ in calls] == ["forward", "backward", "backward"] and calls[2][1][9] == calls[0][1][8]
+    with pytest.raises(gpuact.NotSupported, match="double backward of gelu"):
+        x2 = torch.randn(8, requires_grad=True)
+        (d,) = torch.autograd.grad(ga.gelu(x2).sum(), x2, create_graph=True)
+        d.sum().backward()
+
+
+def test_bias_act_fast_path_arguments(calls):
+    x, b = torch.randn(6, 40), torch.randn(40)
+    y = ga.bias_act(x, b, "relu", 0.5)
+    (name, a), = calls
+    assert name == "epilogue_forward" and y.shape == x.shape and y.is_contiguous()
+    rows, cols, xdt, ydt, bdt, ld_x, ld_y, scale, px, pb, py, pmask, mask_ld = a[4:]
+    assert (rows, cols, ld_x, ld_y, scale, px, pb, py, pmask, mask_ld) == (6, 40, 40, 40, 0.5, x.data_ptr(),
+                                                                           b.data_ptr(), y.data_ptr(), None, 40)
+    xs = torch.randn(6, 80)[:, :40]  # a column slice: the general path, in place through the leading dimension
+    ga.bias_act(xs, b, "relu")
+    assert calls[-1][1][9] == 80 and calls[-1][1][12] == xs.data_ptr()
+    xg, bg = torch.randn(5, 16, requires_grad=True), torch.randn(16, requires_grad=True)
+    ga.bias_act(xg, bg, "relu").sum().backward()
+    assert [n for n, _ in calls[-2:]] == ["epilogue_forward", "epilogue_backward"]
+    assert calls[-1][1][19] == bg.grad.data_ptr()  # the bias gradient in the same pass
+    with pytest.raises(gpuact.InvalidArgument, match="bias must be"):
+        ga.bias_act(x, torch.randn(41), "relu")
+    with pytest.raises(gpuact.InvalidArgument, match="scale = 0"):
+        ga.bias_act(x, b, "relu", 0.0)
+
+
+def test_gated_fused_form_arguments(calls):
+    h = torch.randn(4, 2 * 24, requires_grad=True)
+    y = ga.swiglu(h)
+    assert y.shape == (4, 24)
+    name, a = calls[-1]
+    assert name == "glu_forward" and a[4:6] == (4, 24) and a[11] == h.data_ptr()
+    y.sum().backward()
+    assert calls[-1][0] == "glu_backward" and h.grad.shape == h.shape
+
+
+def test_simple_modules_match_torch_nn():
+    """Every row of nn.SIMPLE_MODULES: a kind of gpuact's table, the constructor, defaults and repr of the
+    torch.nn module of the same name."""
+    names = ga.functional._TEMPLATES
+    for row in ga.nn.SIMPLE_MODULES:
+        cls, theirs = getattr(ga.nn, row[0]), getattr(torch.nn, row[0])
+        assert row[1] in names and cls.kind == row[1]
+        ours = list(inspect.signature(cls).parameters.items())
+        ref = list(inspect.signature(theirs).parameters.items())
+        assert [(k, p.default) for k, p in ours] == [(k, p.default) for k, p in ref[:len(ours)]], row[0]
+        assert repr(cls()) == repr(theirs())
+        x = torch.empty(3, 5, device="meta")
+        assert cls()(x).shape == x.shape
+    assert repr(ga.nn.LeakyReLU(0.3, True)) == repr(torch.nn.LeakyReLU(0.3, True))
+    assert repr(ga.nn.Hardtanh(max_val=2.0)) == repr(torch.nn.Hardtanh(max_val=2.0))
+    with pytest.raises(ValueError, match="min_val"):
+        ga.nn.Hardtanh(2.0, 1.0)
+    with pytest.raises(TypeError):
+        ga.nn.ReLU(True, True)
