@@ -7,7 +7,8 @@
 #   make sanitize    the tests under ASan+UBSan and TSan (OpenCL on PoCL)
 #   make examples BACKEND=opencl|cuda|hip   examples with only that backend
 #   make bench       build/gpuact-bench
-#   make shared      build/libgpuact.so (for bench/torch_compare.py)
+#   make shared      build/libgpuact.so (the whole API for a foreign-function caller)
+#   make pyext       build/py/_C.abi3.so: gpuact._C alone (bench/matrix.py --lib LABEL=PATH)
 #   make cuda-fatbin precompiled CUDA kernels (GPUACT_CUDA_PRECOMPILED)
 #   make embed       regenerate kernels/gpuact_kernels_src.h from the sources
 #   make install PREFIX=/usr/local   headers, pkg-config, CMake package, gpuact-info
@@ -94,6 +95,12 @@ endef
 embed: $(BUILD)/embed
 	$(call embed_all,.)
 
+# Every build that includes the header regenerates it first when a kernel
+# source is newer, so no binary embeds stale kernels (check-embedded then
+# tells whether the committed one is fresh).
+$(EMBEDDED): $(filter-out $(EMBEDDED) kernels/cuda/gpuact_cuda_fatbin.h,$(KERNEL_SOURCES)) $(BUILD)/embed
+	$(call embed_all,.)
+
 # Fails when a committed header differs from what the sources generate.
 check-embedded: $(BUILD)/embed
 	@rm -rf $(BUILD)/fresh && mkdir -p $(BUILD)/fresh/kernels
@@ -142,6 +149,9 @@ rtc-check-hip: $(BUILD)/hip_rtc_check
 $(BUILD)/libhip_on_cuda.so: tests/hip_on_cuda.c | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -fPIC -shared $< -o $@ -ldl -lpthread
 
+# The conformance suite's parts, one file per operation (tests/conformance/),
+# compiled as one translation unit with tests/conformance.c.
+$(BUILD)/conformance $(BUILD)/asan/conformance: $(wildcard tests/conformance/*)
 # The conformance suite in two parts side by side (tests/conformance_parts.sh),
 # balanced by their time on PoCL; together they launch every variant.
 CONF_PARTS = epilogue,glu,large elementwise,variant
@@ -220,13 +230,13 @@ test: manual-example $(BUILD)/gpuact-bench
 # test`); smooth-cl-check: the header on every OpenCL device (PoCL here)
 # against the CPU build, bit for bit; smooth-rtc-check: it compiles with
 # NVRTC and hiprtc (SKIP where absent); smooth-nvcc-check: with nvcc.
-SMOOTH_DEPS   = kernels/smooth.h tests/gpuact_smooth_ref.h
+SMOOTH_DEPS   = kernels/smooth.h tests/gpuact_smooth_ref.h tests/support/read_file.h tests/support/smooth_functions.h
 SMOOTH_CFLAGS = -std=c99 -O2 -ffp-contract=off $(WARN) -I.
 $(BUILD)/accuracy: tests/accuracy.c $(SMOOTH_DEPS) | $(BUILD)
 	$(CC) $(SMOOTH_CFLAGS) $< -o $@ -lm -lpthread
 $(BUILD)/smooth_cl_check: tests/smooth_cl_check.c $(SMOOTH_DEPS) kernels/opencl/dialect.cl | $(BUILD)
 	$(CC) $(SMOOTH_CFLAGS) $< -o $@ -lm -ldl
-$(BUILD)/smooth_rtc_check: tests/smooth_rtc_check.c | $(BUILD)
+$(BUILD)/smooth_rtc_check: tests/smooth_rtc_check.c tests/support/read_file.h tests/support/smooth_functions.h | $(BUILD)
 	$(CC) $(SMOOTH_CFLAGS) $< -o $@ -ldl
 accuracy-quick: $(BUILD)/accuracy
 	$(BUILD)/accuracy --sample 8000000 --16
@@ -354,7 +364,15 @@ clean:
 PYTHON ?= python3
 PYVENV  = $(BUILD)/pyvenv
 DEB_PACKAGES += python3-dev python3-venv
-.PHONY: python-test
+.PHONY: python-test pyext
+# The package's C layer alone, for an A/B of two builds in one process:
+# bench/matrix.py --lib base=../base/build/py/_C.abi3.so --lib now
+PY_INCLUDE = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+$(BUILD)/py/_C.abi3.so: python/src/_C.c $(HEADERS)
+	@mkdir -p $(BUILD)/py
+	$(CC) -std=c99 $(CFLAGS) -fPIC -shared -DPy_LIMITED_API=0x030A0000 -Wno-unused-function -I$(PY_INCLUDE) -I. \
+	  $< -o $@ -ldl -lpthread
+pyext: $(BUILD)/py/_C.abi3.so
 python-test: deps
 	rm -rf $(PYVENV)
 	$(PYTHON) -m venv $(PYVENV)

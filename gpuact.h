@@ -237,15 +237,21 @@ LICENSE: MIT, see the end of this file.
 extern "C" {
 #endif
 
-typedef enum gpuact_result {
-    GPUACT_SUCCESS = 0,
-    GPUACT_ERROR_INVALID_ARGUMENT,    /* caller mistake: nothing launched, nothing written */
-    GPUACT_ERROR_NOT_SUPPORTED,       /* valid, but this backend/device cannot do it */
-    GPUACT_ERROR_BACKEND_UNAVAILABLE, /* vendor library missing, or no device */
-    GPUACT_ERROR_OUT_OF_MEMORY,
-    GPUACT_ERROR_KERNEL_BUILD,        /* run-time compile failed: log in gpuact_last_error() */
-    GPUACT_ERROR_DEVICE               /* driver error: its code and name in gpuact_last_error() */
-} gpuact_result;
+/* Results: X(NAME), gpuact_result's values in order as GPUACT_NAME;
+   gpuact_result_string gives "GPUACT_NAME". GPUACT_RESULT_COUNT of them. */
+#define GPUACT_RESULTS(X)                                                                      \
+    X(SUCCESS)                                                                                 \
+    X(ERROR_INVALID_ARGUMENT)    /* caller mistake: nothing launched, nothing written */       \
+    X(ERROR_NOT_SUPPORTED)       /* valid, but this backend/device cannot do it */             \
+    X(ERROR_BACKEND_UNAVAILABLE) /* vendor library missing, or no device */                    \
+    X(ERROR_OUT_OF_MEMORY)                                                                     \
+    X(ERROR_KERNEL_BUILD)        /* run-time compile failed: log in gpuact_last_error() */     \
+    X(ERROR_DEVICE)              /* driver error: its code and name in gpuact_last_error() */
+
+#define GPUACT__RESULT_ENUM_(name) GPUACT_##name,
+#define GPUACT__RESULT_SLOT_(name) GPUACT__RESULT_SLOT_##name,
+typedef enum gpuact_result { GPUACT_RESULTS(GPUACT__RESULT_ENUM_) } gpuact_result;
+enum { GPUACT_RESULTS(GPUACT__RESULT_SLOT_) GPUACT_RESULT_COUNT };
 
 /* Name of a result code ("GPUACT_ERROR_INVALID_ARGUMENT"). Never NULL. */
 GPUACT_DEF const char *gpuact_result_string(gpuact_result r);
@@ -314,12 +320,14 @@ GPUACT_DEF const char *gpuact_rule_name(gpuact_rule r);
 /* The rule's one line from GPUACT_RULES ("" for NONE and unknown values). */
 GPUACT_DEF const char *gpuact_rule_description(gpuact_rule r);
 
-typedef enum gpuact_backend {
-    GPUACT_BACKEND_AUTO = 0,
-    GPUACT_BACKEND_CUDA,
-    GPUACT_BACKEND_HIP,
-    GPUACT_BACKEND_OPENCL
-} gpuact_backend;
+/* Backends: X(NAME, name), gpuact_backend's values in order as
+   GPUACT_BACKEND_NAME; gpuact_backend_name gives "name", the word
+   $GPUACT_BACKEND takes. GPUACT_BACKEND_COUNT of them. */
+#define GPUACT_BACKENDS(X) X(AUTO, auto) X(CUDA, cuda) X(HIP, hip) X(OPENCL, opencl)
+#define GPUACT__BACKEND_ENUM_(NAME, name) GPUACT_BACKEND_##NAME,
+#define GPUACT__BACKEND_SLOT_(NAME, name) GPUACT__BACKEND_SLOT_##NAME,
+typedef enum gpuact_backend { GPUACT_BACKENDS(GPUACT__BACKEND_ENUM_) } gpuact_backend;
+enum { GPUACT_BACKENDS(GPUACT__BACKEND_SLOT_) GPUACT_BACKEND_COUNT };
 
 typedef enum gpuact_dtype { GPUACT_F32 = 0, GPUACT_F16, GPUACT_BF16 } gpuact_dtype;
 
@@ -652,27 +660,15 @@ GPUACT_DEF const char *gpuact_rule_description(gpuact_rule r) {
     return gpuact__rule_texts[(unsigned)r < GPUACT_RULE_COUNT ? (int)r : GPUACT_RULE_COUNT];
 }
 
+#define GPUACT__RESULT_NAME_(name) "GPUACT_" #name,
+#define GPUACT__BACKEND_NAME_(NAME, name) #name,
+static const char *const gpuact__result_names[] = {GPUACT_RESULTS(GPUACT__RESULT_NAME_) "GPUACT_ERROR_(unknown)"};
+static const char *const gpuact__backend_names[] = {GPUACT_BACKENDS(GPUACT__BACKEND_NAME_) "unknown"};
 GPUACT_DEF const char *gpuact_result_string(gpuact_result r) {
-    switch (r) {
-    case GPUACT_SUCCESS: return "GPUACT_SUCCESS";
-    case GPUACT_ERROR_INVALID_ARGUMENT: return "GPUACT_ERROR_INVALID_ARGUMENT";
-    case GPUACT_ERROR_NOT_SUPPORTED: return "GPUACT_ERROR_NOT_SUPPORTED";
-    case GPUACT_ERROR_BACKEND_UNAVAILABLE: return "GPUACT_ERROR_BACKEND_UNAVAILABLE";
-    case GPUACT_ERROR_OUT_OF_MEMORY: return "GPUACT_ERROR_OUT_OF_MEMORY";
-    case GPUACT_ERROR_KERNEL_BUILD: return "GPUACT_ERROR_KERNEL_BUILD";
-    case GPUACT_ERROR_DEVICE: return "GPUACT_ERROR_DEVICE";
-    }
-    return "GPUACT_ERROR_(unknown)";
+    return gpuact__result_names[(unsigned)r < GPUACT_RESULT_COUNT ? (int)r : GPUACT_RESULT_COUNT];
 }
-
 GPUACT_DEF const char *gpuact_backend_name(gpuact_backend b) {
-    switch (b) {
-    case GPUACT_BACKEND_AUTO: return "auto";
-    case GPUACT_BACKEND_CUDA: return "cuda";
-    case GPUACT_BACKEND_HIP: return "hip";
-    case GPUACT_BACKEND_OPENCL: return "opencl";
-    }
-    return "unknown";
+    return gpuact__backend_names[(unsigned)b < GPUACT_BACKEND_COUNT ? (int)b : GPUACT_BACKEND_COUNT];
 }
 
 GPUACT_DEF size_t gpuact_dtype_size(gpuact_dtype dt) {
@@ -738,6 +734,8 @@ static GPUACT__UNUSED void *gpuact__dlopen_first(const char *env_var, const char
 }
 
 typedef struct gpuact__symbol { const char *name; void *slot; } gpuact__symbol;
+/* A gpuact__symbol of an entry point's name and its typed slot. */
+#define GPUACT__SYM(slot, name) {name, (void *)&(slot)}
 
 /* Resolves each symbol into its typed function-pointer slot (memcpy keeps
    ISO C happy about object-to-function pointer conversion). Returns the name
@@ -790,10 +788,10 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
    gpuact__variant_defines turn it into a slot, a kernel name that a
    profiler trace can be read by, and the compiler options that select it.
 
-   A work-item handles gpuact__items elements of a row (CUDA/HIP:
+   A work-item handles gpuact__shape's items elements of a row (CUDA/HIP:
    GPUACT_UNROLL vectors of GPUACT_VEC elements a block apart; OpenCL:
    GPUACT_CL_GROUPS groups of GPUACT_CL_VEC consecutive elements a block
-   apart, see kernels/contract.h), a block has GPUACT_BLOCK work-items,
+   apart, see kernels/contract.h), a block has its shape's block work-items,
    and grid_y blocks walk the rows with stride grid_y. Each mask byte is
    written by exactly one work-item (CUDA/HIP pair neighbouring lanes'
    nibbles with a shuffle), so no atomics are needed. */
@@ -801,16 +799,13 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
 /* Matrix rows a block row of a forward or gated forward walks (tuning
    knobs, see gpuact__rows_per_block): a kind with exp/erf/tanh; every
    array 16-bit (forward, gated forward); writing the mask with a 4-byte
-   array, CUDA/HIP. Halved while the grid would have fewer than
-   GPUACT__ROWS_MIN_BLOCKS blocks per compute unit. */
+   array, the backend's (gpuact__shape's mask_rows). Halved while the grid
+   would have fewer than GPUACT__ROWS_MIN_BLOCKS blocks per compute unit. */
 #ifndef GPUACT__ROWS_TRANSCENDENTAL
 #define GPUACT__ROWS_TRANSCENDENTAL 8
 #endif
 #ifndef GPUACT__ROWS_16
 #define GPUACT__ROWS_16 2
-#endif
-#ifndef GPUACT__ROWS_MASK32
-#define GPUACT__ROWS_MASK32 2
 #endif
 #ifndef GPUACT__ROWS_GLU16
 #define GPUACT__ROWS_GLU16 8
@@ -818,26 +813,17 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
 #ifndef GPUACT__ROWS_MIN_BLOCKS
 #define GPUACT__ROWS_MIN_BLOCKS 32
 #endif
-/* Bias-gradient row groups per compute unit (tuning; ctx->dbias_groups,
-   set by the backend): blocks of a bias-gradient kernel = units * this,
-   so that the grid runs whole waves at the kernels' residency: CUDA/HIP
-   _CUDA (whole at 3, 4, 6 and 8 resident blocks), OpenCL the plain count.
+/* Bias-gradient row groups per compute unit (tuning; the backend's
+   gpuact__shape gives a launch's, GPUACT__DBIAS_GROUPS_PER_UNIT where it
+   has no count of its own): blocks of a bias-gradient kernel = units *
+   this, so that the grid runs whole waves at the kernels' residency.
    Where a group would get fewer than GPUACT__DBIAS_MIN_GROUP_ROWS rows (of
    slices) its partial sums weigh more than a last wave: _SHORT then, each
    group at least GPUACT__DBIAS_MIN_SHORT_ROWS rows (with one or two,
-   NVIDIA's OpenCL wrote partial sums as large as dx). NVIDIA's OpenCL runs
-   these kernels in wide work-groups (GPUACT_CL_BLOCK_WIDE) at _WIDE per
-   unit, one or two waves, where a row keeps at least half of its
-   work-groups' work-items busy (fewer, and the wide grid was slower). The
-   measurements behind each number: docs/PERFORMANCE.md, "Tuning knobs". */
+   NVIDIA's OpenCL wrote partial sums as large as dx). The measurements
+   behind each number: docs/PERFORMANCE.md, "Tuning knobs". */
 #ifndef GPUACT__DBIAS_GROUPS_PER_UNIT
 #define GPUACT__DBIAS_GROUPS_PER_UNIT 20
-#endif
-#ifndef GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE
-#define GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE 2
-#endif
-#ifndef GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA
-#define GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA 24
 #endif
 #ifndef GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT
 #define GPUACT__DBIAS_GROUPS_PER_UNIT_SHORT 8
@@ -867,7 +853,10 @@ typedef struct gpuact__variant {
 typedef struct gpuact__launch {
     gpuact__variant v;
     GPUACT_KERNEL_PARAMS(GPUACT__L_BUF_, GPUACT__L_U64_, GPUACT__L_F32_, GPUACT__L_I32_, )
-    uint64_t grid_x, grid_y;   /* blocks */
+    uint64_t grid_x, grid_y;   /* blocks (gpuact__geometry) */
+    unsigned block;            /* work-items per block (gpuact__geometry; 0: not yet worked out) */
+    unsigned block_fallback;   /* the work-items per block the variant's kernel is built for, where a
+                                  driver refuses `block` (gpuact__shape's fallback) */
     int prepare_only;          /* build (or load) the kernel, launch nothing (gpuact_testing_prepare) */
 } gpuact__launch;
 
@@ -1030,14 +1019,14 @@ static void gpuact__variant_defines(const gpuact__variant *V, char (*defs)[GPUAC
                  ctx->device_name, ctx->units (compute units), the
                  elements per work-item (below) and ctx->desc.stream when
                  NULL should mean a stream of its own.
-     launch      run L on stream s (NULL already replaced by the context's);
+     shape       the geometry its kernels and its vendor's tuning want for
+                 L (variant, rows and cols set): gpuact__shape. The core
+                 works out the grid from it once (gpuact__geometry) and
+                 hands it to launch in L; launch reads it, never
+                 recomputes it.
+     launch      run L on stream s (NULL already replaced by the context's)
+                 with L->grid_x x L->grid_y blocks of L->block work-items;
                  builds and caches the kernel on first use (thread-safe).
-     create also sets ctx->per_item32 / per_item16 / per_item_pair /
-                 per_item_glu16 / per_item_one32 / per_item_one16:
-                 elements a work-item handles when some array is 4-byte /
-                 when all are 2-byte / on GPUACT_PAIR_PATH
-                 (kernels/contract.h) / in the gated forward, all 2-byte /
-                 on GPUACT_ONE_VECTOR, some array 4-byte / all 2-byte.
      copy        device-to-device copy on s (benchmarks measure the limit).
      timer_*     device-side timing on s for benchmarks: begin returns a token,
                  end waits for it and returns milliseconds.
@@ -1051,6 +1040,22 @@ static void gpuact__variant_defines(const gpuact__variant *V, char (*defs)[GPUAC
      buffer_extent  the bytes of b's allocation from b.handle on (before
                  b.offset is added), or why it cannot say: see
                  GPUACT__EXTENT_*. Called by the argument checks. */
+/* A launch's shape as its backend's kernels and tuning want it (the
+   backend's `shape` hook):
+     items         elements a work-item handles along a row (CUDA/HIP:
+                   vectors of GPUACT_VEC elements; OpenCL: groups of
+                   GPUACT_CL_VEC, kernels/contract.h)
+     block         work-items per block for this launch
+     fallback      the work-items per block the variant's kernel is built
+                   for, for a driver that refuses `block`
+     dbias_groups  bias-gradient row groups per compute unit
+                   (gpuact__dbias_parts)
+     mask_rows     matrix rows a block row of a forward writing the mask
+                   with a 4-byte array walks at most (gpuact__rows_per_block) */
+typedef struct gpuact__shape {
+    unsigned items, block, fallback, dbias_groups, mask_rows;
+} gpuact__shape;
+
 typedef struct gpuact__backend {
     gpuact_backend id;
     gpuact_result (*create)(gpuact_context *ctx);
@@ -1060,6 +1065,7 @@ typedef struct gpuact__backend {
     gpuact_result (*write)(gpuact_context *ctx, gpuact_buffer dst, const void *src, size_t bytes);
     gpuact_result (*read)(gpuact_context *ctx, void *dst, gpuact_buffer src, size_t bytes);
     gpuact_result (*synchronize)(gpuact_context *ctx, gpuact_stream s);
+    void (*shape)(const gpuact_context *ctx, const gpuact__launch *L, gpuact__shape *out);
     gpuact_result (*launch)(gpuact_context *ctx, gpuact_stream s, const gpuact__launch *L);
     gpuact_result (*copy)(gpuact_context *ctx, gpuact_stream s, gpuact_buffer dst, gpuact_buffer src, size_t bytes);
     gpuact_result (*timer_begin)(gpuact_context *ctx, gpuact_stream s, void **token);
@@ -1103,13 +1109,7 @@ struct gpuact_context {
     char device_name[256];
     char cache_dir[GPUACT__CACHE_DIR_MAX + 1]; /* "" = no disk cache */
     unsigned units;                /* multiprocessors / compute units */
-    unsigned per_item32, per_item16; /* elements per work-item: some array 4-byte / all 2-byte */
-    unsigned per_item_pair;        /* on GPUACT_PAIR_PATH (kernels/contract.h: 16-bit forward paths) */
-    unsigned per_item_glu16;       /* the gated forward, all 2-byte */
-    unsigned per_item_one32, per_item_one16; /* GPUACT_ONE_VECTOR (kernels/contract.h) */
     unsigned dbias_slices;         /* row slices of a backward block with dbias (GPUACT_DBIAS_SLICES or 1) */
-    unsigned dbias_groups;         /* bias-gradient row groups per unit (GPUACT__DBIAS_GROUPS_PER_UNIT*) */
-    int variant_blocks;            /* threads per block: GPUACT__BLOCKS_* (kernels/contract.h's rules) */
     int address_handles;           /* a buffer's handle is its device address (CUDA, HIP); else a cl_mem,
                                       whose base is aligned to far more than 16 bytes */
     int shifted_rows;              /* the forward and backward kernels take a shifted layout (GPUACT_LAYOUT_SHIFT) */
@@ -1130,76 +1130,6 @@ static int gpuact__arrays_4byte(const gpuact__variant *V) {
     return n;
 }
 static int gpuact__some_4byte(const gpuact__variant *V) { return gpuact__arrays_4byte(V) > 0; }
-/* Elements a work-item handles. The kernels apply the same rule to their
-   types (gpuact_vec x GPUACT_UNROLL in CUDA/HIP; GPUACT_CL_VEC x
-   GPUACT_CL_GROUPS in OpenCL). */
-static unsigned gpuact__items(const gpuact_context *ctx, const gpuact__launch *L) {
-    const int some_4byte = gpuact__some_4byte(&L->v);
-    if (L->v.op == GPUACT_OP_dbias) return 1;
-    if (GPUACT_ONE_VECTOR(L->v.op, L->v.kind, L->v.mask, L->v.dbias, !some_4byte,
-                          GPUACT_WIDENS(gpuact_dtype_size(L->v.t[0]), gpuact_dtype_size(L->v.t[1]))))
-        return some_4byte ? ctx->per_item_one32 : ctx->per_item_one16;
-    if (some_4byte) return ctx->per_item32;
-    if (L->v.op == GPUACT_OP_glu_forward) return ctx->per_item_glu16;
-    return GPUACT_PAIR_PATH(L->v.op, L->v.kind, L->v.select, 1) ? ctx->per_item_pair : ctx->per_item16;
-}
-
-/* Threads (work-items) per block of a variant: GPUACT_VARIANT_BLOCK
-   (CUDA/HIP), GPUACT_CL_NV_BLOCK (NVIDIA's OpenCL), else GPUACT_BLOCK. */
-enum { GPUACT__BLOCKS_FIXED, GPUACT__BLOCKS_CUDA, GPUACT__BLOCKS_CL_NV };
-static unsigned gpuact__variant_block(const gpuact_context *ctx, const gpuact__variant *V) {
-    const int n4 = gpuact__arrays_4byte(V);
-    if (ctx->variant_blocks == GPUACT__BLOCKS_CUDA)
-        return (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->mask, V->dbias, n4 > 0);
-    if (ctx->variant_blocks == GPUACT__BLOCKS_CL_NV)
-        return (unsigned)GPUACT_CL_NV_BLOCK(V->op, V->kind, V->select, V->mask, V->dbias, n4 > 0, n4 == 3);
-    return GPUACT_BLOCK;
-}
-
-/* NVIDIA's OpenCL, a variant in work-groups of GPUACT_CL_BLOCK_WIDE: its
-   work-group width for this launch (0 elsewhere: the variant's).
-     - The backward with the bias gradient: the one of
-       GPUACT__CL_DBIAS_WIDTHS (widest first) that leaves the fewest
-       work-items of a row's work-groups idle. Measured on the H200
-       (docs/PERFORMANCE.md): work-groups of 1024 take 8192 f32 columns in
-       one group and ran 1.05-1.13x faster than 768, which leave a third of
-       the second group idle, but 0.64-0.93x where they tile the row worse;
-       narrower groups (128-512) where they tile it better ran 0.69-0.95x.
-     - The forward over rows of fewer work-items than GPUACT_BLOCK:
-       GPUACT_BLOCK. Two wide groups are resident on a multiprocessor, so
-       rows of 1000 f32 columns (125 work-items) kept 250 of its work-items
-       busy; in groups of 256 the f32 epilogues ran 1.11-1.14x faster at
-       65536 x 1000, but 0.96-0.99x at 32768 x 2048 (256 work-items a row)
-       and 0.95-0.96x at 4096 columns and more.
-   The backend falls back to the variant's width where the kernel cannot
-   take the one chosen. A build-time tuning knob. */
-#ifndef GPUACT__CL_DBIAS_WIDTHS
-#define GPUACT__CL_DBIAS_WIDTHS 1024, 768
-#endif
-static unsigned gpuact__cl_width(const gpuact_context *ctx, const gpuact__launch *L) {
-    static const unsigned widths[] = {GPUACT__CL_DBIAS_WIDTHS};
-    size_t need, idle, least = SIZE_MAX;
-    unsigned best = 0, i;
-    if (ctx->variant_blocks != GPUACT__BLOCKS_CL_NV || gpuact__variant_block(ctx, &L->v) != GPUACT_CL_BLOCK_WIDE)
-        return 0;
-    need = gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L));
-    if (L->v.op == GPUACT_OP_forward) return need < GPUACT_BLOCK ? GPUACT_BLOCK : 0;
-    if (L->v.op != GPUACT_OP_backward || !L->v.dbias) return 0;
-    for (i = 0; i < sizeof widths / sizeof widths[0]; i++)
-        if ((idle = gpuact__div_up(need, widths[i]) * widths[i] - need) < least) {
-            least = idle;
-            best = widths[i];
-        }
-    return best;
-}
-
-/* Threads (work-items) per block of a launch: its variant's, but where
-   gpuact__cl_width chooses one from the launch's columns. */
-static unsigned gpuact__block(const gpuact_context *ctx, const gpuact__launch *L) {
-    const unsigned w = gpuact__cl_width(ctx, L);
-    return w ? w : gpuact__variant_block(ctx, &L->v);
-}
-
 /* Directory of the disk cache: desc, else $GPUACT_CACHE_DIR, else
    $XDG_CACHE_HOME/gpuact, else ~/.cache/gpuact, else none. An explicit path
    longer than GPUACT__CACHE_DIR_MAX was refused by gpuact_context_create; a
@@ -1333,7 +1263,7 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
     gpuact__named_library_failed = 0;
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
-    if ((int)d.backend < 0 || d.backend > GPUACT_BACKEND_OPENCL)
+    if ((unsigned)d.backend >= GPUACT_BACKEND_COUNT)
         return gpuact__refuse(GPUACT_RULE_BACKEND_UNKNOWN,
                               "gpuact_context_create: desc->backend is %d, not a gpuact_backend value "
                               "(AUTO, CUDA, HIP or OPENCL)", (int)d.backend);
@@ -1350,10 +1280,10 @@ GPUACT_DEF gpuact_result gpuact_context_create(const gpuact_context_desc *desc, 
                                   GPUACT__CACHE_DIR_MAX);
     }
     if (d.backend == GPUACT_BACKEND_AUTO && env && env[0]) {
-        for (i = 1; i <= 3 && strcmp(env, gpuact_backend_name((gpuact_backend)i)) != 0; i++) {}
-        if (i > 3)
+        for (i = 0; i < GPUACT_BACKEND_COUNT && strcmp(env, gpuact_backend_name((gpuact_backend)i)) != 0; i++) {}
+        if (i == GPUACT_BACKEND_COUNT)
             return gpuact__refuse(GPUACT_RULE_BACKEND_UNKNOWN,
-                                  "gpuact_context_create: GPUACT_BACKEND=\"%s\" is not one of cuda, hip, "
+                                  "gpuact_context_create: GPUACT_BACKEND=\"%s\" is not one of auto, cuda, hip, "
                                   "opencl; fix or unset the variable", env);
         d.backend = (gpuact_backend)i;
     }
@@ -1554,19 +1484,8 @@ static gpuact_result gpuact__workspace_release(gpuact_context *ctx, gpuact_strea
     return r;
 }
 
-/* Row groups per compute unit of a bias-gradient launch: ctx->dbias_groups
-   (0: GPUACT__DBIAS_GROUPS_PER_UNIT), _WIDE for one in NVIDIA OpenCL's
-   wide work-groups (gpuact__cl_width chose its width) whose row keeps at
-   least half of its work-groups' work-items busy (L->grid_x set). */
-static size_t gpuact__dbias_groups(const gpuact_context *ctx, const gpuact__launch *L) {
-    const unsigned wide = gpuact__cl_width(ctx, L);
-    if (wide && 2 * gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)) >= L->grid_x * wide)
-        return GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE;
-    return ctx->dbias_groups ? ctx->dbias_groups : GPUACT__DBIAS_GROUPS_PER_UNIT;
-}
-
 /* Row groups of the bias gradient for a launch of gx blocks per row:
-   about `groups` (gpuact__dbias_groups) blocks per compute unit; for few
+   about `groups` (gpuact__shape's dbias_groups) blocks per compute unit; for few
    rows at most _SHORT, with at least GPUACT__DBIAS_MIN_SHORT_ROWS rows
    each; at most rows and GPUACT__MAX_GRID_Y, and few enough that the
    workspace's parts * cols * 4 bytes fit size_t (cols * 4 does: the dbias
@@ -1703,8 +1622,19 @@ static gpuact_result gpuact__check_dtype(const char *fn, const char *field, gpua
                           (int)dt);
 }
 
-/* The public enum and the contract's table must list the same kinds. */
-typedef char gpuact__kind_table_check[GPUACT_SQUARED_RELU + 1 == GPUACT_KIND_COUNT ? 1 : -1];
+/* The public enums against the contract's tables, value by value: X(public
+   name, table name). A kind or dtype in one and not the other fails here. */
+#define GPUACT__PUBLIC_KINDS(X)                                                                               \
+    X(GPUACT_RELU, relu) X(GPUACT_LEAKY_RELU, leaky) X(GPUACT_CLIPPED_RELU, clipped) X(GPUACT_HARDTANH, hardtanh) \
+    X(GPUACT_GELU, gelu) X(GPUACT_GELU_TANH, gelu_tanh) X(GPUACT_SILU, silu) X(GPUACT_SQUARED_RELU, sqrelu)
+#define GPUACT__PUBLIC_DTYPES(X) X(GPUACT_F32, f32) X(GPUACT_F16, f16) X(GPUACT_BF16, bf16)
+#define GPUACT__SAME_KIND_(pub, name) typedef char gpuact__kind_check_##name[(int)(pub) == GPUACT_KIND_##name ? 1 : -1];
+#define GPUACT__SAME_DTYPE_(pub, name) typedef char gpuact__dtype_check_##name[(int)(pub) == GPUACT_DT_##name ? 1 : -1];
+#define GPUACT__ONE_(pub, name) +1
+GPUACT__PUBLIC_KINDS(GPUACT__SAME_KIND_)
+GPUACT__PUBLIC_DTYPES(GPUACT__SAME_DTYPE_)
+typedef char gpuact__kind_count_check[(0 GPUACT__PUBLIC_KINDS(GPUACT__ONE_)) == GPUACT_KIND_COUNT ? 1 : -1];
+typedef char gpuact__dtype_count_check[(0 GPUACT__PUBLIC_DTYPES(GPUACT__ONE_)) == GPUACT_DT_COUNT ? 1 : -1];
 /* the few-bit tables' order (kernels/fewbit.h): gelu, gelu_tanh, silu, consecutive */
 typedef char gpuact__fewbit_order_check[GPUACT_KIND_gelu_tanh == GPUACT_KIND_gelu + 1 &&
                                         GPUACT_KIND_silu == GPUACT_KIND_gelu + 2 &&
@@ -1867,7 +1797,7 @@ static float gpuact__round_to_dtype(gpuact_dtype dt, float f) {
    their elementwise forward and backward from x were 1.06-1.18x faster
    (CUDA, 4096 x 393216 elements). The other ops keep one row per block
    row (the bias-gradient kernels size their own grid). */
-static uint64_t gpuact__rows_per_block(const gpuact_context *ctx, const gpuact__launch *L) {
+static uint64_t gpuact__rows_per_block(const gpuact_context *ctx, const gpuact__launch *L, const gpuact__shape *sh) {
     const gpuact__variant *V = &L->v;
     uint64_t per;
     const int transcendental = gpuact__kind_transcendental(V->kind);
@@ -1876,8 +1806,8 @@ static uint64_t gpuact__rows_per_block(const gpuact_context *ctx, const gpuact__
         return 1;
     per = transcendental ? GPUACT__ROWS_TRANSCENDENTAL
           : !gpuact__some_4byte(V) ? (V->op == GPUACT_OP_glu_forward ? GPUACT__ROWS_GLU16 : GPUACT__ROWS_16)
-          : V->mask && ctx->variant_blocks == GPUACT__BLOCKS_CUDA ? GPUACT__ROWS_MASK32
-                                                                  : 1;
+          : V->mask ? sh->mask_rows
+                    : 1;
     while (per > 1 && L->grid_x * ((L->rows + per - 1) / per) < (uint64_t)ctx->units * GPUACT__ROWS_MIN_BLOCKS)
         per /= 2;
     return per;
@@ -1886,11 +1816,31 @@ static uint64_t gpuact__rows_per_block(const gpuact_context *ctx, const gpuact__
 /* Blocks along a row: the work-items its elements need, in blocks (of a
    backward with the bias gradient, in a row slice of a block: its block is
    ctx->dbias_slices slices of rows, kernels/contract.h). */
-static uint64_t gpuact__grid_x(const gpuact_context *ctx, const gpuact__launch *L) {
+static uint64_t gpuact__grid_x(const gpuact_context *ctx, const gpuact__launch *L, const gpuact__shape *sh) {
     const size_t slices = L->v.op == GPUACT_OP_backward && L->v.dbias && ctx->dbias_slices ? ctx->dbias_slices : 1;
     return L->v.op == GPUACT_OP_dbias
                ? gpuact__div_up((size_t)L->cols, GPUACT_DBIAS_COLS)
-               : gpuact__div_up(gpuact__div_up((size_t)L->cols, gpuact__items(ctx, L)), gpuact__block(ctx, L) / slices);
+               : gpuact__div_up(gpuact__div_up((size_t)L->cols, sh->items), sh->block / slices);
+}
+
+/* A launch's geometry, worked out once from the backend's shape (L's
+   variant, rows and cols set): the block and its fallback, the blocks
+   along a row (unless the caller set grid_x) and the block rows (unless it
+   set grid_y): a block row per gpuact__rows_per_block matrix rows, up to
+   the grid's limit (measured on the H200, one wave of blocks walking many
+   rows each was 6-12% slower). Returns the rows a block row walks. */
+static uint64_t gpuact__geometry(const gpuact_context *ctx, gpuact__launch *L, gpuact__shape *sh) {
+    uint64_t per;
+    ctx->be->shape(ctx, L, sh);
+    L->block = sh->block;
+    L->block_fallback = sh->fallback;
+    if (!L->grid_x) L->grid_x = gpuact__grid_x(ctx, L, sh);
+    per = gpuact__rows_per_block(ctx, L, sh);
+    if (!L->grid_y) {
+        const uint64_t gy = (L->rows + per - 1) / per;
+        L->grid_y = gy < GPUACT__MAX_GRID_Y ? gy : GPUACT__MAX_GRID_Y;
+    }
+    return per;
 }
 static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L);
 
@@ -1913,6 +1863,7 @@ static gpuact_result gpuact__dispatch_rows(gpuact_context *ctx, gpuact_stream s,
     const uint64_t C = GPUACT__VIEW_COLS;
     const size_t es = gpuact_dtype_size(L->v.t[0]);
     gpuact__launch M;
+    gpuact__shape sh;
     gpuact_result r;
     if (L->rows != 1 || L->cols < 2 * C || !gpuact__kind_transcendental(L->v.kind) || (L->flags & GPUACT_F_BIAS) ||
         gpuact_dtype_size(L->v.t[1]) != es || gpuact_dtype_size(L->v.t[2]) != es)
@@ -1921,8 +1872,7 @@ static gpuact_result gpuact__dispatch_rows(gpuact_context *ctx, gpuact_stream s,
     M.rows = L->cols / C;
     M.cols = M.ld_in = M.ld_out = M.ld_aux = C;
     M.mask_ld = C * GPUACT_CODE_SLOT(L->flags / GPUACT_F_CODE_BITS % 8); /* the few-bit codes' rows, in bits */
-    M.grid_x = gpuact__grid_x(ctx, &M);
-    if (gpuact__rows_per_block(ctx, &M) == 1) return gpuact__dispatch(ctx, s, L);
+    if (gpuact__geometry(ctx, &M, &sh) == 1) return gpuact__dispatch(ctx, s, L);
     if ((r = gpuact__dispatch(ctx, s, &M)) != GPUACT_SUCCESS || L->cols % C == 0) return r;
     M = *L; /* the rest: one row, each array that many elements on */
     M.cols = L->cols % C;
@@ -1989,21 +1939,15 @@ static int gpuact__layout(const gpuact_context *ctx, const gpuact__launch *L) {
     return GPUACT_LAYOUT_ALIGNED | (int)((16 - phase) / es) * GPUACT_LAYOUT_SHIFT;
 }
 
-/* Grid shape and layout, then the backend. */
+/* Geometry (unless worked out already) and layout, then the backend. */
 static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpuact__launch *L) {
-    if (!L->grid_x) L->grid_x = gpuact__grid_x(ctx, L);
+    gpuact__shape sh;
+    if (!L->block) gpuact__geometry(ctx, L, &sh);
     L->layout = gpuact__layout(ctx, L);
     if (!gpuact__variant_reachable(&L->v)) {
         char name[GPUACT__NAME_MAX];
         gpuact__variant_name(&L->v, name, sizeof name);
         return gpuact__fail(GPUACT_ERROR_NOT_SUPPORTED, "gpuact internal error: %s is not a kernel variant", name);
-    }
-    /* A block row per gpuact__rows_per_block matrix rows (up to the grid's
-       limit): measured on the H200, one wave of blocks walking many rows
-       each was 6-12% slower. */
-    if (!L->grid_y) {
-        const uint64_t per = gpuact__rows_per_block(ctx, L), gy = (L->rows + per - 1) / per;
-        L->grid_y = gy < GPUACT__MAX_GRID_Y ? gy : GPUACT__MAX_GRID_Y;
     }
     {
         gpuact_result r = ctx->be->launch(ctx, s, L);
@@ -2220,10 +2164,10 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
         const size_t slices = ctx->dbias_slices ? ctx->dbias_slices : 1;
         size_t parts;
         gpuact__launch F;
+        gpuact__shape sh;
         int slot;
-        L.grid_x = gpuact__grid_x(ctx, &L);
-        parts = gpuact__dbias_parts(ctx, gpuact__dbias_groups(ctx, &L), L.grid_x, gpuact__div_up(d->rows, slices),
-                                    d->cols);
+        gpuact__geometry(ctx, &L, &sh);
+        parts = gpuact__dbias_parts(ctx, sh.dbias_groups, L.grid_x, gpuact__div_up(d->rows, slices), d->cols);
         if ((r = gpuact__workspace(ctx, s, parts * d->cols * 4, &L.part, &slot))) return r;
         L.grid_y = parts;
         memset(&F, 0, sizeof F);
@@ -2457,9 +2401,10 @@ GPUACT_DEF gpuact_result gpuact_glu_backward(gpuact_context *ctx, const gpuact_g
         /* row groups write the column sums of da then db ([parts][2 cols]); two finishes add them in order */
         size_t parts;
         gpuact__launch F;
+        gpuact__shape sh;
         int slot, h;
-        L.grid_x = gpuact__grid_x(ctx, &L);
-        parts = gpuact__dbias_parts(ctx, gpuact__dbias_groups(ctx, &L), L.grid_x, d.rows, 2 * d.cols);
+        gpuact__geometry(ctx, &L, &sh);
+        parts = gpuact__dbias_parts(ctx, sh.dbias_groups, L.grid_x, d.rows, 2 * d.cols);
         if ((r = gpuact__workspace(ctx, s, parts * 2 * d.cols * 4, &L.part, &slot))) return r;
         L.grid_y = parts;
         r = gpuact__dispatch(ctx, s, &L);

@@ -116,13 +116,7 @@ static GPUACT__UNUSED gpuact_result gpuact__nvrtc_load(gpuact__gpu *g, gpuact__c
     static const char *const nvrtc_names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
     char tried[2048];
     const char *missing;
-    gpuact__symbol rtc[] = {
-        {"nvrtcCreateProgram", (void *)&g->api.rtc_create}, {"nvrtcCompileProgram", (void *)&g->api.rtc_compile},
-        {"nvrtcGetProgramLogSize", (void *)&g->api.rtc_log_size}, {"nvrtcGetProgramLog", (void *)&g->api.rtc_log},
-        {"nvrtcGetCUBINSize", (void *)&g->api.rtc_code_size}, {"nvrtcGetCUBIN", (void *)&g->api.rtc_code},
-        {"nvrtcDestroyProgram", (void *)&g->api.rtc_destroy},
-        {"nvrtcGetErrorString", (void *)&g->api.rtc_error_string}, {"nvrtcVersion", (void *)&s->nvrtcVersion},
-    };
+    gpuact__symbol rtc[] = {GPUACT__GPU_RTC_SYMBOLS(GPUACT__CUDA_SYM_) GPUACT__SYM(s->nvrtcVersion, "nvrtcVersion")};
     g->libs[1] = gpuact__dlopen_first("GPUACT_NVRTC_LIBRARY", nvrtc_names, tried, sizeof tried);
     if (!g->libs[1])
         return gpuact__fail(GPUACT_ERROR_BACKEND_UNAVAILABLE,
@@ -140,7 +134,6 @@ static gpuact_result gpuact__cuda_load(gpuact__gpu *g, gpuact__cuda_setup *s) {
     static const char *const cuda_names[] = {"libcuda.so.1", "libcuda.so", NULL};
     char tried[2048];
     const char *missing;
-#define GPUACT__SYM(slot, name) {name, (void *)&(slot)}
     gpuact__symbol driver[] = {
         GPUACT__SYM(s->cuInit, "cuInit"), GPUACT__SYM(s->cuDriverGetVersion, "cuDriverGetVersion"),
         GPUACT__SYM(s->cuDeviceGetCount, "cuDeviceGetCount"), GPUACT__SYM(s->cuDeviceGet, "cuDeviceGet"),
@@ -152,23 +145,8 @@ static gpuact_result gpuact__cuda_load(gpuact__gpu *g, gpuact__cuda_setup *s) {
         GPUACT__SYM(gpuact__cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
         GPUACT__SYM(gpuact__cuCtxGetCurrent, "cuCtxGetCurrent"),
         GPUACT__SYM(gpuact__cuCtxPushCurrent, "cuCtxPushCurrent_v2"),
-        GPUACT__SYM(gpuact__cuCtxPopCurrent, "cuCtxPopCurrent_v2"),
-        GPUACT__SYM(g->api.mem_alloc, "cuMemAlloc_v2"), GPUACT__SYM(g->api.mem_free, "cuMemFree_v2"),
-        GPUACT__SYM(g->api.memcpy_htod, "cuMemcpyHtoD_v2"), GPUACT__SYM(g->api.memcpy_dtoh, "cuMemcpyDtoH_v2"),
-        GPUACT__SYM(g->api.memcpy_dtod_async, "cuMemcpyDtoDAsync_v2"),
-        GPUACT__SYM(g->api.stream_sync, "cuStreamSynchronize"),
-        GPUACT__SYM(g->api.module_load_data, "cuModuleLoadData"),
-        GPUACT__SYM(g->api.module_unload, "cuModuleUnload"),
-        GPUACT__SYM(g->api.module_get_function, "cuModuleGetFunction"),
-        GPUACT__SYM(g->api.launch, "cuLaunchKernel"), GPUACT__SYM(g->api.event_create, "cuEventCreate"),
-        GPUACT__SYM(g->api.event_record, "cuEventRecord"), GPUACT__SYM(g->api.event_sync, "cuEventSynchronize"),
-        GPUACT__SYM(g->api.event_elapsed, "cuEventElapsedTime"),
-        GPUACT__SYM(g->api.event_destroy, "cuEventDestroy_v2"),
-        GPUACT__SYM(g->api.event_query, "cuEventQuery"),
-        GPUACT__SYM(g->api.stream_wait_event, "cuStreamWaitEvent"),
-        GPUACT__SYM(g->api.mem_range, "cuMemGetAddressRange_v2"),
+        GPUACT__SYM(gpuact__cuCtxPopCurrent, "cuCtxPopCurrent_v2"), GPUACT__GPU_DRIVER_SYMBOLS(GPUACT__CUDA_SYM_)
     };
-#undef GPUACT__SYM
     g->api.name = "cuda";
     g->api.rtc_name = "NVRTC";
     g->api.error_name = gpuact__cuda_error_name;

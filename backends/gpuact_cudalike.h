@@ -59,6 +59,40 @@ typedef struct gpuact__gpu_api {
     const char *(*rtc_error_string)(int err);
 } gpuact__gpu_api;
 
+/* The entry points both vendor APIs have, in one list: X(slot in
+   gpuact__gpu_api, CUDA's name, HIP's name). Each backend's loader takes
+   its column (gpuact__cuda_load, gpuact__hip_load). */
+#define GPUACT__GPU_DRIVER_SYMBOLS(X)                                                  \
+    X(mem_alloc, "cuMemAlloc_v2", "hipMalloc")                                         \
+    X(mem_free, "cuMemFree_v2", "hipFree")                                             \
+    X(memcpy_htod, "cuMemcpyHtoD_v2", "hipMemcpyHtoD")                                 \
+    X(memcpy_dtoh, "cuMemcpyDtoH_v2", "hipMemcpyDtoH")                                 \
+    X(memcpy_dtod_async, "cuMemcpyDtoDAsync_v2", "hipMemcpyDtoDAsync")                 \
+    X(stream_sync, "cuStreamSynchronize", "hipStreamSynchronize")                      \
+    X(module_load_data, "cuModuleLoadData", "hipModuleLoadData")                       \
+    X(module_unload, "cuModuleUnload", "hipModuleUnload")                              \
+    X(module_get_function, "cuModuleGetFunction", "hipModuleGetFunction")              \
+    X(launch, "cuLaunchKernel", "hipModuleLaunchKernel")                               \
+    X(event_create, "cuEventCreate", "hipEventCreateWithFlags")                        \
+    X(event_record, "cuEventRecord", "hipEventRecord")                                 \
+    X(event_sync, "cuEventSynchronize", "hipEventSynchronize")                         \
+    X(event_elapsed, "cuEventElapsedTime", "hipEventElapsedTime")                      \
+    X(event_destroy, "cuEventDestroy_v2", "hipEventDestroy")                           \
+    X(event_query, "cuEventQuery", "hipEventQuery")                                    \
+    X(stream_wait_event, "cuStreamWaitEvent", "hipStreamWaitEvent")                    \
+    X(mem_range, "cuMemGetAddressRange_v2", "hipMemGetAddressRange")
+#define GPUACT__GPU_RTC_SYMBOLS(X)                                                     \
+    X(rtc_create, "nvrtcCreateProgram", "hiprtcCreateProgram")                         \
+    X(rtc_compile, "nvrtcCompileProgram", "hiprtcCompileProgram")                      \
+    X(rtc_log_size, "nvrtcGetProgramLogSize", "hiprtcGetProgramLogSize")               \
+    X(rtc_log, "nvrtcGetProgramLog", "hiprtcGetProgramLog")                            \
+    X(rtc_code_size, "nvrtcGetCUBINSize", "hiprtcGetCodeSize")                         \
+    X(rtc_code, "nvrtcGetCUBIN", "hiprtcGetCode")                                      \
+    X(rtc_destroy, "nvrtcDestroyProgram", "hiprtcDestroyProgram")                      \
+    X(rtc_error_string, "nvrtcGetErrorString", "hiprtcGetErrorString")
+#define GPUACT__CUDA_SYM_(slot, cuda, hip) GPUACT__SYM(g->api.slot, cuda),
+#define GPUACT__HIP_SYM_(slot, cuda, hip) GPUACT__SYM(g->api.slot, hip),
+
 /* What a cudalike backend knows of its device and libraries. */
 typedef struct gpuact__gpu {
     gpuact__gpu_api api;
@@ -103,16 +137,42 @@ typedef struct gpuact__gpu {
 #endif
 #define GPUACT__STR_(x) #x
 #define GPUACT__STR(x) GPUACT__STR_(x)
+/* Bias-gradient row groups per multiprocessor: whole waves at 3, 4, 6 and
+   8 resident blocks (docs/PERFORMANCE.md, "Tuning knobs"). */
+#ifndef GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA
+#define GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA 24
+#endif
+/* Matrix rows a block row of a forward writing the mask with a 4-byte
+   array walks (gpuact__rows_per_block; docs/PERFORMANCE.md). */
+#ifndef GPUACT__ROWS_MASK32
+#define GPUACT__ROWS_MASK32 2
+#endif
+/* A launch's shape (gpuact__backend's shape): a thread takes GPUACT__UNROLL
+   16-byte vectors of GPUACT_VEC elements, one where GPUACT_ONE_VECTOR says,
+   GPUACT_GLU16_UNROLL in the gated forward with every array 16-bit; a
+   block has GPUACT_VARIANT_BLOCK threads (kernels/contract.h: the kernels
+   apply the same rules to their types and launch bounds). */
+static void gpuact__gpu_shape(const gpuact_context *ctx, const gpuact__launch *L, gpuact__shape *out) {
+    const gpuact__variant *V = &L->v;
+    const int n4 = gpuact__arrays_4byte(V);
+    (void)ctx;
+    if (V->op == GPUACT_OP_dbias)
+        out->items = 1;
+    else if (GPUACT_ONE_VECTOR(V->op, V->kind, V->mask, V->dbias, !n4,
+                               GPUACT_WIDENS(gpuact_dtype_size(V->t[0]), gpuact_dtype_size(V->t[1]))))
+        out->items = GPUACT_VEC(!n4);
+    else if (!n4 && V->op == GPUACT_OP_glu_forward)
+        out->items = GPUACT_VEC(1) * GPUACT_GLU16_UNROLL;
+    else
+        out->items = GPUACT_VEC(!n4) * GPUACT__UNROLL;
+    out->block = out->fallback = (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->mask, V->dbias, n4 > 0);
+    out->dbias_groups = GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA;
+    out->mask_rows = GPUACT__ROWS_MASK32;
+}
+
 static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units) {
     ctx->units = units > 0 ? (unsigned)units : 1;
-    ctx->per_item_one32 = GPUACT_VEC(0); /* one vector: kernels/contract.h */
-    ctx->per_item_one16 = GPUACT_VEC(1);
-    ctx->per_item32 = ctx->per_item_one32 * GPUACT__UNROLL;
-    ctx->per_item16 = ctx->per_item_pair = ctx->per_item_one16 * GPUACT__UNROLL;
-    ctx->per_item_glu16 = ctx->per_item_one16 * GPUACT_GLU16_UNROLL;
     ctx->dbias_slices = GPUACT_DBIAS_SLICES;
-    ctx->dbias_groups = GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA;
-    ctx->variant_blocks = GPUACT__BLOCKS_CUDA;
     ctx->address_handles = ctx->shifted_rows = 1;
     g->rtc_options[2] = "-DGPUACT_UNROLL=" GPUACT__STR(GPUACT__UNROLL);
     g->rtc_options[3] = "-DGPUACT_MIN_BLOCKS_SELECT=" GPUACT__STR(GPUACT__MIN_BLOCKS_SELECT);
@@ -584,8 +644,7 @@ static gpuact_result gpuact__gpu_launch(gpuact_context *ctx, gpuact_stream s, co
         pthread_mutex_unlock(&ctx->lock);
     }
     if (r == GPUACT_SUCCESS && !L->prepare_only) {
-        e = g->api.launch(fn, (unsigned)L->grid_x, (unsigned)L->grid_y, 1, gpuact__block(ctx, L), 1, 1, 0, s, params,
-                          NULL);
+        e = g->api.launch(fn, (unsigned)L->grid_x, (unsigned)L->grid_y, 1, L->block, 1, 1, 0, s, params, NULL);
         if (e) r = gpuact__gpu_fail(g, e, "launching a kernel");
     }
     gpuact__gpu_leave(g);
@@ -702,6 +761,6 @@ static int gpuact__gpu_buffer_extent(gpuact_context *ctx, gpuact_buffer b, size_
 
 #define GPUACT__GPU_VTABLE(id, create)                                                                 \
     {id, create, gpuact__gpu_destroy, gpuact__gpu_alloc, gpuact__gpu_free, gpuact__gpu_write,        \
-     gpuact__gpu_read, gpuact__gpu_synchronize, gpuact__gpu_launch, gpuact__gpu_copy,                 \
+     gpuact__gpu_read, gpuact__gpu_synchronize, gpuact__gpu_shape, gpuact__gpu_launch, gpuact__gpu_copy, \
      gpuact__gpu_timer_begin, gpuact__gpu_timer_end, gpuact__gpu_event_record, gpuact__gpu_event_after, \
      gpuact__gpu_event_done, gpuact__gpu_event_wait, gpuact__gpu_event_release, gpuact__gpu_buffer_extent}

@@ -108,15 +108,7 @@ static int gpuact__hip_ctx_pop(void **ctx) {
 
 /* hiprtc's entry points from lib into g (and the version query into s). */
 static const char *gpuact__hip_resolve_rtc(gpuact__gpu *g, gpuact__hip_setup *s, void *lib) {
-#define GPUACT__SYM(slot, name) {name, (void *)&(slot)}
-    gpuact__symbol rtc[] = {
-        GPUACT__SYM(g->api.rtc_create, "hiprtcCreateProgram"), GPUACT__SYM(g->api.rtc_compile, "hiprtcCompileProgram"),
-        GPUACT__SYM(g->api.rtc_log_size, "hiprtcGetProgramLogSize"), GPUACT__SYM(g->api.rtc_log, "hiprtcGetProgramLog"),
-        GPUACT__SYM(g->api.rtc_code_size, "hiprtcGetCodeSize"), GPUACT__SYM(g->api.rtc_code, "hiprtcGetCode"),
-        GPUACT__SYM(g->api.rtc_destroy, "hiprtcDestroyProgram"),
-        GPUACT__SYM(g->api.rtc_error_string, "hiprtcGetErrorString"), GPUACT__SYM(s->hiprtcVersion, "hiprtcVersion"),
-    };
-#undef GPUACT__SYM
+    gpuact__symbol rtc[] = {GPUACT__GPU_RTC_SYMBOLS(GPUACT__HIP_SYM_) GPUACT__SYM(s->hiprtcVersion, "hiprtcVersion")};
     return gpuact__resolve(lib, rtc, (int)(sizeof rtc / sizeof rtc[0]));
 }
 
@@ -140,7 +132,6 @@ static gpuact_result gpuact__hip_load(gpuact__gpu *g, gpuact__hip_setup *s) {
     char tried[2048], rtc_tried[2048];
     const char *missing;
     void *rtc_lib = NULL;
-#define GPUACT__SYM(slot, name) {name, (void *)&(slot)}
     gpuact__symbol runtime[] = {
         GPUACT__SYM(s->hipInit, "hipInit"), GPUACT__SYM(s->hipDriverGetVersion, "hipDriverGetVersion"),
         GPUACT__SYM(s->hipGetDeviceCount, "hipGetDeviceCount"), GPUACT__SYM(s->hipDeviceGet, "hipDeviceGet"),
@@ -148,27 +139,12 @@ static gpuact_result gpuact__hip_load(gpuact__gpu *g, gpuact__hip_setup *s) {
         GPUACT__SYM(s->hipDeviceGetAttribute, "hipDeviceGetAttribute"),
         GPUACT__SYM(gpuact__hipGetErrorName, "hipGetErrorName"),
         GPUACT__SYM(gpuact__hipGetDevice, "hipGetDevice"), GPUACT__SYM(gpuact__hipSetDevice, "hipSetDevice"),
-        GPUACT__SYM(g->api.mem_alloc, "hipMalloc"), GPUACT__SYM(g->api.mem_free, "hipFree"),
-        GPUACT__SYM(g->api.memcpy_htod, "hipMemcpyHtoD"), GPUACT__SYM(g->api.memcpy_dtoh, "hipMemcpyDtoH"),
-        GPUACT__SYM(g->api.memcpy_dtod_async, "hipMemcpyDtoDAsync"),
-        GPUACT__SYM(g->api.stream_sync, "hipStreamSynchronize"),
-        GPUACT__SYM(g->api.module_load_data, "hipModuleLoadData"),
-        GPUACT__SYM(g->api.module_unload, "hipModuleUnload"),
-        GPUACT__SYM(g->api.module_get_function, "hipModuleGetFunction"),
-        GPUACT__SYM(g->api.launch, "hipModuleLaunchKernel"),
-        GPUACT__SYM(g->api.event_create, "hipEventCreateWithFlags"),
-        GPUACT__SYM(g->api.event_record, "hipEventRecord"), GPUACT__SYM(g->api.event_sync, "hipEventSynchronize"),
-        GPUACT__SYM(g->api.event_elapsed, "hipEventElapsedTime"),
-        GPUACT__SYM(g->api.event_destroy, "hipEventDestroy"),
-        GPUACT__SYM(g->api.event_query, "hipEventQuery"),
-        GPUACT__SYM(g->api.stream_wait_event, "hipStreamWaitEvent"),
-        GPUACT__SYM(g->api.mem_range, "hipMemGetAddressRange"),
+        GPUACT__GPU_DRIVER_SYMBOLS(GPUACT__HIP_SYM_)
     };
     gpuact__symbol props[] = {
         GPUACT__SYM(s->hipGetDeviceProperties, "hipGetDevicePropertiesR0000"),
         GPUACT__SYM(s->hipGetDeviceProperties, "hipGetDeviceProperties"),
     };
-#undef GPUACT__SYM
     gpuact__hip_describe(g);
     g->api.ctx_push = gpuact__hip_ctx_push;
     g->api.ctx_pop = gpuact__hip_ctx_pop;

@@ -126,6 +126,7 @@ typedef struct gpuact__opencl {
     gpuact__cl_device device;
     gpuact__cl_queue queue;
     int nv_sm; /* NVIDIA's driver: the compute capability (e.g. 90), passed as GPUACT_CL_NV_SM; else 0 */
+    int wide_groups; /* NVIDIA's driver: work-groups by GPUACT_CL_NV_BLOCK and gpuact__opencl_width */
     gpuact__cl_kernel_slot k[GPUACT__VARIANTS];
 } gpuact__opencl;
 
@@ -233,18 +234,18 @@ static gpuact_result gpuact__opencl_load_once(gpuact__opencl *o) {
     char tried[2048];
     const char *missing;
     gpuact__symbol syms[] = {
-#define GPUACT__SYM(f) {#f, (void *)&o->cl.f}
-        GPUACT__SYM(clGetPlatformIDs), GPUACT__SYM(clGetDeviceIDs), GPUACT__SYM(clGetDeviceInfo),
-        GPUACT__SYM(clCreateContext), GPUACT__SYM(clRetainContext), GPUACT__SYM(clReleaseContext),
-        GPUACT__SYM(clCreateCommandQueue), GPUACT__SYM(clRetainCommandQueue), GPUACT__SYM(clReleaseCommandQueue),
-        GPUACT__SYM(clCreateBuffer), GPUACT__SYM(clReleaseMemObject), GPUACT__SYM(clEnqueueWriteBuffer),
-        GPUACT__SYM(clEnqueueReadBuffer), GPUACT__SYM(clEnqueueCopyBuffer), GPUACT__SYM(clFinish),
-        GPUACT__SYM(clCreateProgramWithSource), GPUACT__SYM(clBuildProgram), GPUACT__SYM(clGetProgramBuildInfo),
-        GPUACT__SYM(clReleaseProgram), GPUACT__SYM(clCreateKernel), GPUACT__SYM(clReleaseKernel),
-        GPUACT__SYM(clSetKernelArg), GPUACT__SYM(clEnqueueNDRangeKernel), GPUACT__SYM(clEnqueueMarkerWithWaitList),
-        GPUACT__SYM(clWaitForEvents), GPUACT__SYM(clGetEventProfilingInfo), GPUACT__SYM(clReleaseEvent),
-        GPUACT__SYM(clGetEventInfo), GPUACT__SYM(clEnqueueBarrierWithWaitList), GPUACT__SYM(clGetMemObjectInfo),
-#undef GPUACT__SYM
+#define GPUACT__CL_SYM(f) GPUACT__SYM(o->cl.f, #f)
+        GPUACT__CL_SYM(clGetPlatformIDs), GPUACT__CL_SYM(clGetDeviceIDs), GPUACT__CL_SYM(clGetDeviceInfo),
+        GPUACT__CL_SYM(clCreateContext), GPUACT__CL_SYM(clRetainContext), GPUACT__CL_SYM(clReleaseContext),
+        GPUACT__CL_SYM(clCreateCommandQueue), GPUACT__CL_SYM(clRetainCommandQueue), GPUACT__CL_SYM(clReleaseCommandQueue),
+        GPUACT__CL_SYM(clCreateBuffer), GPUACT__CL_SYM(clReleaseMemObject), GPUACT__CL_SYM(clEnqueueWriteBuffer),
+        GPUACT__CL_SYM(clEnqueueReadBuffer), GPUACT__CL_SYM(clEnqueueCopyBuffer), GPUACT__CL_SYM(clFinish),
+        GPUACT__CL_SYM(clCreateProgramWithSource), GPUACT__CL_SYM(clBuildProgram), GPUACT__CL_SYM(clGetProgramBuildInfo),
+        GPUACT__CL_SYM(clReleaseProgram), GPUACT__CL_SYM(clCreateKernel), GPUACT__CL_SYM(clReleaseKernel),
+        GPUACT__CL_SYM(clSetKernelArg), GPUACT__CL_SYM(clEnqueueNDRangeKernel), GPUACT__CL_SYM(clEnqueueMarkerWithWaitList),
+        GPUACT__CL_SYM(clWaitForEvents), GPUACT__CL_SYM(clGetEventProfilingInfo), GPUACT__CL_SYM(clReleaseEvent),
+        GPUACT__CL_SYM(clGetEventInfo), GPUACT__CL_SYM(clEnqueueBarrierWithWaitList), GPUACT__CL_SYM(clGetMemObjectInfo),
+#undef GPUACT__CL_SYM
     };
     o->lib = gpuact__dlopen_first("GPUACT_OPENCL_LIBRARY", names, tried, sizeof tried);
     if (!o->lib)
@@ -368,12 +369,8 @@ static gpuact_result gpuact__opencl_create(gpuact_context *ctx) {
             o->cl.clGetDeviceInfo(o->device, 0x4000, sizeof major, &major, NULL) == 0 &&
             o->cl.clGetDeviceInfo(o->device, 0x4001, sizeof minor, &minor, NULL) == 0 && major < 100 && minor < 10)
             o->nv_sm = (int)(major * 10 + minor);
-        if (o->nv_sm) ctx->variant_blocks = GPUACT__BLOCKS_CL_NV;
+        o->wide_groups = o->nv_sm != 0;
     }
-    ctx->per_item32 = ctx->per_item16 = ctx->per_item_glu16 = GPUACT_CL_VEC;
-    ctx->per_item_one32 = ctx->per_item_one16 = GPUACT_CL_VEC;
-    ctx->per_item_pair = GPUACT_CL_VEC * GPUACT_CL_GROUPS_PAIR;
-    ctx->dbias_groups = GPUACT__DBIAS_GROUPS_PER_UNIT;
     return GPUACT_SUCCESS;
 fail:
     gpuact__opencl_destroy(ctx);
@@ -482,11 +479,13 @@ static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__lau
     gpuact__variant_defines(&L->v, defs);
     /* IEEE division (kernels/smooth.h divides; OpenCL's default single
        division may be 2.5 ulp off) where the device offers it, as the
-       CUDA/HIP kernels and the CPU reference divide. */
+       CUDA/HIP kernels and the CPU reference divide. -w: a kernel that
+       builds shows no log, and PoCL's compiler would print its warning
+       count (an unroll hint it declines) to stderr for every kernel. */
     {
         gpuact__cl_ulong fp = 0; /* cl_device_fp_config: CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT is 1 << 7 */
         o->cl.clGetDeviceInfo(o->device, 0x101B /* CL_DEVICE_SINGLE_FP_CONFIG */, sizeof fp, &fp, NULL);
-        used = (size_t)snprintf(options, sizeof options, "-cl-std=CL1.2 -DGPUACT_BLOCK=%d -DGPUACT_CL_GROUPS_PAIR=%d%s",
+        used = (size_t)snprintf(options, sizeof options, "-cl-std=CL1.2 -w -DGPUACT_BLOCK=%d -DGPUACT_CL_GROUPS_PAIR=%d%s",
                                 GPUACT_BLOCK, GPUACT_CL_GROUPS_PAIR,
                                 (fp & (1u << 7)) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
         if (o->nv_sm) used += (size_t)snprintf(options + used, sizeof options - used, " -DGPUACT_CL_NV_SM=%d", o->nv_sm);
@@ -555,10 +554,73 @@ static gpuact_result gpuact__opencl_set_args(gpuact__opencl *o, gpuact__cl_kerne
     }
 }
 
+/* NVIDIA's OpenCL, a variant in work-groups of GPUACT_CL_BLOCK_WIDE: its
+   work-group width for this launch (0 elsewhere: the variant's).
+     - The backward with the bias gradient: the one of
+       GPUACT__CL_DBIAS_WIDTHS (widest first) that leaves the fewest
+       work-items of a row's work-groups idle. Measured on the H200
+       (docs/PERFORMANCE.md): work-groups of 1024 take 8192 f32 columns in
+       one group and ran faster than 768, which leave a third of the second
+       group idle, but slower where they tile the row worse; narrower groups
+       (128-512) where they tile it better ran slower.
+     - The forward over rows of fewer work-items than GPUACT_BLOCK:
+       GPUACT_BLOCK. Two wide groups are resident on a multiprocessor, so
+       short rows kept few of its work-items busy.
+   The launch falls back to the variant's width where the kernel cannot
+   take the one chosen. A build-time tuning knob. */
+#ifndef GPUACT__CL_DBIAS_WIDTHS
+#define GPUACT__CL_DBIAS_WIDTHS 1024, 768
+#endif
+/* Bias-gradient row groups per compute unit of a launch in wide
+   work-groups whose row keeps at least half of its work-groups'
+   work-items busy: one or two waves (fewer busy, and the wide grid was
+   slower; docs/PERFORMANCE.md, "Tuning knobs"). */
+#ifndef GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE
+#define GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE 2
+#endif
+static unsigned gpuact__opencl_width(unsigned variant, const gpuact__launch *L, size_t need) {
+    static const unsigned widths[] = {GPUACT__CL_DBIAS_WIDTHS};
+    size_t idle, least = SIZE_MAX;
+    unsigned best = 0, i;
+    if (variant != GPUACT_CL_BLOCK_WIDE) return 0;
+    if (L->v.op == GPUACT_OP_forward) return need < GPUACT_BLOCK ? GPUACT_BLOCK : 0;
+    if (L->v.op != GPUACT_OP_backward || !L->v.dbias) return 0;
+    for (i = 0; i < sizeof widths / sizeof widths[0]; i++)
+        if ((idle = gpuact__div_up(need, widths[i]) * widths[i] - need) < least) {
+            least = idle;
+            best = widths[i];
+        }
+    return best;
+}
+/* A launch's shape (gpuact__backend's shape): a work-item takes
+   GPUACT_CL_GROUPS groups of GPUACT_CL_VEC elements (kernels/contract.h);
+   a work-group GPUACT_BLOCK work-items, on NVIDIA's driver
+   GPUACT_CL_NV_BLOCK or the width gpuact__opencl_width picks. */
+static void gpuact__opencl_shape(const gpuact_context *ctx, const gpuact__launch *L, gpuact__shape *out) {
+    const gpuact__opencl *o = GPUACT__CL(ctx);
+    const gpuact__variant *V = &L->v;
+    const int n4 = gpuact__arrays_4byte(V);
+    const unsigned variant = o->wide_groups ? (unsigned)GPUACT_CL_NV_BLOCK(V->op, V->kind, V->select, V->mask, V->dbias,
+                                                                          n4 > 0, n4 == 3)
+                                            : GPUACT_BLOCK;
+    size_t need;
+    unsigned wide;
+    out->items = V->op == GPUACT_OP_dbias ? 1
+                 : !n4 && GPUACT_PAIR_PATH(V->op, V->kind, V->select, 1) ? GPUACT_CL_VEC * GPUACT_CL_GROUPS_PAIR
+                                                                        : GPUACT_CL_VEC;
+    need = gpuact__div_up((size_t)L->cols, out->items);
+    wide = o->wide_groups ? gpuact__opencl_width(variant, L, need) : 0;
+    out->block = wide ? wide : variant;
+    out->fallback = variant;
+    out->dbias_groups = wide && 2 * need >= gpuact__div_up(need, wide) * wide ? GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE
+                                                                               : GPUACT__DBIAS_GROUPS_PER_UNIT;
+    out->mask_rows = 1;
+}
+
 static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s, const gpuact__launch *L) {
     gpuact__opencl *o = GPUACT__CL(ctx);
     gpuact__cl_kernel_slot *slot = &o->k[gpuact__variant_index(&L->v)];
-    size_t global[2], local[2] = {gpuact__block(ctx, L), 1};
+    size_t global[2], local[2] = {L->block, 1};
     gpuact__cl_int e = 0;
     gpuact_result r = GPUACT_SUCCESS;
     global[0] = (size_t)L->grid_x * local[0];
@@ -574,13 +636,13 @@ static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s,
         r = gpuact__cl_fail(e, "clEnqueueBarrierWithWaitList (before the bias gradient's sum)");
     if (r == GPUACT_SUCCESS && !L->prepare_only) {
         e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, slot->kernel, 2, NULL, global, local, 0, NULL, NULL);
-        /* A width chosen for the launch (gpuact__cl_width) that the kernel cannot take: the variant's,
+        /* A width chosen for the launch (gpuact__opencl_width) that the kernel cannot take: the variant's,
            over as many work-items (at least; the kernels leave out the ones past a row's end). NVIDIA's
            driver cannot be asked first: its CL_KERNEL_WORK_GROUP_SIZE for these kernels is 256 (H200,
            580.159.04), though they run in work-groups of 768 and 1024. */
         if ((e == -54 /* CL_INVALID_WORK_GROUP_SIZE */ || e == -5 /* CL_OUT_OF_RESOURCES */) &&
-            local[0] != gpuact__variant_block(ctx, &L->v)) {
-            local[0] = gpuact__variant_block(ctx, &L->v);
+            local[0] != L->block_fallback) {
+            local[0] = L->block_fallback;
             global[0] = gpuact__div_up(global[0], local[0]) * local[0];
             e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, slot->kernel, 2, NULL, global, local, 0, NULL, NULL);
         }
@@ -619,7 +681,7 @@ static gpuact_result gpuact__opencl_timer_end(gpuact_context *ctx, gpuact_stream
 static const gpuact__backend gpuact__opencl_backend = {
     GPUACT_BACKEND_OPENCL,   gpuact__opencl_create,      gpuact__opencl_destroy, gpuact__opencl_alloc,
     gpuact__opencl_free,     gpuact__opencl_write,       gpuact__opencl_read,    gpuact__opencl_synchronize,
-    gpuact__opencl_launch,   gpuact__opencl_copy,        gpuact__opencl_timer_begin,
+    gpuact__opencl_shape,    gpuact__opencl_launch,      gpuact__opencl_copy,        gpuact__opencl_timer_begin,
     gpuact__opencl_timer_end, gpuact__opencl_event_record, gpuact__opencl_event_after,
     gpuact__opencl_event_done, gpuact__opencl_event_wait, gpuact__opencl_event_release,
     gpuact__opencl_buffer_extent};

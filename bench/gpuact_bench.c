@@ -234,6 +234,14 @@ typedef struct workload {
 
 static size_t wl_n(const workload *w) { return w->rows * w->cols; }
 /* The dtypes of in0 (x, dy) and out (y, dx): dt but for y16's bf16 side. */
+/* A row of kernels/contract.h's table of kinds: which cells a kind has. */
+typedef struct kind_info { const char *name; int from_y, select, glu; } kind_info;
+static kind_info kind_row(int k) {
+#define KIND_ROW_(name, slope, ceiling, lower, from_y, select, glu) {#name, from_y, select, glu},
+    static const kind_info rows[] = {GPUACT_ACTIVATIONS(KIND_ROW_)};
+    return rows[k];
+}
+
 static gpuact_dtype in_dtype(const workload *w) { return w->y16 && w->kind == K_EPI_BWD ? GPUACT_BF16 : w->dt; }
 static gpuact_dtype out_dtype(const workload *w) { return w->y16 && w->kind == K_EPI ? GPUACT_BF16 : w->dt; }
 static size_t mask_ld_of(const workload *w) {
@@ -339,7 +347,7 @@ static gpuact_result run_op(run_state *s) {
         d.dbias_dtype = GPUACT_F32;
         d.dy = s->in0; d.dx = s->out; d.dbias = s->dbias;
         if (w->mask) { d.mask = s->mask; d.mask_ld = mask_ld_of(w); }
-        else if (w->act >= GPUACT_GELU) { d.x = s->in1; d.x_dtype = w->dt; } /* smooth: from the forward's x */
+        else if (!kind_row(w->act).select) { d.x = s->in1; d.x_dtype = w->dt; } /* smooth: from the forward's x */
         else d.y = s->in1;
         return gpuact_epilogue_backward(ctx, &d, NULL);
     }
@@ -670,7 +678,24 @@ typedef struct row {
     double bytes, med_ms, min_ms, host_us; /* host_us < 0: not measured */
     int has_bw;
 } row;
-enum { MATRIX_CELLS = 320 }; /* --matrix's cells at most (a row each) */
+/* --matrix's modes; its cells are kinds x dtypes x these, where a kind has the mode */
+static const struct { kind_t kind; int mask; const char *tag, *op; int y16, bits; } modes[] = {
+    {K_FWD, 0, "fwd", "forward", 0, 0}, {K_FWD, 1, "fwd-mask", "forward + mask", 0, 0},
+    {K_FWD, 0, "fwd-codes1", "forward + 1-bit codes", 0, 1}, {K_FWD, 0, "fwd-codes2", "forward + 2-bit codes", 0, 2},
+    {K_FWD, 0, "fwd-codes3", "forward + 3-bit codes", 0, 3}, {K_FWD, 0, "fwd-codes4", "forward + 4-bit codes", 0, 4},
+    {K_BWD, 0, "bwd-x", "backward from x", 0, 0}, {K_BWD, 1, "bwd-mask", "backward from mask", 0, 0},
+    {K_BWD, 0, "bwd-codes1", "backward from 1-bit codes", 0, 1},
+    {K_BWD, 0, "bwd-codes2", "backward from 2-bit codes", 0, 2},
+    {K_BWD, 0, "bwd-codes3", "backward from 3-bit codes", 0, 3},
+    {K_BWD, 0, "bwd-codes4", "backward from 4-bit codes", 0, 4},
+    {K_EPI, 0, "epi", "epilogue bias+act", 0, 0}, {K_EPI, 1, "epi-mask", "epilogue bias+act + mask", 0, 0},
+    {K_EPI, 0, "epi-y16", "epilogue bias+act, y bf16", 1, 0},
+    {K_EPI, 1, "epi-mask-y16", "epilogue bias+act + mask, y bf16", 1, 0},
+    {K_EPI_BWD, 1, "epibwd-mask", "epilogue bwd+dbias, mask", 0, 0},
+    {K_EPI_BWD, 0, "epibwd-y", "epilogue bwd+dbias, y or x", 0, 0},
+    {K_EPI_BWD, 1, "epibwd-mask-y16", "epilogue bwd+dbias, mask, dy bf16", 1, 0},
+    {K_GLU, 0, "glu", "gated act(a + ba) * (b + bb)", 0, 0}};
+enum { MATRIX_CELLS = 3 * GPUACT_KIND_COUNT * (int)(sizeof modes / sizeof modes[0]) }; /* at most (a row each) */
 static row g_rows[MATRIX_CELLS];
 static int g_nrows = 0;
 static double g_copy_gbps = 0;
@@ -981,30 +1006,14 @@ int main(int argc, char **argv) {
     if (opt.reps < 1) { fprintf(stderr, "gpuact-bench: --reps must be >= 1\n"); return 2; }
 
     if (opt.matrix) { /* every cell: kinds x dtypes x modes */
-        static char names[MATRIX_CELLS][32];
-        static const char *const kn[8] = {"relu", "leaky", "clipped", "hardtanh", "gelu", "gelu_tanh", "silu", "sqrelu"};
         static const char *const dn[3] = {"f32", "f16", "bf16"};
-        static const struct { kind_t kind; int mask; const char *tag, *op; int y16, bits; } modes[] = {
-            {K_FWD, 0, "fwd", "forward", 0, 0}, {K_FWD, 1, "fwd-mask", "forward + mask", 0, 0},
-            {K_FWD, 0, "fwd-codes1", "forward + 1-bit codes", 0, 1}, {K_FWD, 0, "fwd-codes2", "forward + 2-bit codes", 0, 2},
-            {K_FWD, 0, "fwd-codes3", "forward + 3-bit codes", 0, 3}, {K_FWD, 0, "fwd-codes4", "forward + 4-bit codes", 0, 4},
-            {K_BWD, 0, "bwd-x", "backward from x", 0, 0}, {K_BWD, 1, "bwd-mask", "backward from mask", 0, 0},
-            {K_BWD, 0, "bwd-codes1", "backward from 1-bit codes", 0, 1},
-            {K_BWD, 0, "bwd-codes2", "backward from 2-bit codes", 0, 2},
-            {K_BWD, 0, "bwd-codes3", "backward from 3-bit codes", 0, 3},
-            {K_BWD, 0, "bwd-codes4", "backward from 4-bit codes", 0, 4},
-            {K_EPI, 0, "epi", "epilogue bias+act", 0, 0}, {K_EPI, 1, "epi-mask", "epilogue bias+act + mask", 0, 0},
-            {K_EPI, 0, "epi-y16", "epilogue bias+act, y bf16", 1, 0},
-            {K_EPI, 1, "epi-mask-y16", "epilogue bias+act + mask, y bf16", 1, 0},
-            {K_EPI_BWD, 1, "epibwd-mask", "epilogue bwd+dbias, mask", 0, 0},
-            {K_EPI_BWD, 0, "epibwd-y", "epilogue bwd+dbias, y or x", 0, 0},
-            {K_EPI_BWD, 1, "epibwd-mask-y16", "epilogue bwd+dbias, mask, dy bf16", 1, 0},
-            {K_GLU, 0, "glu", "gated act(a + ba) * (b + bb)", 0, 0}};
+        static char names[MATRIX_CELLS][32];
         int k, d, m, n = 0;
         all = (workload *)xmalloc(MATRIX_CELLS * sizeof *all);
         for (d = 0; d < 3; d++)
-            for (k = 0; k < 8; k++)
+            for (k = 0; k < GPUACT_KIND_COUNT; k++)
                 for (m = 0; m < (int)(sizeof modes / sizeof modes[0]); m++) {
+                    const kind_info kr = kind_row(k);
                     workload *w = &all[n];
                     /* the CPU check models the ReLU family's three first kinds and the f32 and bf16
                        backward from codes (the conformance suite checks all) */
@@ -1015,20 +1024,18 @@ int main(int argc, char **argv) {
                                           (modes[m].kind == K_EPI && k == GPUACT_RELU && d == GPUACT_F32) ||
                                           (modes[m].kind == K_EPI_BWD && k == GPUACT_RELU && d == GPUACT_F32))) ||
                                         (modes[m].bits && modes[m].kind == K_BWD && d != GPUACT_F16);
-                    if (modes[m].kind == K_EPI_BWD && !modes[m].mask &&
-                        (k == GPUACT_CLIPPED_RELU || k == GPUACT_HARDTANH))
+                    if (modes[m].kind == K_EPI_BWD && !modes[m].mask && kr.select && !kr.from_y)
                         continue; /* the bounded kinds' epilogue backward needs the mask */
-                    if (modes[m].mask && k >= GPUACT_GELU)
+                    if (modes[m].mask && !kr.select)
                         continue; /* the smooth kinds have no mask; their backward reads x */
-                    if (modes[m].bits && !(k == GPUACT_GELU || k == GPUACT_GELU_TANH || k == GPUACT_SILU))
+                    if (modes[m].bits && !((GPUACT_CODES_KINDS >> k) & 1u))
                         continue; /* few-bit codes: the kinds with a table (kernels/fewbit.h) */
-                    if (modes[m].y16 && (d != GPUACT_F32 || k > GPUACT_HARDTANH))
+                    if (modes[m].y16 && (d != GPUACT_F32 || !kr.select))
                         continue; /* mixed dtypes: the f32 epilogue writing bf16 and its backward, the selection kinds */
-                    if (modes[m].kind == K_GLU && !(k == GPUACT_RELU || k == GPUACT_GELU || k == GPUACT_GELU_TANH ||
-                                                    k == GPUACT_SILU))
+                    if (modes[m].kind == K_GLU && !kr.glu)
                         continue; /* the gating kinds (ReGLU, GeGLU, SwiGLU) */
                     memset(w, 0, sizeof *w);
-                    snprintf(names[n], sizeof names[n], "%s-%s-%s", modes[m].tag, kn[k], dn[d]);
+                    snprintf(names[n], sizeof names[n], "%s-%s-%s", modes[m].tag, kr.name, dn[d]);
                     w->name = names[n];
                     w->op = modes[m].op;
                     w->kind = modes[m].kind;

@@ -2,9 +2,9 @@
 """Every cell of the performance matrix against its PyTorch counterpart,
 side by side in one process (docs/PERFORMANCE.md, "The matrix").
 
-    make shared
+    pip install ./python                     # the gpuact package, with torch beside it
     python3 bench/matrix.py --out matrix.md
-    python3 bench/matrix.py --lib before=old/libgpuact.so --lib after=build/libgpuact.so   # A/B, same run
+    python3 bench/matrix.py --lib before=/old/venv/.../gpuact/_C.abi3.so --lib after   # A/B, same run
 
 A cell is op x activation kind x dtype x mode. Elementwise cells run at
 4096 x 393216 elements (--n), the epilogue at 65536 x 8192 and 1024 x 8192
@@ -34,12 +34,16 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_compare import (BF16, CLIPPED, F16, F32, GELU, GELU_TANH, LEAKY, RELU, SILU, Gpuact, act,  # noqa
-                           default_lib, mask_ld_default, same_bits)
+from builds import add_lib_argument, builds, same_bits  # noqa: E402 (bench/builds.py, beside this file)
 
-KINDS = (("relu", RELU, 0.0, 0.0), ("leaky", LEAKY, 0.01, 0.0), ("clipped", CLIPPED, 0.0, 6.0))
-SMOOTH = (("gelu", GELU), ("gelu_tanh", GELU_TANH), ("silu", SILU))
-PRECISE = 1  # gpuact_activation.flags: GPUACT_ACT_PRECISE
+# the ReLU family's cells: (kind, negative_slope, ceiling)
+KINDS = (("relu", 0.0, 0.0), ("leaky", 0.01, 0.0), ("clipped", 0.0, 6.0))
+SMOOTH = ("gelu", "gelu_tanh", "silu")
+
+
+def mask_ld_default(cols):
+    """The epilogue's mask_ld when the call passes 0: cols rounded up to 128 (gpuact.epilogue_mask_ld)."""
+    return (cols + 127) // 128 * 128
 
 
 def differ(a, b):
@@ -75,7 +79,7 @@ class Matrix:
         self.t = torch
         self.only = re.compile(only) if only else None  # cells whose name matches, or every cell
         self.F = torch.nn.functional
-        self.libs = libs  # [(label, Gpuact)]
+        self.libs = libs  # [(label, builds.Build)]
         self.reps, self.warmup = reps, warmup
         self.e0 = torch.cuda.Event(enable_timing=True)
         self.e1 = torch.cuda.Event(enable_timing=True)
@@ -172,7 +176,7 @@ class Matrix:
     def run(self, n, epi_rows, do_compile):
         t, F = self.t, self.F
         self.measure_copy(n)
-        code = {t.float32: F32, t.float16: F16, t.bfloat16: BF16}
+        code = {t.float32: "f32", t.float16: "f16", t.bfloat16: "bf16"}
         for dt in (t.float32, t.bfloat16, t.float16):
             es = t.tensor([], dtype=dt).element_size()
             dn = str(dt)[6:]
@@ -181,11 +185,11 @@ class Matrix:
             dy = self.randn(n, dtype=dt)
             dx = t.empty_like(x)
             mask = t.empty((n + 7) // 8, dtype=t.uint8, device="cuda")
-            for kname, kind, slope, ceil in KINDS:
-                a = act(kind, slope, ceil)
-                if kind == RELU:
+            for kname, slope, ceil in KINDS:
+                a = dict(kind=kname, negative_slope=slope, ceiling=ceil)
+                if kname == "relu":
                     tf, tb = (lambda: t.relu(x)), (lambda: t.ops.aten.threshold_backward(dy, x, 0))
-                elif kind == LEAKY:
+                elif kname == "leaky":
                     tf = lambda: F.leaky_relu(x, slope)
                     tb = lambda: t.ops.aten.leaky_relu_backward(dy, x, slope, False)
                 else:
@@ -238,7 +242,7 @@ class Matrix:
             cols = 8192
             xx, bb = self.randn(rows, cols), self.randn(cols)
             yy = t.empty(rows, cols, dtype=t.bfloat16, device="cuda")
-            mm = self.epi_forward(f"float32 -> bfloat16 {rows}x{cols}", rows, cols, xx, bb, yy, F32, BF16, do_compile)
+            mm = self.epi_forward(f"float32 -> bfloat16 {rows}x{cols}", rows, cols, xx, bb, yy, "f32", "bf16", do_compile)
             dy = self.randn(rows, cols, dtype=t.bfloat16)
             dx = t.empty(rows, cols, device="cuda")
             db = t.empty(cols, device="cuda")
@@ -247,8 +251,8 @@ class Matrix:
                 d = t.ops.aten.threshold_backward(dy, yy, 0).float()
                 return d, d.sum(0)
             self.cell(f"epi bwd+dbias from mask bfloat16 -> float32 {rows}x{cols}", 6 * rows * cols + rows * cols // 8,
-                      eager_bwd16, lambda g: g.epilogue_backward_op(rows, cols, dy, dx, BF16, F32, mask=mm, dbias=db,
-                                                                    dbias_dtype=F32),
+                      eager_bwd16, lambda g: g.epilogue_backward_op(rows, cols, dy, dx, "bf16", "f32", mask=mm, dbias=db,
+                                                                    dbias_dtype="f32"),
                       dx, lambda: eager_bwd16()[0], "eager")
             del xx, bb, yy, mm, dy, dx, db
             t.cuda.empty_cache()
@@ -267,16 +271,16 @@ class Matrix:
         against eager and torch.compile. Every output is compared with torch's (the differing elements and
         the largest distance are printed: gpuact's own math is not torch's)."""
         t, F = self.t, self.F
-        code = {t.float32: F32, t.float16: F16, t.bfloat16: BF16}
-        fl = PRECISE if precise else 0
+        code = {t.float32: "f32", t.float16: "f16", t.bfloat16: "bf16"}
+        fl = self.libs[0][1].C.ACT_PRECISE if precise else 0
         tag = " precise" if precise else ""
         for dt in (t.float32, t.bfloat16, t.float16):
             es = t.tensor([], dtype=dt).element_size()
             dn, c = str(dt)[6:], code[dt]
             x, dy = self.randn(n, dtype=dt), self.randn(n, dtype=dt)
             y, dx = t.empty_like(x), t.empty_like(x)
-            for kname, kind in SMOOTH:
-                a = act(kind, flags=fl)
+            for kname in SMOOTH:
+                a = dict(kind=kname, flags=fl)
                 tf, tb = torch_smooth(F, kname)
                 self.cell(f"{kname}{tag} fwd {dn}", 2 * es * n, lambda: tf(x), lambda g: g.forward_op(c, n, x, y, a),
                           y, lambda: tf(x), exact=False)
@@ -293,8 +297,8 @@ class Matrix:
                 yy, dx, db = t.empty_like(xx), t.empty_like(xx), t.empty(cols, device="cuda", dtype=dt)
                 shape = f"{dn} {rows}x{cols}"
                 nf, nb = 2 * es * rows * cols + es * cols, 3 * es * rows * cols + 2 * es * cols
-                for kname, kind in SMOOTH:
-                    a = act(kind, flags=fl)
+                for kname in SMOOTH:
+                    a = dict(kind=kname, flags=fl)
                     tf, tb = torch_smooth(F, kname)
                     ef = lambda x_, b_: tf(x_ + b_) * 0.5
 
@@ -321,9 +325,8 @@ class Matrix:
                 aa, bb, dy = (self.randn(rows, cols, dtype=dt) for _ in range(3))
                 yy, da, db = t.empty_like(aa), t.empty_like(aa), t.empty_like(aa)
                 shape = f"{dn} {rows}x{cols}"
-                for gname, kind, kname in (("geglu", GELU, "gelu"), ("geglu_tanh", GELU_TANH, "gelu_tanh"),
-                                           ("swiglu", SILU, "silu")):
-                    a = act(kind, flags=fl)
+                for gname, kname in (("geglu", "gelu"), ("geglu_tanh", "gelu_tanh"), ("swiglu", "silu")):
+                    a = dict(kind=kname, flags=fl)
                     tf, tb = torch_smooth(F, kname)
                     gf = lambda a_, b_: tf(a_) * b_
                     gb = lambda dy_, a_, b_: (tb(dy_ * b_, a_), dy_ * tf(a_))
@@ -373,9 +376,8 @@ class Matrix:
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lib", action="append", help="LABEL=PATH of a libgpuact.so (repeat for A/B); default: "
-                    "gpuact=build/libgpuact.so")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_lib_argument(ap, "gpuact")
     ap.add_argument("--n", type=int, default=4096 * 393216)
     ap.add_argument("--epi-rows", default="65536,1024")
     ap.add_argument("--reps", type=int, default=30)
@@ -389,11 +391,7 @@ def main():
     ap.add_argument("--out")
     args = ap.parse_args()
     import torch
-    libs = []
-    stream = torch.cuda.current_stream().cuda_stream
-    for spec in args.lib or [f"gpuact={default_lib()}"]:
-        label, path = spec.split("=", 1)
-        libs.append((label, Gpuact(path, backend="cuda", stream=stream)))
+    libs = [(g.label, g) for g in builds(args.lib, "gpuact", stream=torch.cuda.current_stream().cuda_stream)]
     m = Matrix(torch, libs, args.reps, args.warmup, args.only)
     if args.smooth:
         m.measure_copy(args.n)

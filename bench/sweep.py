@@ -2,7 +2,7 @@
 """gpuact against torch and the copy over sizes, two ways, and odd shapes
 (docs/PERFORMANCE.md, "Sizes").
 
-    make shared
+    pip install ./python                     # the gpuact package, with torch beside it
     python3 bench/sweep.py --out sweep.csv --plot sweep.png
 
 For each size n = 2^10 ... 2^32 (--max-log2) and each workload (relu forward
@@ -15,7 +15,7 @@ freed:
   device  the GPU is kept busy by a spin kernel (torch.cuda._sleep) while the
           calls are queued, so launch latency hides: the kernels' own time.
   host    calls back to back from Python, no spin: what a caller gets,
-          host cost included (gpuact goes through ctypes).
+          host cost included (gpuact through its C layer, gpuact._C).
 
 Then odd shapes against their aligned neighbours: n = 10^8 + 3, a view
 offset by one element, an epilogue with 8191 columns. Every gpuact output
@@ -28,7 +28,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_compare import BF16, F32, RELU, Gpuact, act, default_lib, mask_ld_default, same_bits  # noqa
+from builds import builds, same_bits  # noqa: E402 (bench/builds.py, beside this file)
 
 
 def timed_batch(t, e0, e1, fn, calls, spin):
@@ -47,17 +47,20 @@ def timed_batch(t, e0, e1, fn, calls, spin):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lib", default=default_lib())
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lib", default="gpuact", metavar="LABEL[=PATH]",
+                    help="the build: the installed package, or LABEL=PATH of another gpuact._C extension")
     ap.add_argument("--min-log2", type=int, default=10)
     ap.add_argument("--max-log2", type=int, default=32)
     ap.add_argument("--step", type=int, default=2)
     ap.add_argument("--out", default="sweep.csv")
     ap.add_argument("--plot")
+    ap.add_argument("--odd-n", type=int, default=10 ** 8, help="elements of the odd-shape cases (n + 3, an offset "
+                    "view) against n")
     args = ap.parse_args()
     import torch
     t = torch
-    g = Gpuact(args.lib, backend="cuda", stream=t.cuda.current_stream().cuda_stream)
+    g = builds([args.lib], None, stream=t.cuda.current_stream().cuda_stream)[0]
     e0, e1 = t.cuda.Event(enable_timing=True), t.cuda.Event(enable_timing=True)
     bad = 0
 
@@ -93,7 +96,7 @@ def main():
         for wl in ("relu fwd f32", "relu fwd bf16", "relu bwd from mask bf16", "epilogue f32"):
             dt = t.bfloat16 if "bf16" in wl else t.float32
             es = 2 if dt == t.bfloat16 else 4
-            code = BF16 if dt == t.bfloat16 else F32
+            code = "bf16" if dt == t.bfloat16 else "f32"
             try:
                 if wl.startswith("epilogue"):
                     cols = 8192
@@ -112,15 +115,15 @@ def main():
                     dy = t.randn(n, device="cuda", dtype=dt)
                     y = t.empty_like(x)
                     mask = t.empty((n + 7) // 8, dtype=t.uint8, device="cuda")
-                    g.forward_op(code, n, x, y, act(RELU), mask)()
-                    ours = g.backward_op(code, n, dy, y, mask=mask, a=act(RELU))
+                    g.forward_op(code, n, x, y, "relu", mask)()
+                    ours = g.backward_op(code, n, dy, y, mask=mask, a="relu")
                     theirs = lambda: t.ops.aten.threshold_backward(dy, x, 0)
                     nbytes = 2 * es * n + n // 8
                     ref = theirs
                 else:
                     x = t.randn(n, device="cuda", dtype=dt)
                     y = t.empty_like(x)
-                    ours = g.forward_op(code, n, x, y, act(RELU))
+                    ours = g.forward_op(code, n, x, y, "relu")
                     theirs = lambda: t.relu(x)
                     nbytes = 2 * es * n
                     ref = theirs
@@ -156,23 +159,23 @@ def main():
         a, b_ = ms["odd"], ms["aligned"]
         rows.append(dict(workload=name, how="odd/aligned", gpuact_us=a * 1e3, torch_us=b_ * 1e3))
         print(f"{name:40s} odd {a*1e3:9.1f} us, aligned {b_*1e3:9.1f} us, ratio {a / b_:.3f}", flush=True)
-    n = 10 ** 8
+    n = args.odd_n
     x = t.randn(n + 8, device="cuda")
     y = t.empty_like(x)
-    odd("relu f32 n = 10^8 + 3 vs 10^8", g.forward_op(F32, n + 3, x, y, act(RELU)), g.forward_op(F32, n, x, y, act(RELU)))
-    odd("relu f32 offset by one element", g.forward_op(F32, n, x[1:], y[1:], act(RELU)), g.forward_op(F32, n, x, y, act(RELU)))
+    odd("relu f32 n = 10^8 + 3 vs 10^8", g.forward_op("f32", n + 3, x, y, "relu"), g.forward_op("f32", n, x, y, "relu"))
+    odd("relu f32 offset by one element", g.forward_op("f32", n, x[1:], y[1:], "relu"), g.forward_op("f32", n, x, y, "relu"))
     xb = x.to(t.bfloat16)
     yb = t.empty_like(xb)
-    odd("relu bf16 offset by one element", g.forward_op(BF16, n, xb[1:], yb[1:], act(RELU)),
-        g.forward_op(BF16, n, xb, yb, act(RELU)))
+    odd("relu bf16 offset by one element", g.forward_op("bf16", n, xb[1:], yb[1:], "relu"),
+        g.forward_op("bf16", n, xb, yb, "relu"))
     del x, y, xb, yb
     r = 16384
     xe = t.randn(r, 8192, device="cuda")
     ye = t.empty_like(xe)
     be = t.randn(8192, device="cuda")
     odd("epilogue f32 16384 x 8191 (ld 8192) vs x 8192",
-        g.epilogue_op(r, 8191, xe, ye, F32, F32, bias=be, ld_x=8192, ld_y=8192),
-        g.epilogue_op(r, 8192, xe, ye, F32, F32, bias=be))
+        g.epilogue_op(r, 8191, xe, ye, "f32", "f32", bias=be, ld_x=8192, ld_y=8192),
+        g.epilogue_op(r, 8192, xe, ye, "f32", "f32", bias=be))
 
     keys = sorted({k for row in rows for k in row}, key=lambda k: (k not in ("workload", "log2n", "how"), k))
     with open(args.out, "w", newline="") as f:

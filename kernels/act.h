@@ -75,37 +75,65 @@ GPUACT_FN int gpuact_eval(int bytes, int precise) {
 /* One of the three evaluations of a smooth function (ev: gpuact_eval). */
 #define GPUACT_EVAL_(ev, f, z) \
     ((ev) == GPUACT_EVAL_LEAN ? f##_16(z) : (ev) == GPUACT_EVAL_FAST ? f##_fast(z) : f(z))
-/* y = act(z) in f32 (ev: gpuact_eval). hardtanh is torch.clamp(z, lo, c): a NaN passes, and
-   at a bound of 0 the order is that of max/min with -0 < +0 (the host
-   gives +0 for a bound of -0): -0 becomes lo = +0, stays -0 below c = +0. */
+/* Each kind's formulas, named by its row of GPUACT_ACTIVATIONS: act(z) in
+   f32 for every kind, GPUACT_ACT_<name>(z, slope, c, lo, ev) (ev:
+   gpuact_eval); d act / dz for a smooth kind (select 0),
+   GPUACT_GRAD_<name>(z, ev); whether the gradient passes at z (the mask
+   bit) for the ReLU family (select 1), GPUACT_PASSES_<name>(z, c, lo).
+   gpuact_act, gpuact_grad and gpuact_passes are made from the table, so a
+   kind without its formulas does not compile.
+   hardtanh is torch.clamp(z, lo, c): a NaN passes, and at a bound of 0 the
+   order is that of max/min with -0 < +0 (the host gives +0 for a bound of
+   -0): -0 becomes lo = +0, stays -0 below c = +0. Squared ReLU's
+   derivative is 2z where z > 0, as torch's pow and threshold backward
+   give; a NaN z gives NaN. */
+#define GPUACT_ACT_relu(z, slope, c, lo, ev) ((z) <= 0.0f ? 0.0f : (z))
+#define GPUACT_ACT_leaky(z, slope, c, lo, ev) ((z) > 0.0f ? (z) : (z) * (slope))
+#define GPUACT_ACT_clipped(z, slope, c, lo, ev) ((z) <= 0.0f ? 0.0f : ((z) >= (c) ? (c) : (z)))
+#define GPUACT_ACT_hardtanh(z, slope, c, lo, ev) ((z) <= (lo) ? (lo) : ((z) > (c) ? (c) : (z)))
+#define GPUACT_ACT_gelu(z, slope, c, lo, ev) GPUACT_EVAL_(ev, gpuact_gelu_erf, z)
+#define GPUACT_ACT_gelu_tanh(z, slope, c, lo, ev) GPUACT_EVAL_(ev, gpuact_gelu_tanh, z)
+#define GPUACT_ACT_silu(z, slope, c, lo, ev) GPUACT_EVAL_(ev, gpuact_silu, z)
+#define GPUACT_ACT_sqrelu(z, slope, c, lo, ev) ((z) <= 0.0f ? 0.0f : (z) * (z))
+#define GPUACT_GRAD_gelu(z, ev) GPUACT_EVAL_(ev, gpuact_gelu_erf_d, z)
+#define GPUACT_GRAD_gelu_tanh(z, ev) GPUACT_EVAL_(ev, gpuact_gelu_tanh_d, z)
+#define GPUACT_GRAD_silu(z, ev) GPUACT_EVAL_(ev, gpuact_silu_d, z)
+#define GPUACT_GRAD_sqrelu(z, ev) ((z) <= 0.0f ? 0.0f : (z) + (z))
+#define GPUACT_PASSES_relu(z, c, lo) (!((z) <= 0.0f))
+#define GPUACT_PASSES_leaky(z, c, lo) ((z) > 0.0f)
+#define GPUACT_PASSES_clipped(z, c, lo) (!((z) <= 0.0f || (z) >= (c)))
+#define GPUACT_PASSES_hardtanh(z, c, lo) (!((z) <= (lo) || (z) >= (c)))
+/* One line of gpuact_act, gpuact_grad or gpuact_passes per row of the
+   table; the select column (0 or 1) picks the rows that have the formula. */
+#define GPUACT_ACT_CASE_(name, slope_, ceiling_, lower_, from_y_, select_, glu_) \
+    if (kind == GPUACT_KIND_##name) return GPUACT_ACT_##name(z, slope, c, lo, ev);
+#define GPUACT_GRAD_CASE_(name, slope_, ceiling_, lower_, from_y_, select, glu_) GPUACT_GRAD_CASE_##select(name)
+#define GPUACT_GRAD_CASE_0(name) \
+    if (kind == GPUACT_KIND_##name) return GPUACT_GRAD_##name(z, ev);
+#define GPUACT_GRAD_CASE_1(name)
+#define GPUACT_PASSES_CASE_(name, slope_, ceiling_, lower_, from_y_, select, glu_) GPUACT_PASSES_CASE_##select(name)
+#define GPUACT_PASSES_CASE_0(name)
+#define GPUACT_PASSES_CASE_1(name) \
+    if (kind == GPUACT_KIND_##name) return GPUACT_PASSES_##name(z, c, lo);
+/* The kind is a compile-time constant: each function is the one line of
+   its kind (the return after the lines is reached by no kind of the
+   table; gpuact_grad and gpuact_passes are compiled, unused, for the kinds
+   of the other family). */
 GPUACT_FN float gpuact_act(int kind, float z, float slope, float c, float lo, int ev) {
-    if (kind == GPUACT_KIND_leaky) return z > 0.0f ? z : z * slope;
-    if (kind == GPUACT_KIND_clipped) return z <= 0.0f ? 0.0f : (z >= c ? c : z);
-    if (kind == GPUACT_KIND_hardtanh) return z <= lo ? lo : (z > c ? c : z);
-    if (kind == GPUACT_KIND_gelu) return GPUACT_EVAL_(ev, gpuact_gelu_erf, z);
-    if (kind == GPUACT_KIND_gelu_tanh) return GPUACT_EVAL_(ev, gpuact_gelu_tanh, z);
-    if (kind == GPUACT_KIND_silu) return GPUACT_EVAL_(ev, gpuact_silu, z);
-    if (kind == GPUACT_KIND_sqrelu) return z <= 0.0f ? 0.0f : z * z;
-    return z <= 0.0f ? 0.0f : z;
+    GPUACT_ACTIVATIONS(GPUACT_ACT_CASE_)
+    return z;
 }
-/* d act / dz of a smooth kind (ev as gpuact_act; squared ReLU: 2z where z > 0, as torch's
-   pow and threshold backward give; a NaN z gives NaN). */
 GPUACT_FN float gpuact_grad(int kind, float z, int ev) {
-    if (kind == GPUACT_KIND_gelu) return GPUACT_EVAL_(ev, gpuact_gelu_erf_d, z);
-    if (kind == GPUACT_KIND_gelu_tanh) return GPUACT_EVAL_(ev, gpuact_gelu_tanh_d, z);
-    if (kind == GPUACT_KIND_silu) return GPUACT_EVAL_(ev, gpuact_silu_d, z);
-    return z <= 0.0f ? 0.0f : z + z;
+    GPUACT_ACTIVATIONS(GPUACT_GRAD_CASE_)
+    return 0.0f;
 }
 /* Whether a smooth kind's gradient is +0 at z by selection, whatever dy is
    (squared ReLU where z <= 0: what torch's threshold_backward gives, so
    neither dy's sign nor a NaN or infinite dy shows there). */
 GPUACT_FN int gpuact_grad_zero(int kind, float z) { return kind == GPUACT_KIND_sqrelu && z <= 0.0f; }
-/* Whether the gradient passes at z (the mask bit) for the ReLU family. */
 GPUACT_FN int gpuact_passes(int kind, float z, float c, float lo) {
-    if (kind == GPUACT_KIND_leaky) return z > 0.0f;
-    if (kind == GPUACT_KIND_clipped) return !(z <= 0.0f || z >= c);
-    if (kind == GPUACT_KIND_hardtanh) return !(z <= lo || z >= c);
-    return !(z <= 0.0f);
+    GPUACT_ACTIVATIONS(GPUACT_PASSES_CASE_)
+    return 0;
 }
 /* The order of non-NaN values on raw bits with -0 == +0: ord is the bits
    as a signed integer of the element's width, mag the magnitude mask

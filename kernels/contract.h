@@ -52,7 +52,9 @@
 #define GPUACT_OPS(X) X(forward, fwd) X(backward, bwd) X(dbias, dbias) X(glu_forward, gluf) X(glu_backward, glub)
 
 /* The fields that specialise a kernel at compile time, besides the op and
-   its three dtypes: X(name, count, word in the kernel name when set).
+   its three dtypes: X(name, NAME, count): the field, its compile-time
+   macro GPUACT_<NAME> (the host passes -DGPUACT_<NAME>=value), and the
+   number of its values.
      kind    activation kind (count: the number of GPUACT_ACTIVATIONS)
      mask    forward: also writes the mask; backward: the region comes from
              the mask instead of the forward's x or y. For GELU, tanh-GELU
@@ -171,8 +173,8 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
        from the mask and from the smooth kinds' x.
    Else, and on other drivers, GPUACT_BLOCK. Measured on the H200
    (docs/PERFORMANCE.md). A build-time tuning knob. A launch of a variant
-   in GPUACT_CL_BLOCK_WIDE groups may take another width (the host's
-   gpuact__cl_width: 1024 for some bias gradients, GPUACT_BLOCK for a
+   in GPUACT_CL_BLOCK_WIDE groups may take another width (the OpenCL
+   backend's gpuact__opencl_width: 1024 for some bias gradients, GPUACT_BLOCK for a
    forward over short rows); the kernels do not depend on the width. */
 #ifndef GPUACT_CL_BLOCK_WIDE
 #define GPUACT_CL_BLOCK_WIDE 768

@@ -31,7 +31,13 @@
    (about 48 bits). Fast2Sum: s = a + b, e = b - (s - a) gives a + b = s + e
    exactly when |a| >= |b| (three operations); TwoSum does without the
    ordering (six); a product is split exactly as p = a * b,
-   e = fma(a, b, -p). */
+   e = fma(a, b, -p).
+
+   The constants: `python3 tools/smooth_coefficients.py --check` derives
+   every closed-form one (ln2, sqrt(2/pi), 1/sqrt(2 pi) and their splits,
+   the derivatives' roots and Taylor coefficients there) and checks each
+   against this file bit for bit; the minimax polynomials are fits, which
+   it refits and reports. */
 #ifndef GPUACT_SMOOTH_H
 #define GPUACT_SMOOTH_H
 

@@ -225,16 +225,26 @@ static float take_lower(reader *r)
     return take_float(r);
 }
 
-#define N_KINDS 8   /* GPUACT_RELU .. GPUACT_SQUARED_RELU */
+#define N_KINDS GPUACT_KIND_COUNT
 static int kind_ok(gpuact_activation a) { return (int)a.kind >= 0 && (int)a.kind < N_KINDS; }
 /* the ReLU family: a mask, the selection paths; else smooth (needs x) */
-static int kind_select(gpuact_activation a) { return (int)a.kind <= GPUACT_HARDTANH; }
+static int kind_select(gpuact_activation a) { return gpuact_ref_kind_has(a.kind, GPUACT_REF_SELECT); }
 /* the epilogue backward may start from y */
-static int kind_from_y(gpuact_activation a) { return a.kind == GPUACT_RELU || a.kind == GPUACT_LEAKY_RELU; }
+static int kind_from_y(gpuact_activation a) { return gpuact_ref_kind_has(a.kind, GPUACT_REF_FROM_Y); }
 /* the glu ops take it */
-static int kind_glu(gpuact_activation a)
+static int kind_glu(gpuact_activation a) { return gpuact_ref_kind_has(a.kind, GPUACT_REF_GLU); }
+
+/* One of the kinds that gate. */
+static gpuact_activation_kind take_glu_kind(reader *r)
 {
-    return a.kind == GPUACT_RELU || a.kind == GPUACT_GELU || a.kind == GPUACT_GELU_TANH || a.kind == GPUACT_SILU;
+    int k, n = 0, pick;
+    for (k = 0; k < N_KINDS; k++)
+        n += gpuact_ref_kind_has((gpuact_activation_kind)k, GPUACT_REF_GLU);
+    pick = (int)take(r, (size_t)n);
+    for (k = 0; k < N_KINDS; k++)
+        if (gpuact_ref_kind_has((gpuact_activation_kind)k, GPUACT_REF_GLU) && pick-- == 0)
+            break;
+    return (gpuact_activation_kind)k;
 }
 
 static gpuact_activation take_act(reader *r)
@@ -245,9 +255,9 @@ static gpuact_activation take_act(reader *r)
     memset(&a, 0, sizeof a);
     a.kind = k == 4 * N_KINDS ? (gpuact_activation_kind)BAD[take(r, 3)] : (gpuact_activation_kind)(k % N_KINDS);
     /* unused parameters are usually 0, sometimes anything */
-    a.negative_slope = a.kind == GPUACT_LEAKY_RELU || take(r, 8) == 0 ? take_param(r) : 0.0f;
-    a.ceiling = a.kind == GPUACT_CLIPPED_RELU || a.kind == GPUACT_HARDTANH || take(r, 8) == 0 ? take_param(r) : 0.0f;
-    a.lower = a.kind == GPUACT_HARDTANH || take(r, 8) == 0 ? take_lower(r) : 0.0f;
+    a.negative_slope = gpuact_ref_kind_has(a.kind, GPUACT_REF_SLOPE) || take(r, 8) == 0 ? take_param(r) : 0.0f;
+    a.ceiling = gpuact_ref_kind_has(a.kind, GPUACT_REF_CEILING) || take(r, 8) == 0 ? take_param(r) : 0.0f;
+    a.lower = gpuact_ref_kind_has(a.kind, GPUACT_REF_LOWER) || take(r, 8) == 0 ? take_lower(r) : 0.0f;
     return a;
 }
 
@@ -420,18 +430,20 @@ static int dtype_ok(gpuact_dtype dt) { return dt == GPUACT_F32 || dt == GPUACT_F
 
 static int finite_f(float f) { return f == f && f - f == 0.0f; }
 
-/* The activation's rules: a known kind; leaky's slope >= 0; clipped's
-   ceiling > 0; hardtanh's lower <= ceiling (neither NaN). */
+/* The activation's rules (its row of the kinds' table): a known kind; a
+   slope >= 0 where the kind uses one; a ceiling > 0 where it has one and
+   no lower bound; lower <= ceiling where it has both (neither NaN). */
 static void check_act(gpuact_activation a)
 {
+    int lower = gpuact_ref_kind_has(a.kind, GPUACT_REF_LOWER);
     if (!kind_ok(a))
         invalid("act.kind %d", (int)a.kind);
-    else if (a.kind == GPUACT_LEAKY_RELU && !(a.negative_slope >= 0.0f))
-        invalid("leaky slope %g", (double)a.negative_slope);
-    else if (a.kind == GPUACT_CLIPPED_RELU && !(a.ceiling > 0.0f))
-        invalid("clipped ceiling %g", (double)a.ceiling);
-    else if (a.kind == GPUACT_HARDTANH && !(a.lower <= a.ceiling))
-        invalid("hardtanh lower %g, ceiling %g", (double)a.lower, (double)a.ceiling);
+    else if (gpuact_ref_kind_has(a.kind, GPUACT_REF_SLOPE) && !(a.negative_slope >= 0.0f))
+        invalid("slope %g", (double)a.negative_slope);
+    else if (gpuact_ref_kind_has(a.kind, GPUACT_REF_CEILING) && !lower && !(a.ceiling > 0.0f))
+        invalid("ceiling %g", (double)a.ceiling);
+    else if (lower && !(a.lower <= a.ceiling))
+        invalid("lower %g, ceiling %g", (double)a.lower, (double)a.ceiling);
 }
 
 /* Bytes of rows x cols elements of es bytes, rows ld apart; 0 when empty. */
@@ -851,7 +863,7 @@ static const char *dt_str(gpuact_dtype dt)
 /* Where the input data crowds: at a clipping bound, else around 0. */
 static float near_of(gpuact_activation a)
 {
-    return a.kind == GPUACT_CLIPPED_RELU || a.kind == GPUACT_HARDTANH ? a.ceiling : 0.0f;
+    return gpuact_ref_kind_has(a.kind, GPUACT_REF_CEILING) ? a.ceiling : 0.0f;
 }
 
 static unsigned dt_class(gpuact_dtype dt) { return dtype_ok(dt) ? (unsigned)dt : 3u; }
@@ -1003,37 +1015,12 @@ static void op_elementwise(reader *r, int op)
     want_begin();
     if (verdict != V_INVALID && has_data) {
         unsigned char *nan_any = (unsigned char *)calloc(n + 1, 1);
-        gpuact_activation ea = gpuact_ref_elementwise_act(act, dt);
-        if (!backward) {
-            gpuact_ref_fwd f;
-            memset(&f, 0, sizeof f);
-            f.act = ea;
-            f.rows = 1;
-            f.cols = f.ld_x = f.ld_y = n;
-            f.mask_ld = 8 * mb;
-            f.x_dtype = f.y_dtype = f.bias_dtype = dt;
-            f.scale = 1.0f;
-            f.x = in_ptr(&ops[0]);
-            f.y = out_ptr(&ops[1]);
-            f.mask = ops[2].present ? out_ptr(&ops[2]) : NULL;
-            f.nan_any = nan_any;
-            gpuact_ref_forward(&f);
-        } else {
-            gpuact_ref_bwd b;
-            memset(&b, 0, sizeof b);
-            b.act = ea;
-            b.rows = 1;
-            b.cols = b.ld_dy = b.ld_dx = b.ld_src = n;
-            b.mask_ld = 8 * mb;
-            b.dy_dtype = b.dx_dtype = b.src_dtype = dt;
-            b.scale = 1.0f;
-            b.dy = in_ptr(&ops[0]);
-            b.src = xo ? in_ptr(xo) : NULL;
-            b.mask = mo ? in_ptr(mo) : NULL;
-            b.dx = out_ptr(&ops[1]);
-            b.nan_any = nan_any;
-            gpuact_ref_backward(&b);
-        }
+        if (!backward)
+            gpuact_ref_elementwise_forward(act, dt, n, in_ptr(&ops[0]), out_ptr(&ops[1]),
+                                           ops[2].present ? out_ptr(&ops[2]) : NULL, nan_any);
+        else
+            gpuact_ref_elementwise_backward(act, dt, n, in_ptr(&ops[0]), xo ? in_ptr(xo) : NULL, mo ? in_ptr(mo) : NULL,
+                                            out_ptr(&ops[1]), nan_any);
         mark_elems(&ops[1], 1, n, n, nan_any);
         free(nan_any);
     }
@@ -1547,7 +1534,7 @@ static void op_glu_forward(reader *r)
     memset(ops, 0, sizeof ops);
     d.act = take_act(r);
     if (take(r, 4))   /* mostly a kind that gates */
-        d.act.kind = (gpuact_activation_kind)(take(r, 2) ? GPUACT_GELU + take(r, 3) : GPUACT_RELU);
+        d.act.kind = take_glu_kind(r);
     d.rows = take_count(r, 7);
     d.cols = take_count(r, 96);
     d.x_dtype = take_dtype(r);
@@ -1678,7 +1665,7 @@ static void op_glu_backward(reader *r)
     memset(ops, 0, sizeof ops);
     d.act = take_act(r);
     if (take(r, 4))
-        d.act.kind = (gpuact_activation_kind)(take(r, 2) ? GPUACT_GELU + take(r, 3) : GPUACT_RELU);
+        d.act.kind = take_glu_kind(r);
     d.rows = take_count(r, 7);
     d.cols = take_count(r, 96);
     d.dy_dtype = take_dtype(r);

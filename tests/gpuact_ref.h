@@ -35,6 +35,7 @@ CONVENTIONS
 #endif
 
 #include "../gpuact.h"
+#include "../kernels/contract.h" /* the kinds' table: which are smooth */
 #include <stdint.h>
 #include <string.h>
 #include <math.h>
@@ -281,11 +282,21 @@ GPUACT_REF_FN float gpuact_ref_act(gpuact_activation a, float z, gpuact_dtype ou
     return (z <= 0) ? 0.0f : z;
 }
 
-/* Whether a kind is smooth: no mask, dx = dy * act'(z). */
+/* A column of the kind's row of kernels/contract.h's GPUACT_ACTIVATIONS
+   (0 for a kind not in the table). */
+enum { GPUACT_REF_SLOPE, GPUACT_REF_CEILING, GPUACT_REF_LOWER, GPUACT_REF_FROM_Y, GPUACT_REF_SELECT, GPUACT_REF_GLU };
+GPUACT_REF_FN int gpuact_ref_kind_has(gpuact_activation_kind kind, int column)
+{
+#define GPUACT_REF_KIND_ROW_(name, slope, ceiling, lower, from_y, select, glu) {slope, ceiling, lower, from_y, select, glu},
+    static const unsigned char rows[][6] = {GPUACT_ACTIVATIONS(GPUACT_REF_KIND_ROW_)};
+#undef GPUACT_REF_KIND_ROW_
+    return (unsigned)kind < GPUACT_KIND_COUNT && rows[kind][column];
+}
+
+/* Whether a kind is smooth (select 0): no mask, dx = dy * act'(z). */
 GPUACT_REF_FN int gpuact_ref_smooth(gpuact_activation a)
 {
-    return a.kind == GPUACT_GELU || a.kind == GPUACT_GELU_TANH || a.kind == GPUACT_SILU ||
-           a.kind == GPUACT_SQUARED_RELU;
+    return (unsigned)a.kind < GPUACT_KIND_COUNT && !gpuact_ref_kind_has(a.kind, GPUACT_REF_SELECT);
 }
 
 /* d act / dz of a smooth kind, for a result stored as `out` (as gpuact_ref_act). */
@@ -296,9 +307,14 @@ GPUACT_REF_FN float gpuact_ref_grad(gpuact_activation a, float z, gpuact_dtype o
     case GPUACT_GELU: return GPUACT_REF_EVAL_(ev, gpuact_gelu_erf_d, z);
     case GPUACT_GELU_TANH: return GPUACT_REF_EVAL_(ev, gpuact_gelu_tanh_d, z);
     case GPUACT_SILU: return GPUACT_REF_EVAL_(ev, gpuact_silu_d, z);
-    default: break;
+    case GPUACT_SQUARED_RELU: return (z <= 0) ? 0.0f : z + z;   /* NaN gives NaN */
+    case GPUACT_RELU:
+    case GPUACT_LEAKY_RELU:
+    case GPUACT_CLIPPED_RELU:
+    case GPUACT_HARDTANH:
+        break;   /* the ReLU family's backward selects (gpuact_ref_passes) */
     }
-    return (z <= 0) ? 0.0f : z + z;   /* squared ReLU; NaN gives NaN */
+    return 0.0f;
 }
 
 GPUACT_REF_FN int gpuact_ref_passes(gpuact_activation a, float v)
@@ -310,10 +326,15 @@ GPUACT_REF_FN int gpuact_ref_passes(gpuact_activation a, float v)
         return !(v <= 0 || v >= a.ceiling);
     case GPUACT_HARDTANH:
         return !(v <= a.lower || v >= a.ceiling);
-    default:
-        break;
+    case GPUACT_RELU:
+        return !(v <= 0);
+    case GPUACT_GELU:
+    case GPUACT_GELU_TANH:
+    case GPUACT_SILU:
+    case GPUACT_SQUARED_RELU:
+        break;   /* smooth: no selection, dx = dy * gpuact_ref_grad */
     }
-    return !(v <= 0);
+    return 0;
 }
 
 GPUACT_REF_FN gpuact_activation gpuact_ref_elementwise_act(gpuact_activation a, gpuact_dtype dt)
@@ -454,6 +475,27 @@ GPUACT_REF_FN void gpuact_ref_forward(const gpuact_ref_fwd *p)
     }
 }
 
+/* gpuact_forward's reference: n elements as one row, the kind's bounds as
+   the dtype holds them (gpuact_ref_elementwise_act); mask and nan_any
+   optional. */
+GPUACT_REF_FN void gpuact_ref_elementwise_forward(gpuact_activation a, gpuact_dtype dt, size_t n, const void *x, void *y,
+                                                  unsigned char *mask, unsigned char *nan_any)
+{
+    gpuact_ref_fwd f;
+    memset(&f, 0, sizeof f);
+    f.act = gpuact_ref_elementwise_act(a, dt);
+    f.rows = 1;
+    f.cols = f.ld_x = f.ld_y = n;
+    f.mask_ld = 8 * ((n + 7) / 8);
+    f.x_dtype = f.y_dtype = f.bias_dtype = dt;
+    f.scale = 1.0f;
+    f.x = x;
+    f.y = y;
+    f.mask = mask;
+    f.nan_any = nan_any;
+    gpuact_ref_forward(&f);
+}
+
 /* >>backward */
 
 typedef struct gpuact_ref_bwd {
@@ -536,6 +578,28 @@ GPUACT_REF_FN void gpuact_ref_backward(const gpuact_ref_bwd *p)
             }
         }
     }
+}
+
+/* gpuact_backward's reference: n elements as one row, from src (the
+   forward's x or y) or the mask, the bounds as in the forward. */
+GPUACT_REF_FN void gpuact_ref_elementwise_backward(gpuact_activation a, gpuact_dtype dt, size_t n, const void *dy,
+                                                   const void *src, const unsigned char *mask, void *dx,
+                                                   unsigned char *nan_any)
+{
+    gpuact_ref_bwd b;
+    memset(&b, 0, sizeof b);
+    b.act = gpuact_ref_elementwise_act(a, dt);
+    b.rows = 1;
+    b.cols = b.ld_dy = b.ld_dx = b.ld_src = n;
+    b.mask_ld = 8 * ((n + 7) / 8);
+    b.dy_dtype = b.dx_dtype = b.src_dtype = dt;
+    b.scale = 1.0f;
+    b.dy = dy;
+    b.src = src;
+    b.mask = mask;
+    b.dx = dx;
+    b.nan_any = nan_any;
+    gpuact_ref_backward(&b);
 }
 
 /* >>glu: the gated forms */

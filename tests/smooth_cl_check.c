@@ -15,6 +15,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gpuact_smooth_ref.h"
 
+#include "support/read_file.h"
+#include "support/smooth_functions.h"
+
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,69 +87,9 @@ static int load_opencl(void) {
     return 1;
 }
 
-static char *read_file(const char *root, const char *rel) {
-    char path[4096];
-    FILE *f;
-    long n;
-    char *buf;
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "smooth_cl_check: cannot open %s\n", path);
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = (char *)malloc((size_t)n + 1);
-    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-static const char kernel_src[] =
-    "\n#define NF 18\n__kernel void smooth_all(__global const uint *x, __global uint *y, uint n) {\n"
-    "    const uint i = (uint)get_global_id(0);\n"
-    "    float v;\n"
-    "    if (i >= n) return;\n"
-    "    v = as_float(x[i]);\n"
-    "    y[NF * i + 0] = as_uint(gpuact_gelu_erf(v));\n"
-    "    y[NF * i + 1] = as_uint(gpuact_gelu_erf_d(v));\n"
-    "    y[NF * i + 2] = as_uint(gpuact_gelu_tanh(v));\n"
-    "    y[NF * i + 3] = as_uint(gpuact_gelu_tanh_d(v));\n"
-    "    y[NF * i + 4] = as_uint(gpuact_silu(v));\n"
-    "    y[NF * i + 5] = as_uint(gpuact_silu_d(v));\n"
-    "    y[NF * i + 6] = as_uint(gpuact_gelu_erf_16(v));\n"
-    "    y[NF * i + 7] = as_uint(gpuact_gelu_erf_d_16(v));\n"
-    "    y[NF * i + 8] = as_uint(gpuact_gelu_tanh_16(v));\n"
-    "    y[NF * i + 9] = as_uint(gpuact_gelu_tanh_d_16(v));\n"
-    "    y[NF * i + 10] = as_uint(gpuact_silu_16(v));\n"
-    "    y[NF * i + 11] = as_uint(gpuact_silu_d_16(v));\n"
-    "    y[NF * i + 12] = as_uint(gpuact_gelu_erf_fast(v));\n"
-    "    y[NF * i + 13] = as_uint(gpuact_gelu_erf_d_fast(v));\n"
-    "    y[NF * i + 14] = as_uint(gpuact_gelu_tanh_fast(v));\n"
-    "    y[NF * i + 15] = as_uint(gpuact_gelu_tanh_d_fast(v));\n"
-    "    y[NF * i + 16] = as_uint(gpuact_silu_fast(v));\n"
-    "    y[NF * i + 17] = as_uint(gpuact_silu_d_fast(v));\n"
-    "}\n";
-
-#define NF 18
-static const char *const fn_names[NF] = {"gelu_erf",      "gelu_erf_d",      "gelu_tanh",      "gelu_tanh_d",
-                                         "silu",          "silu_d",          "gelu_erf_16",    "gelu_erf_d_16",
-                                         "gelu_tanh_16",  "gelu_tanh_d_16",  "silu_16",        "silu_d_16",
-                                         "gelu_erf_fast", "gelu_erf_d_fast", "gelu_tanh_fast", "gelu_tanh_d_fast",
-                                         "silu_fast",     "silu_d_fast"};
-static float (*const fns[NF])(float) = {gpuact_gelu_erf,       gpuact_gelu_erf_d,       gpuact_gelu_tanh,
-                                        gpuact_gelu_tanh_d,    gpuact_silu,             gpuact_silu_d,
-                                        gpuact_gelu_erf_16,    gpuact_gelu_erf_d_16,    gpuact_gelu_tanh_16,
-                                        gpuact_gelu_tanh_d_16, gpuact_silu_16,          gpuact_silu_d_16,
-                                        gpuact_gelu_erf_fast,  gpuact_gelu_erf_d_fast,  gpuact_gelu_tanh_fast,
-                                        gpuact_gelu_tanh_d_fast, gpuact_silu_fast,      gpuact_silu_d_fast};
+#define NF SUPPORT_SMOOTH_N
+#define SMOOTH_FN_(f) gpuact_##f,
+static float (*const fns[])(float) = {GPUACT_SMOOTH_FUNCTIONS(SMOOTH_FN_)};
 
 /* The inputs: stride, hot spots, specials. */
 static uint32_t *make_inputs(cl_uint *count) {
@@ -233,7 +176,7 @@ static long run_device(cl_platform_id pf, cl_device_id dev, const char *src, con
                 memcpy(&cb, &c, 4);
                 if (cb != y[NF * (size_t)i + (size_t)f]) {
                     if (per[f] < 5)
-                        printf("  %s(0x%08x = %.9g): device 0x%08x, CPU 0x%08x\n", fn_names[f], x[i], (double)v,
+                        printf("  %s(0x%08x = %.9g): device 0x%08x, CPU 0x%08x\n", support_smooth_names[f], x[i], (double)v,
                                y[NF * (size_t)i + (size_t)f], cb);
                     per[f]++;
                     bad++;
@@ -243,7 +186,7 @@ static long run_device(cl_platform_id pf, cl_device_id dev, const char *src, con
         printf("%s smooth_cl_check [%s / %s]: %u inputs x %d functions, %ld differing bits", bad ? "FAIL" : "ok  ",
                pname, dname, n, NF, bad);
         if (bad)
-            for (f = 0; f < NF; f++) printf(" %s:%ld", fn_names[f], per[f]);
+            for (f = 0; f < NF; f++) printf(" %s:%ld", support_smooth_names[f], per[f]);
         printf("\n");
     }
 done:
@@ -260,7 +203,7 @@ done:
 
 int main(int argc, char **argv) {
     const char *root = argc > 1 ? argv[1] : ".";
-    char *dialect, *smooth, *src;
+    char *dialect, *smooth, *kernel, *src, unlisted[64];
     cl_platform_id pfs[16];
     cl_uint npf = 0, p, n = 0;
     uint32_t *x;
@@ -274,14 +217,25 @@ int main(int argc, char **argv) {
         printf("SKIP smooth_cl_check: no OpenCL platform\n");
         return 0;
     }
-    dialect = read_file(root, "kernels/opencl/dialect.cl");
-    smooth = read_file(root, "kernels/smooth.h");
+    dialect = support_read_file(root, "kernels/opencl/dialect.cl");
+    smooth = support_read_file(root, "kernels/smooth.h");
+    kernel = support_smooth_kernel("\n__kernel void smooth_all(__global const uint *x, __global uint *y, uint n) {\n"
+                                   "    const uint i = (uint)get_global_id(0);\n"
+                                   "    float v;\n"
+                                   "    if (i >= n) return;\n"
+                                   "    v = as_float(x[i]);\n",
+                                   "as_uint");
     x = make_inputs(&n);
-    if (!dialect || !smooth || !x) return 1;
-    len = strlen(dialect) + strlen(smooth) + sizeof kernel_src + 8;
+    if (!dialect || !smooth || !kernel || !x) return 1;
+    if (support_smooth_unlisted(smooth, unlisted, sizeof unlisted)) {
+        printf("FAIL smooth_cl_check: kernels/smooth.h defines %s, which tests/support/smooth_functions.h does not "
+               "list\n", unlisted);
+        return 1;
+    }
+    len = strlen(dialect) + strlen(smooth) + strlen(kernel) + 8;
     src = (char *)malloc(len);
     if (!src) return 1;
-    snprintf(src, len, "%s\n%s\n%s", dialect, smooth, kernel_src);
+    snprintf(src, len, "%s\n%s\n%s", dialect, smooth, kernel);
     for (p = 0; p < npf && p < 16; p++) {
         cl_device_id devs[16];
         cl_uint nd = 0, d;
@@ -296,5 +250,6 @@ int main(int argc, char **argv) {
     free(x);
     free(dialect);
     free(smooth);
+    free(kernel);
     return failed;
 }

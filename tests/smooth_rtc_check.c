@@ -13,6 +13,9 @@
    targets the installed hiprtc knows should be given: ROCm 5.2's hiprtc
    aborts on an unknown one (see tests/hip_rtc_check.c). */
 #define _POSIX_C_SOURCE 200809L
+#include "support/read_file.h"
+#include "support/smooth_functions.h"
+
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,50 +56,6 @@ static int load_rtc(rtc_t *r, void *lib, const char *prefix, const char *code_si
     return 1;
 }
 
-static char *read_file(const char *root, const char *rel) {
-    char path[4096];
-    FILE *f;
-    long n;
-    char *buf;
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    if (!(f = fopen(path, "rb"))) {
-        fprintf(stderr, "smooth_rtc_check: cannot open %s\n", path);
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = (char *)malloc((size_t)n + 1);
-    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-static const char kernel_src[] =
-    "\nextern \"C\" __global__ void smooth_all(const gpuact_u32 *x, gpuact_u32 *y, gpuact_u32 n) {\n"
-    "    const gpuact_u32 i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "    float v;\n"
-    "    if (i >= n) return;\n"
-    "    v = gpuact_as_f32(x[i]);\n"
-    "    y[6 * i + 0] = gpuact_as_u32(gpuact_gelu_erf(v));\n"
-    "    y[6 * i + 1] = gpuact_as_u32(gpuact_gelu_erf_d(v));\n"
-    "    y[6 * i + 2] = gpuact_as_u32(gpuact_gelu_tanh(v));\n"
-    "    y[6 * i + 3] = gpuact_as_u32(gpuact_gelu_tanh_d(v));\n"
-    "    y[6 * i + 4] = gpuact_as_u32(gpuact_silu(v));\n"
-    "    y[6 * i + 5] = gpuact_as_u32(gpuact_silu_d(v));\n"
-    "    y[6 * n + 6 * i + 0] = gpuact_as_u32(gpuact_gelu_erf_16(v));\n"
-    "    y[6 * n + 6 * i + 1] = gpuact_as_u32(gpuact_gelu_erf_d_16(v));\n"
-    "    y[6 * n + 6 * i + 2] = gpuact_as_u32(gpuact_gelu_tanh_16(v));\n"
-    "    y[6 * n + 6 * i + 3] = gpuact_as_u32(gpuact_gelu_tanh_d_16(v));\n"
-    "    y[6 * n + 6 * i + 4] = gpuact_as_u32(gpuact_silu_16(v));\n"
-    "    y[6 * n + 6 * i + 5] = gpuact_as_u32(gpuact_silu_d_16(v));\n"
-    "}\n";
-
 /* Compiles src for one target; prints the verdict; returns 1 on failure. */
 static int compile(const rtc_t *r, const char *what, const char *src, const char *const *opts, int nopts,
                    const char *target) {
@@ -130,17 +89,25 @@ int main(int argc, char **argv) {
     static const char *const nvrtc_names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
     static const char *const hip_names[] = {"libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so", NULL};
     const char *root = ".";
-    char *cuda, *hip, *smooth, *src_cuda, *src_hip;
+    char *cuda, *hip, *smooth, *kernel_src, *src_cuda, *src_hip;
     rtc_t nv, hr;
     void *nvlib = NULL, *hiplib = NULL;
     int a = 1, failed = 0, have_nv, have_hip;
     size_t len;
     if (argc > 1 && strncmp(argv[1], "sm_", 3) != 0 && strncmp(argv[1], "gfx", 3) != 0) root = argv[a++];
-    cuda = read_file(root, "kernels/cuda/dialect.cuh");
-    hip = read_file(root, "kernels/hip/dialect.h");
-    smooth = read_file(root, "kernels/smooth.h");
+    cuda = support_read_file(root, "kernels/cuda/dialect.cuh");
+    hip = support_read_file(root, "kernels/hip/dialect.h");
+    smooth = support_read_file(root, "kernels/smooth.h");
     if (!cuda || !hip || !smooth) return 1;
-    len = strlen(cuda) + strlen(hip) + strlen(smooth) + sizeof kernel_src + 16;
+    kernel_src = support_smooth_kernel("\nextern \"C\" __global__ void smooth_all(const gpuact_u32 *x, gpuact_u32 *y, "
+                                       "gpuact_u32 n) {\n"
+                                       "    const gpuact_u32 i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                       "    float v;\n"
+                                       "    if (i >= n) return;\n"
+                                       "    v = gpuact_as_f32(x[i]);\n",
+                                       "gpuact_as_u32");
+    if (!kernel_src) return 1;
+    len = strlen(cuda) + strlen(hip) + strlen(smooth) + strlen(kernel_src) + 16;
     src_cuda = (char *)malloc(len);
     src_hip = (char *)malloc(len);
     if (!src_cuda || !src_hip) return 1;
@@ -173,6 +140,7 @@ int main(int argc, char **argv) {
             failed |= compile(&hr, "hiprtc", src_hip, opts, 2, argv[a]);
         }
     }
+    free(kernel_src);
     free(src_cuda);
     free(src_hip);
     free(cuda);

@@ -285,7 +285,6 @@ static void run_ops(place *p, unsigned long seed)
         goto done;
     {
         gpuact_forward_desc d;
-        gpuact_ref_fwd f;
         memset(&d, 0, sizeof d);
         d.act = leaky;
         d.dtype = GPUACT_F32;
@@ -295,18 +294,7 @@ static void run_ops(place *p, unsigned long seed)
         d.mask = at(&m);
         if (!call_ok(p, "gpuact_forward", gpuact_forward(p->ctx, &d, p->stream)))
             goto done;
-        memset(&f, 0, sizeof f);
-        f.act = leaky;
-        f.rows = 1;
-        f.cols = f.ld_x = f.ld_y = N;
-        f.mask_ld = 8 * mb;
-        f.x_dtype = f.y_dtype = f.bias_dtype = GPUACT_F32;
-        f.scale = 1.0f;
-        f.x = data(&x);
-        f.y = data(&y);
-        f.mask = data(&m);
-        f.nan_any = nan_any;
-        gpuact_ref_forward(&f);
+        gpuact_ref_elementwise_forward(leaky, GPUACT_F32, N, data(&x), data(&y), data(&m), nan_any);
         if (!sync_ok(p) || !gbuf_check(p, "forward y", &y, GPUACT_F32, 1, N, N, nan_any, NULL, NULL) ||
             !gbuf_check(p, "forward mask", &m, GPUACT_F32, 0, 0, 1, NULL, NULL, NULL) ||
             !gbuf_check(p, "forward x (input)", &x, GPUACT_F32, 0, 0, 1, NULL, NULL, NULL))
@@ -314,7 +302,6 @@ static void run_ops(place *p, unsigned long seed)
     }
     {
         gpuact_backward_desc d;
-        gpuact_ref_bwd b;
         memset(&d, 0, sizeof d);
         d.act = leaky;
         d.dtype = GPUACT_F32;
@@ -324,25 +311,12 @@ static void run_ops(place *p, unsigned long seed)
         d.mask = at(&m);
         if (!call_ok(p, "gpuact_backward from the mask", gpuact_backward(p->ctx, &d, p->stream)))
             goto done;
-        memset(&b, 0, sizeof b);
-        b.act = leaky;
-        b.rows = 1;
-        b.cols = b.ld_dy = b.ld_dx = b.ld_src = N;
-        b.mask_ld = 8 * mb;
-        b.dy_dtype = b.dx_dtype = b.src_dtype = GPUACT_F32;
-        b.scale = 1.0f;
-        b.dy = data(&dy);
-        b.mask = data(&m);
-        b.dx = data(&dx);
-        b.nan_any = nan_any;
-        gpuact_ref_backward(&b);
+        gpuact_ref_elementwise_backward(leaky, GPUACT_F32, N, data(&dy), NULL, data(&m), data(&dx), nan_any);
         if (!sync_ok(p) || !gbuf_check(p, "backward dx", &dx, GPUACT_F32, 1, N, N, nan_any, NULL, NULL))
             goto done;
     }
     {   /* f16, clipped, from x, in place (dx = dy) */
         gpuact_backward_desc d;
-        gpuact_ref_bwd b;
-        gpuact_activation ea = gpuact_ref_elementwise_act(clipped, GPUACT_F16);
         gpuact_ref_fill(&rng, GPUACT_F16, data(&x), N, 1, 6.0f);
         gpuact_ref_fill(&rng, GPUACT_F16, data(&dy), N, 1, 1.0f);
         if (!gbuf_upload(p, &x) || !gbuf_upload(p, &dy))
@@ -356,17 +330,7 @@ static void run_ops(place *p, unsigned long seed)
         d.x = at(&x);
         if (!call_ok(p, "gpuact_backward f16 from x, in place", gpuact_backward(p->ctx, &d, p->stream)))
             goto done;
-        memset(&b, 0, sizeof b);
-        b.act = ea;
-        b.rows = 1;
-        b.cols = b.ld_dy = b.ld_dx = b.ld_src = N;
-        b.dy_dtype = b.dx_dtype = b.src_dtype = GPUACT_F16;
-        b.scale = 1.0f;
-        b.dy = data(&dy);
-        b.src = data(&x);
-        b.dx = data(&dy);
-        b.nan_any = nan_any;
-        gpuact_ref_backward(&b);
+        gpuact_ref_elementwise_backward(clipped, GPUACT_F16, N, data(&dy), data(&x), NULL, data(&dy), nan_any);
         if (!sync_ok(p) || !gbuf_check(p, "backward f16 dx=dy", &dy, GPUACT_F16, 1, N, N, nan_any, NULL, NULL))
             goto done;
     }

@@ -81,46 +81,6 @@ static gpuact_activation make_act(gpuact_activation_kind kind, float slope, floa
     return a;
 }
 
-/* The elementwise forward and backward as the library defines them: one row,
-   no bias, scale 1, and the ceiling rounded to the dtype. */
-static void elementwise_forward(gpuact_activation act, gpuact_dtype dt, size_t n, const void *x,
-                                void *y, unsigned char *mask, unsigned char *nan_any)
-{
-    gpuact_ref_fwd p;
-    memset(&p, 0, sizeof p);
-    p.act = gpuact_ref_elementwise_act(act, dt);
-    p.rows = 1;
-    p.cols = p.ld_x = p.ld_y = n;
-    p.mask_ld = (n + 7) / 8 * 8;
-    p.x_dtype = p.y_dtype = dt;
-    p.scale = 1.0f;
-    p.x = x;
-    p.y = y;
-    p.mask = mask;
-    p.nan_any = nan_any;
-    gpuact_ref_forward(&p);
-}
-
-static void elementwise_backward(gpuact_activation act, gpuact_dtype dt, size_t n, const void *dy,
-                                 const void *src, const unsigned char *mask, void *dx,
-                                 unsigned char *nan_any)
-{
-    gpuact_ref_bwd p;
-    memset(&p, 0, sizeof p);
-    p.act = gpuact_ref_elementwise_act(act, dt);
-    p.rows = 1;
-    p.cols = p.ld_dy = p.ld_dx = p.ld_src = n;
-    p.mask_ld = (n + 7) / 8 * 8;
-    p.dy_dtype = p.dx_dtype = p.src_dtype = dt;
-    p.scale = 1.0f;
-    p.dy = dy;
-    p.src = src;
-    p.mask = mask;
-    p.dx = dx;
-    p.nan_any = nan_any;
-    gpuact_ref_backward(&p);
-}
-
 /* >>conversions */
 
 static void test_f16_conversions(void)
@@ -327,16 +287,16 @@ static void test_forward_passthrough(void)
     gpuact_ref_fwd p;
 
     /* relu selects a NaN input: every bit kept, the signalling one too. */
-    elementwise_forward(make_act(GPUACT_RELU, 0, 0), GPUACT_F32, 4, x32, y32, NULL, nan_any);
+    gpuact_ref_elementwise_forward(make_act(GPUACT_RELU, 0, 0), GPUACT_F32, 4, x32, y32, NULL, nan_any);
     check_array("relu f32 NaN pass-through", GPUACT_F32, y32, relu_y, NULL, 4);
     check_bytes("relu f32 nan_any", nan_any, none, 4);
 
     /* leaky multiplies: its NaN is any NaN. */
-    elementwise_forward(make_act(GPUACT_LEAKY_RELU, 0.25f, 0), GPUACT_F32, 4, x32, y32, NULL, nan_any);
+    gpuact_ref_elementwise_forward(make_act(GPUACT_LEAKY_RELU, 0.25f, 0), GPUACT_F32, 4, x32, y32, NULL, nan_any);
     check_array("leaky f32 NaN", GPUACT_F32, y32, leaky_y, leaky_any, 4);
     check_bytes("leaky f32 nan_any", nan_any, leaky_any, 4);
 
-    elementwise_forward(make_act(GPUACT_CLIPPED_RELU, 0, 6.0f), GPUACT_F16, 4, x16, y16, NULL, nan_any);
+    gpuact_ref_elementwise_forward(make_act(GPUACT_CLIPPED_RELU, 0, 6.0f), GPUACT_F16, 4, x16, y16, NULL, nan_any);
     check_array("clipped f16 NaN pass-through", GPUACT_F16, y16, clip_y, NULL, 4);
     check_bytes("clipped f16 nan_any", nan_any, none, 4);
 
@@ -380,7 +340,7 @@ static void test_mask_format(void)
     uint16_t y[13];
     unsigned char mask[3] = {0xff, 0xff, 0xff};
 
-    elementwise_forward(make_act(GPUACT_RELU, 0, 0), GPUACT_F16, 13, x, y, mask, NULL);
+    gpuact_ref_elementwise_forward(make_act(GPUACT_RELU, 0, 0), GPUACT_F16, 13, x, y, mask, NULL);
     check_array("mask test relu f16 y", GPUACT_F16, y, want_y, NULL, 13);
     check_bytes("mask n=13 bytes (third untouched)", mask, want_mask, 3);
 }
@@ -536,12 +496,12 @@ static void test_backward_relu(void)
     unsigned char nan_any[13];
     gpuact_ref_bwd b;
 
-    elementwise_backward(make_act(GPUACT_RELU, 0, 0), GPUACT_F16, 13, bw_dy, bw_x, NULL, dx, nan_any);
+    gpuact_ref_elementwise_backward(make_act(GPUACT_RELU, 0, 0), GPUACT_F16, 13, bw_dy, bw_x, NULL, dx, nan_any);
     check_array("relu backward f16 from x", GPUACT_F16, dx, bw_dx, NULL, 13);
     check_bytes("relu backward f16 from x nan_any", nan_any, none, 13);
 
     memset(dx, 0xab, sizeof dx);
-    elementwise_backward(make_act(GPUACT_RELU, 0, 0), GPUACT_F16, 13, bw_dy, NULL, mask, dx, nan_any);
+    gpuact_ref_elementwise_backward(make_act(GPUACT_RELU, 0, 0), GPUACT_F16, 13, bw_dy, NULL, mask, dx, nan_any);
     check_array("relu backward f16 from mask", GPUACT_F16, dx, bw_dx, NULL, 13);
 
     /* With a scale the passed NaNs come out of a multiply: any NaN. */
@@ -566,7 +526,7 @@ static void test_backward_inplace(void)
 {
     uint16_t buf[13];
     memcpy(buf, bw_dy, sizeof buf);
-    elementwise_backward(make_act(GPUACT_RELU, 0, 0), GPUACT_F16, 13, buf, bw_x, NULL, buf, NULL);
+    gpuact_ref_elementwise_backward(make_act(GPUACT_RELU, 0, 0), GPUACT_F16, 13, buf, bw_x, NULL, buf, NULL);
     check_array("relu backward f16 in place", GPUACT_F16, buf, bw_dx, NULL, 13);
 }
 
@@ -586,16 +546,16 @@ static void test_backward_clipped_regions(void)
     uint16_t y[9], dx[9];
     unsigned char mask[2] = {0xff, 0xff};
 
-    elementwise_forward(clip, GPUACT_BF16, 9, x, y, mask, NULL);
+    gpuact_ref_elementwise_forward(clip, GPUACT_BF16, 9, x, y, mask, NULL);
     check_array("clipped bf16 forward y", GPUACT_BF16, y, want_y, NULL, 9);
     check_bytes("clipped bf16 forward mask", mask, want_mask, 2);
-    elementwise_backward(clip, GPUACT_BF16, 9, dy, x, NULL, dx, NULL);
+    gpuact_ref_elementwise_backward(clip, GPUACT_BF16, 9, dy, x, NULL, dx, NULL);
     check_array("clipped bf16 backward from x", GPUACT_BF16, dx, want_dx, NULL, 9);
     memset(dx, 0xab, sizeof dx);
-    elementwise_backward(clip, GPUACT_BF16, 9, dy, y, NULL, dx, NULL);
+    gpuact_ref_elementwise_backward(clip, GPUACT_BF16, 9, dy, y, NULL, dx, NULL);
     check_array("clipped bf16 backward from y", GPUACT_BF16, dx, want_dx, NULL, 9);
     memset(dx, 0xab, sizeof dx);
-    elementwise_backward(clip, GPUACT_BF16, 9, dy, NULL, want_mask, dx, NULL);
+    gpuact_ref_elementwise_backward(clip, GPUACT_BF16, 9, dy, NULL, want_mask, dx, NULL);
     check_array("clipped bf16 backward from mask", GPUACT_BF16, dx, want_dx, NULL, 9);
 }
 
@@ -614,13 +574,13 @@ static void test_backward_nan_dy(void)
     uint32_t dx[4];
     unsigned char nan_any[4];
 
-    elementwise_backward(make_act(GPUACT_RELU, 0, 0), GPUACT_F32, 4, dy, x, NULL, dx, nan_any);
+    gpuact_ref_elementwise_backward(make_act(GPUACT_RELU, 0, 0), GPUACT_F32, 4, dy, x, NULL, dx, nan_any);
     check_array("relu backward NaN dy", GPUACT_F32, dx, want_relu, NULL, 4);
     check_bytes("relu backward NaN dy nan_any", nan_any, none, 4);
-    elementwise_backward(make_act(GPUACT_CLIPPED_RELU, 0, 6.0f), GPUACT_F32, 4, dy, x, NULL, dx, nan_any);
+    gpuact_ref_elementwise_backward(make_act(GPUACT_CLIPPED_RELU, 0, 6.0f), GPUACT_F32, 4, dy, x, NULL, dx, nan_any);
     check_array("clipped backward NaN dy", GPUACT_F32, dx, want_clip, NULL, 4);
     check_bytes("clipped backward NaN dy nan_any", nan_any, none, 4);
-    elementwise_backward(make_act(GPUACT_LEAKY_RELU, 0.25f, 0), GPUACT_F32, 4, dy, x, NULL, dx, nan_any);
+    gpuact_ref_elementwise_backward(make_act(GPUACT_LEAKY_RELU, 0.25f, 0), GPUACT_F32, 4, dy, x, NULL, dx, nan_any);
     check_array("leaky backward NaN dy", GPUACT_F32, dx, want_leaky, leaky_any, 4);
     check_bytes("leaky backward NaN dy nan_any", nan_any, leaky_any, 4);
 }

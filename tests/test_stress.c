@@ -18,6 +18,7 @@
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
 #include "gpuact_ref.h"
+#include "support/harness.h"
 
 #ifndef THREADS
 #define THREADS 16
@@ -169,17 +170,11 @@ static void *worker(void *arg) {
 
 /* One phase: every thread runs its rounds; returns the failures. */
 static int phase(const char *name, int *passed) {
-    pthread_t t[THREADS];
     job jobs[THREADS];
     int i, failed = 0, skipped = 0, checked = 0;
     pthread_barrier_init(&start, NULL, THREADS);
+    harness_run_threads(THREADS, worker, jobs, sizeof jobs[0]);
     for (i = 0; i < THREADS; i++) {
-        memset(&jobs[i], 0, sizeof jobs[i]);
-        jobs[i].id = i;
-        pthread_create(&t[i], NULL, worker, &jobs[i]);
-    }
-    for (i = 0; i < THREADS; i++) {
-        pthread_join(t[i], NULL);
         if (jobs[i].failed) printf("FAIL %s: %s\n", name, jobs[i].why);
         failed += jobs[i].failed;
         skipped += jobs[i].skipped;

@@ -8,6 +8,7 @@
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
 #include "gpuact_ref.h"
+#include "support/harness.h"
 
 #define THREADS 4
 #define ROWS 37
@@ -94,7 +95,6 @@ static void *worker(void *arg) {
 }
 
 int main(void) {
-    pthread_t t[THREADS];
     job jobs[THREADS];
     int i, failed = 0;
     if (gpuact_context_create(NULL, &ctx) != GPUACT_SUCCESS) {
@@ -103,13 +103,8 @@ int main(void) {
     }
     printf("backend %s: %s, %d threads\n", gpuact_backend_name(gpuact_context_backend(ctx)),
            gpuact_context_device_name(ctx), THREADS);
+    harness_run_threads(THREADS, worker, jobs, sizeof jobs[0]);
     for (i = 0; i < THREADS; i++) {
-        memset(&jobs[i], 0, sizeof jobs[i]);
-        jobs[i].id = i;
-        pthread_create(&t[i], NULL, worker, &jobs[i]);
-    }
-    for (i = 0; i < THREADS; i++) {
-        pthread_join(t[i], NULL);
         if (jobs[i].failed) printf("FAIL %s\n", jobs[i].why);
         failed += jobs[i].failed;
     }

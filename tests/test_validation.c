@@ -323,7 +323,7 @@ static void absent_buffers(void)
 static void bad_enums(void)
 {
     const gpuact_dtype bad_dt = (gpuact_dtype)7;
-    const gpuact_activation_kind bad_kinds[2] = {(gpuact_activation_kind)(GPUACT_SQUARED_RELU + 1),
+    const gpuact_activation_kind bad_kinds[2] = {(gpuact_activation_kind)GPUACT_KIND_COUNT,
                                                  (gpuact_activation_kind)-1};
     gpuact_forward_desc f;
     gpuact_backward_desc b;
@@ -418,8 +418,6 @@ static void new_kinds(void)
         {"hardtanh -0 and 0", -0.0f, 0.0f, 1},
         {"hardtanh -Inf, Inf", -HUGE_VALF, HUGE_VALF, 1},
         {"hardtanh -1, 1", -1.0f, 1.0f, 1}};
-    static const gpuact_activation_kind SMOOTH[] = {GPUACT_GELU, GPUACT_GELU_TANH, GPUACT_SILU,
-                                                    GPUACT_SQUARED_RELU};
     size_t i;
     char what[96];
     for (i = 0; i < sizeof H / sizeof H[0]; i++) {
@@ -446,49 +444,51 @@ static void new_kinds(void)
         eb.x = buf(X, 0);
         expect_invalid("epilogue_backward: hardtanh from x", EB(eb), GPUACT_RULE_X_SOURCE_NEEDS_SMOOTH_KIND);
     }
-    for (i = 0; i < sizeof SMOOTH / sizeof SMOOTH[0]; i++) {
-        gpuact_activation a = act(SMOOTH[i], 0.0f, 0.0f);
+    for (i = 0; i < GPUACT_KIND_COUNT; i++) {   /* every smooth kind of the table */
+        gpuact_activation a = act((gpuact_activation_kind)i, 0.0f, 0.0f);
         gpuact_forward_desc f = fwd();
         gpuact_backward_desc b = bwd();
         gpuact_epilogue_desc e = epi();
         gpuact_epilogue_backward_desc eb = epib();
+        if (!gpuact_ref_smooth(a))
+            continue;
         f.act = b.act = e.act = eb.act = a;
-        snprintf(what, sizeof what, "forward: kind %d with a mask", (int)SMOOTH[i]);
+        snprintf(what, sizeof what, "forward: kind %d with a mask", (int)i);
         expect_invalid(what, F(f), GPUACT_RULE_MASK_FOR_SMOOTH_KIND);
         f.mask.handle = NULL;
-        snprintf(what, sizeof what, "forward: kind %d without mask", (int)SMOOTH[i]);
+        snprintf(what, sizeof what, "forward: kind %d without mask", (int)i);
         expect_accepted(what, F(f));
-        snprintf(what, sizeof what, "backward: kind %d from the mask", (int)SMOOTH[i]);
+        snprintf(what, sizeof what, "backward: kind %d from the mask", (int)i);
         b.x.handle = NULL;
         b.mask = buf(MASK, 0);
         expect_invalid(what, B(b), GPUACT_RULE_MASK_FOR_SMOOTH_KIND);
-        snprintf(what, sizeof what, "epilogue_forward: kind %d with a mask", (int)SMOOTH[i]);
+        snprintf(what, sizeof what, "epilogue_forward: kind %d with a mask", (int)i);
         e.mask = buf(MASK, 0);
         expect_invalid(what, E(e), GPUACT_RULE_MASK_FOR_SMOOTH_KIND);
-        snprintf(what, sizeof what, "epilogue_backward: kind %d from the mask", (int)SMOOTH[i]);
+        snprintf(what, sizeof what, "epilogue_backward: kind %d from the mask", (int)i);
         expect_invalid(what, EB(eb), GPUACT_RULE_MASK_FOR_SMOOTH_KIND);
         eb.mask.handle = NULL;
         eb.y = buf(Y, 0);
-        snprintf(what, sizeof what, "epilogue_backward: kind %d from y", (int)SMOOTH[i]);
+        snprintf(what, sizeof what, "epilogue_backward: kind %d from y", (int)i);
         expect_invalid_saying(what, EB(eb), GPUACT_RULE_Y_SOURCE_UNSUPPORTED_KIND, "needs the forward's input x");
         eb.bias = buf(BIAS, 0);
-        snprintf(what, sizeof what, "epilogue_backward: kind %d, bias with y", (int)SMOOTH[i]);
+        snprintf(what, sizeof what, "epilogue_backward: kind %d, bias with y", (int)i);
         expect_invalid(what, EB(eb), GPUACT_RULE_BIAS_WITHOUT_X);
         eb.y.handle = NULL;
         eb.x = buf(X, 0);
         eb.x_dtype = GPUACT_F32;
-        snprintf(what, sizeof what, "epilogue_backward: kind %d from x + bias", (int)SMOOTH[i]);
+        snprintf(what, sizeof what, "epilogue_backward: kind %d from x + bias", (int)i);
         expect_accepted(what, EB(eb));
         eb.x_dtype = (gpuact_dtype)7;
-        snprintf(what, sizeof what, "epilogue_backward: kind %d, x_dtype 7", (int)SMOOTH[i]);
+        snprintf(what, sizeof what, "epilogue_backward: kind %d, x_dtype 7", (int)i);
         expect_invalid_saying(what, EB(eb), GPUACT_RULE_DTYPE_UNKNOWN, "x_dtype = 7");
         eb.x_dtype = GPUACT_F32;
         eb.ld_x = COLS - 1;
-        snprintf(what, sizeof what, "epilogue_backward: kind %d, ld_x < cols", (int)SMOOTH[i]);
+        snprintf(what, sizeof what, "epilogue_backward: kind %d, ld_x < cols", (int)i);
         expect_invalid_saying(what, EB(eb), GPUACT_RULE_LD_TOO_SMALL, "ld_x");
         eb.ld_x = 0;
         eb.mask = buf(MASK, 0);
-        snprintf(what, sizeof what, "epilogue_backward: kind %d, x and mask", (int)SMOOTH[i]);
+        snprintf(what, sizeof what, "epilogue_backward: kind %d, x and mask", (int)i);
         expect_invalid(what, EB(eb), GPUACT_RULE_SOURCE_NOT_EXACTLY_ONE);
     }
 }
@@ -823,51 +823,90 @@ static size_t dbias_parts(unsigned groups, size_t gx, size_t rows, size_t cols)
     return gpuact__dbias_parts(&c, groups ? groups : GPUACT__DBIAS_GROUPS_PER_UNIT, gx, rows, cols);
 }
 
-/* NVIDIA's OpenCL: the work-group width of a launch over cols columns of
-   dtype t (every array), of op with the mask and, for the backward, the
-   bias gradient (gpuact__cl_width; 0: the variant's) */
-static unsigned cl_width(int op, int kind, gpuact_dtype t, size_t cols)
+#ifndef GPUACT_NO_OPENCL
+/* The shape OpenCL gives a launch of op (with the mask and, for the
+   backward, the bias gradient) over cols columns of dtypes t0, t1, t2, on
+   NVIDIA's driver (wide) or another */
+static gpuact__shape cl_shape(int wide, int op, int kind, gpuact_dtype t0, gpuact_dtype t1, gpuact_dtype t2, size_t cols)
 {
+    static gpuact__opencl o;
     gpuact_context c;
     gpuact__launch L;
+    gpuact__shape sh;
     memset(&c, 0, sizeof c);
     memset(&L, 0, sizeof L);
-    c.variant_blocks = GPUACT__BLOCKS_CL_NV;
-    c.per_item32 = c.per_item16 = c.per_item_one32 = c.per_item_one16 = GPUACT_CL_VEC;
+    o.wide_groups = wide;
+    c.impl = &o;
+    c.units = 132;
     L.v.op = op;
     L.v.kind = kind;
     L.v.dbias = op == GPUACT_OP_backward;
     L.v.mask = 1;
-    L.v.t[0] = L.v.t[1] = L.v.t[2] = t;
+    L.v.t[0] = t0;
+    L.v.t[1] = t1;
+    L.v.t[2] = t2;
     L.cols = cols;
-    return gpuact__cl_width(&c, &L);
+    gpuact__opencl_shape(&c, &L, &sh);
+    return sh;
 }
-/* Row groups per unit of the ReLU backward from the mask with the bias
-   gradient, dy and dx of dtypes t0 and t1, on a context whose kernels take
-   blocks by rule `blocks` (GPUACT__BLOCKS_*) and whose backend asks for
-   `groups` per unit (gpuact__dbias_groups) */
-static size_t dbias_groups(int blocks, unsigned groups, gpuact_dtype t0, gpuact_dtype t1, size_t cols)
+/* NVIDIA's OpenCL: the work-group width chosen for a launch over cols
+   columns of dtype t (gpuact__opencl_width; 0: the variant's) */
+static unsigned cl_width(int op, int kind, gpuact_dtype t, size_t cols)
+{
+    gpuact__launch L;
+    const gpuact__shape sh = cl_shape(1, op, kind, t, t, t, cols);
+    memset(&L, 0, sizeof L);
+    L.v.op = op;
+    L.v.dbias = op == GPUACT_OP_backward;
+    return gpuact__opencl_width(sh.fallback, &L, gpuact__div_up(cols, sh.items));
+}
+#endif
+#if !defined(GPUACT_NO_CUDA) || !defined(GPUACT_NO_HIP)
+static gpuact__shape cuda_shape(int op, int mask, gpuact_dtype t0, gpuact_dtype t1, gpuact_dtype t2, size_t cols)
 {
     gpuact_context c;
+    gpuact__gpu g;
     gpuact__launch L;
+    gpuact__shape sh;
     memset(&c, 0, sizeof c);
+    memset(&g, 0, sizeof g);
     memset(&L, 0, sizeof L);
-    c.variant_blocks = blocks;
-    c.dbias_groups = groups;
-    c.per_item32 = c.per_item16 = c.per_item_one32 = c.per_item_one16 = GPUACT_CL_VEC;
-    L.v.op = GPUACT_OP_backward;
+    gpuact__gpu_set_shape(&c, &g, 132);
+    L.v.op = op;
     L.v.kind = GPUACT_KIND_relu;
-    L.v.dbias = L.v.mask = 1;
-    L.v.t[0] = L.v.t[2] = t0;
+    L.v.dbias = 1;
+    L.v.mask = mask;
+    L.v.t[0] = t0;
     L.v.t[1] = t1;
+    L.v.t[2] = t2;
     L.cols = cols;
-    L.grid_x = gpuact__grid_x(&c, &L);
-    return gpuact__dbias_groups(&c, &L);
+    gpuact__gpu_shape(&c, &L, &sh);
+    return sh;
 }
+#endif
+/* Row groups per unit of the ReLU backward from the mask with the bias
+   gradient, dy and dx of dtypes t0 and t1: on NVIDIA's OpenCL (CL_NV), on
+   another OpenCL (CL) and on CUDA/HIP (the shape's dbias_groups) */
+enum { CL_NV, CL, CUDA };
+static size_t dbias_groups(int where, gpuact_dtype t0, gpuact_dtype t1, size_t cols)
+{
+#if !defined(GPUACT_NO_CUDA) || !defined(GPUACT_NO_HIP)
+    if (where == CUDA)
+        return cuda_shape(GPUACT_OP_backward, 1, t0, t1, t0, cols).dbias_groups;
+#endif
+#ifndef GPUACT_NO_OPENCL
+    if (where != CUDA)
+        return cl_shape(where == CL_NV, GPUACT_OP_backward, GPUACT_KIND_relu, t0, t1, t0, cols).dbias_groups;
+#endif
+    (void)t0; (void)t1; (void)cols;
+    return 0;
+}
+#ifndef GPUACT_NO_OPENCL
 static unsigned cl_dbias_width(gpuact_dtype t, size_t cols)
 {
     return cl_width(GPUACT_OP_backward, GPUACT_KIND_relu, t, cols);
 }
+#endif
 
 #ifndef GPUACT_NO_OPENCL
 /* clEnqueueNDRangeKernel as a driver whose kernels take work-groups of at
@@ -887,7 +926,7 @@ static gpuact__cl_int GPUACT__CLAPI enqueue_limited(gpuact__cl_queue q, gpuact__
     return real_cl.clEnqueueNDRangeKernel(q, k, dims, offset, global, local, waits, wait, event);
 }
 
-/* The bias-gradient backward as on NVIDIA's OpenCL (gpuact__cl_width):
+/* The bias-gradient backward as on NVIDIA's OpenCL (gpuact__opencl_width):
    8192 f32 columns go in work-groups of 1024; a driver that refuses them
    gets the variant's 768. Both give dx and dbias exactly (3 rows of small
    integers: every sum is exact). */
@@ -899,12 +938,13 @@ static void cl_wide_dbias(void)
     gpuact__opencl *o;
     gpuact_epilogue_backward_desc d;
     gpuact_buffer b[4];
-    const int blocks = ctx->variant_blocks;
+    int wide;
     char why[300];
     int pass, i, ok = 1;
     size_t r, c;
     if (gpuact_context_backend(ctx) != GPUACT_BACKEND_OPENCL) return;
     o = GPUACT__CL(ctx);
+    wide = o->wide_groups;
     for (r = 0; r < R; r++)
         for (c = 0; c < C; c++) dy[r * C + c] = (float)((int)((r * 7 + c) % 13) - 6);
     for (i = 0; i < R * C / 8; i++) mask[i] = (unsigned char)(0xA5 ^ (i * 37));
@@ -932,11 +972,11 @@ static void cl_wide_dbias(void)
         size_t bad = 0;
         local_limit = pass ? 768 : SIZE_MAX;
         widest_local = refused_local = 0;
-        ctx->variant_blocks = GPUACT__BLOCKS_CL_NV;
+        o->wide_groups = 1;
         o->cl.clEnqueueNDRangeKernel = enqueue_limited;
         res = gpuact_epilogue_backward(ctx, &d, NULL);
         o->cl = real_cl;
-        ctx->variant_blocks = blocks;
+        o->wide_groups = wide;
         if (!res) res = gpuact_buffer_read(ctx, dx, b[1], sizeof dx);
         if (!res) res = gpuact_buffer_read(ctx, db, b[3], sizeof db);
         for (i = 0; !res && i < R * C; i++) bad += memcmp(&dx[i], &want_dx[i], 4) != 0;
@@ -970,33 +1010,36 @@ static void internals(void)
              dbias_parts(2, 1, 1024, 8192));
     expect_true("dbias parts: the few-rows count never raises a launch's groups",
                 dbias_parts(2, 1, 4096, 8192) == 264 && dbias_parts(2, 1, 1024, 8192) == 1024 / 8, why);
+#if !defined(GPUACT_NO_OPENCL) && (!defined(GPUACT_NO_CUDA) || !defined(GPUACT_NO_HIP))
     snprintf(why, sizeof why,
              "NVIDIA OpenCL f32 over 8192 / 16384 / 4096 / 2048 / 1000 columns: %zu %zu %zu %zu %zu; bf16 into f32 "
              "over 8192: %zu; bf16: %zu; CUDA f32: %zu; other OpenCL f32: %zu",
-             dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 8192),
-             dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 16384),
-             dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 4096),
-             dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 2048),
-             dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 1000),
-             dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_BF16, GPUACT_F32, 8192),
-             dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_BF16, GPUACT_BF16, 8192),
-             dbias_groups(GPUACT__BLOCKS_CUDA, 24, GPUACT_F32, GPUACT_F32, 8192),
-             dbias_groups(GPUACT__BLOCKS_FIXED, 0, GPUACT_F32, GPUACT_F32, 8192));
+             dbias_groups(CL_NV, GPUACT_F32, GPUACT_F32, 8192),
+             dbias_groups(CL_NV, GPUACT_F32, GPUACT_F32, 16384),
+             dbias_groups(CL_NV, GPUACT_F32, GPUACT_F32, 4096),
+             dbias_groups(CL_NV, GPUACT_F32, GPUACT_F32, 2048),
+             dbias_groups(CL_NV, GPUACT_F32, GPUACT_F32, 1000),
+             dbias_groups(CL_NV, GPUACT_BF16, GPUACT_F32, 8192),
+             dbias_groups(CL_NV, GPUACT_BF16, GPUACT_BF16, 8192),
+             dbias_groups(CUDA, GPUACT_F32, GPUACT_F32, 8192),
+             dbias_groups(CL, GPUACT_F32, GPUACT_F32, 8192));
     expect_true("bias-gradient row groups per unit: one wave for NVIDIA OpenCL's wide work-groups over rows that keep "
                 "half of them busy",
-                dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 8192) == GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE &&
-                    dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 16384) ==
+                dbias_groups(CL_NV, GPUACT_F32, GPUACT_F32, 8192) == GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE &&
+                    dbias_groups(CL_NV, GPUACT_F32, GPUACT_F32, 16384) ==
                         GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE &&
-                    dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 4096) ==
+                    dbias_groups(CL_NV, GPUACT_F32, GPUACT_F32, 4096) ==
                         GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE &&
-                    dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 2048) == 20 &&
-                    dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_F32, GPUACT_F32, 1000) == 20 &&
-                    dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_BF16, GPUACT_F32, 8192) ==
+                    dbias_groups(CL_NV, GPUACT_F32, GPUACT_F32, 2048) == 20 &&
+                    dbias_groups(CL_NV, GPUACT_F32, GPUACT_F32, 1000) == 20 &&
+                    dbias_groups(CL_NV, GPUACT_BF16, GPUACT_F32, 8192) ==
                         GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE &&
-                    dbias_groups(GPUACT__BLOCKS_CL_NV, 20, GPUACT_BF16, GPUACT_BF16, 8192) == 20 &&
-                    dbias_groups(GPUACT__BLOCKS_CUDA, 24, GPUACT_F32, GPUACT_F32, 8192) == 24 &&
-                    dbias_groups(GPUACT__BLOCKS_FIXED, 0, GPUACT_F32, GPUACT_F32, 8192) == GPUACT__DBIAS_GROUPS_PER_UNIT,
+                    dbias_groups(CL_NV, GPUACT_BF16, GPUACT_BF16, 8192) == 20 &&
+                    dbias_groups(CUDA, GPUACT_F32, GPUACT_F32, 8192) == 24 &&
+                    dbias_groups(CL, GPUACT_F32, GPUACT_F32, 8192) == GPUACT__DBIAS_GROUPS_PER_UNIT,
                 why);
+#endif
+#ifndef GPUACT_NO_OPENCL
     snprintf(why, sizeof why, "f32 over 8192 / 16384 / 4096 / 12288 / 1000 / 8 columns: %u %u %u %u %u %u; bf16: %u",
              cl_dbias_width(GPUACT_F32, 8192), cl_dbias_width(GPUACT_F32, 16384), cl_dbias_width(GPUACT_F32, 4096),
              cl_dbias_width(GPUACT_F32, 12288), cl_dbias_width(GPUACT_F32, 1000), cl_dbias_width(GPUACT_F32, 8),
@@ -1030,13 +1073,20 @@ static void internals(void)
            hardtanh's general forward without the mask (40: 97.4% of copy in groups of 256, 91.3% in wide ones);
            not with a 2-byte array (up to 47: one wide group would be resident); the backward with a 2-byte array
            keeps them. Index: 4 * kind + 2 * select + mask. */
+        static gpuact__opencl o;
         gpuact_context c;
+        gpuact__launch L;
+        gpuact__shape sh;
         gpuact__variant v;
         unsigned all32[16], mixed[16], bwd = 0;
         int k, m, s, ok = 1;
         memset(&c, 0, sizeof c);
+        memset(&L, 0, sizeof L);
         memset(&v, 0, sizeof v);
-        c.variant_blocks = GPUACT__BLOCKS_CL_NV;
+        o.wide_groups = 1;
+        c.impl = &o;
+        L.cols = 8192;
+#define VARIANT_BLOCK_(V) (L.v = (V), gpuact__opencl_shape(&c, &L, &sh), sh.fallback)
         for (k = GPUACT_KIND_relu; k <= GPUACT_KIND_hardtanh; k++)
             for (s = 0; s < 2; s++)
                 for (m = 0; m < 2; m++) {
@@ -1046,9 +1096,9 @@ static void internals(void)
                     v.select = s;
                     v.mask = m;
                     v.t[0] = v.t[1] = v.t[2] = GPUACT_F32;
-                    all32[i] = gpuact__variant_block(&c, &v);
+                    all32[i] = VARIANT_BLOCK_(v);
                     v.t[1] = GPUACT_BF16;
-                    mixed[i] = gpuact__variant_block(&c, &v);
+                    mixed[i] = VARIANT_BLOCK_(v);
                     ok &= all32[i] == (k == GPUACT_KIND_hardtanh && !s && !m ? GPUACT_BLOCK : GPUACT_CL_BLOCK_WIDE) &&
                           (s || mixed[i] == GPUACT_BLOCK);
                 }
@@ -1056,7 +1106,8 @@ static void internals(void)
         v.kind = GPUACT_KIND_relu;
         v.select = 0;
         v.mask = 0;
-        bwd = gpuact__variant_block(&c, &v);
+        bwd = VARIANT_BLOCK_(v);
+#undef VARIANT_BLOCK_
         snprintf(why, sizeof why, "every array f32 (general, general + mask, selection, selection + mask): relu %u %u %u "
                  "%u, leaky %u %u %u %u, clipped %u %u %u %u, hardtanh %u %u %u %u; y bf16, general: %u %u %u %u %u %u "
                  "%u %u; the backward with one bf16 array: %u", all32[0], all32[1], all32[2], all32[3], all32[4],
@@ -1067,35 +1118,18 @@ static void internals(void)
                     "without the mask, one into bf16 not",
                     ok && bwd == GPUACT_CL_BLOCK_WIDE, why);
     }
+#endif
 #if !defined(GPUACT_NO_CUDA) || !defined(GPUACT_NO_HIP)
     {
         /* the CUDA/HIP launch shape: the widening bias-gradient backward (16-bit dy into a 4-byte dx, from the
            mask) takes one vector of 4 per thread, as its kernel (GPUACT_ONE_VECTOR's widen); the same dtypes the
            other way round, every array f32, or from y take GPUACT_UNROLL vectors */
-        gpuact_context c;
-        gpuact__gpu g;
-        gpuact__launch L;
         unsigned widen, widen_f16, narrow, same, from_y;
-        memset(&c, 0, sizeof c);
-        memset(&g, 0, sizeof g);
-        memset(&L, 0, sizeof L);
-        gpuact__gpu_set_shape(&c, &g, 132);
-        L.v.op = GPUACT_OP_backward;
-        L.v.mask = L.v.dbias = 1;
-        L.v.t[0] = L.v.t[2] = GPUACT_BF16;
-        L.v.t[1] = GPUACT_F32;
-        widen = gpuact__items(&c, &L);
-        L.v.t[0] = GPUACT_F16;
-        widen_f16 = gpuact__items(&c, &L);
-        L.v.t[0] = L.v.t[2] = GPUACT_F32;
-        L.v.t[1] = GPUACT_BF16;
-        narrow = gpuact__items(&c, &L);
-        L.v.t[0] = L.v.t[1] = L.v.t[2] = GPUACT_F32;
-        same = gpuact__items(&c, &L);
-        L.v.t[0] = L.v.t[2] = GPUACT_BF16;
-        L.v.t[1] = GPUACT_F32;
-        L.v.mask = 0;
-        from_y = gpuact__items(&c, &L);
+        widen = cuda_shape(GPUACT_OP_backward, 1, GPUACT_BF16, GPUACT_F32, GPUACT_BF16, 8192).items;
+        widen_f16 = cuda_shape(GPUACT_OP_backward, 1, GPUACT_F16, GPUACT_F32, GPUACT_BF16, 8192).items;
+        narrow = cuda_shape(GPUACT_OP_backward, 1, GPUACT_F32, GPUACT_BF16, GPUACT_F32, 8192).items;
+        same = cuda_shape(GPUACT_OP_backward, 1, GPUACT_F32, GPUACT_F32, GPUACT_F32, 8192).items;
+        from_y = cuda_shape(GPUACT_OP_backward, 0, GPUACT_BF16, GPUACT_F32, GPUACT_BF16, 8192).items;
         snprintf(why, sizeof why, "bf16 / f16 dy into f32 dx: %u / %u (want %d); f32 into bf16: %u, all f32: %u, "
                  "from y: %u (want %d)", widen, widen_f16, GPUACT_VEC(0), narrow, same, from_y,
                  GPUACT_VEC(0) * GPUACT__UNROLL);
@@ -1223,6 +1257,13 @@ static void more_rules(void)
     desc.backend = GPUACT_BACKEND_AUTO;
     expect_invalid_saying("context_create: GPUACT_BACKEND=vulkan", gpuact_context_create(&desc, &other),
                           GPUACT_RULE_BACKEND_UNKNOWN, "GPUACT_BACKEND=\"vulkan\"");
+    setenv("GPUACT_BACKEND", "auto", 1); /* the rule's own word for "try each": taken, not refused */
+    {
+        gpuact_result r = gpuact_context_create(&desc, &other);
+        expect_true("context_create: GPUACT_BACKEND=auto is taken", r != GPUACT_ERROR_INVALID_ARGUMENT,
+                    gpuact_last_error());
+        gpuact_context_destroy(other);
+    }
     if (env)
         setenv("GPUACT_BACKEND", env_saved, 1);
     else
@@ -1580,25 +1621,12 @@ static void report_named_libraries(void)
 
 int main(int argc, char **argv)
 {
-    static const gpuact_backend ORDER[] = {GPUACT_BACKEND_OPENCL, GPUACT_BACKEND_CUDA, GPUACT_BACKEND_HIP};
-    gpuact_context_desc desc;
-    size_t i;
     int b;
 
-    if (argc > 1 && strcmp(argv[1], "-v") == 0)
-        harness_tally_of_process()->verbose = 1;
-    named_libraries();
-    for (i = 0; i < sizeof ORDER / sizeof ORDER[0] && !ctx; i++) {
-        memset(&desc, 0, sizeof desc);
-        desc.backend = ORDER[i];
-        if (gpuact_context_create(&desc, &ctx) != GPUACT_SUCCESS)
-            printf("SKIP %s: %s\n", gpuact_backend_name(ORDER[i]), harness_first_line(gpuact_last_error()));
-    }
-    if (!ctx) {
+    if (!(ctx = harness_open(argc, argv, named_libraries))) {
         printf("0 passed, 0 failed\n");
         return 0;
     }
-    printf("backend %s: %s\n", gpuact_backend_name(gpuact_context_backend(ctx)), gpuact_context_device_name(ctx));
     for (b = 0; b < N_BUFS; b++) {
         if (gpuact_buffer_alloc(ctx, BUF_BYTES, &bufs[b]) != GPUACT_SUCCESS) {
             printf("FAIL gpuact_buffer_alloc: %s\n0 passed, 1 failed\n", harness_first_line(gpuact_last_error()));

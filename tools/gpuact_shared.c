@@ -1,5 +1,5 @@
 /* The translation unit of build/libgpuact.so (`make shared`), for callers
-   that load gpuact dynamically, such as bench/torch_compare.py via ctypes.
+   that load gpuact dynamically through a foreign-function interface (ctypes, cffi).
    It exports the whole public API of gpuact.h with default visibility, plus
    a few helpers that a foreign-function caller needs (the copy the
    benchmarks measure against is the public gpuact_testing_copy):

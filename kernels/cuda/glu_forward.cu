@@ -3,7 +3,7 @@
    the biases, Y = y (X2 = X). in = a, aux = b, bias / bias2 = the biases,
    out = y. A thread owns GPUACT_UNROLL vectors of VEC elements a block
    apart, GPUACT_GLU16_UNROLL when every array is 16-bit (the host's grid
-   follows the same rule: per_item_glu16). */
+   follows the same rule: gpuact__gpu_shape). */
 #include "common.cuh"
 
 template <class X, class Y, class X2, int KIND, int MASK_, int DBIAS_, int SELECT_, int FROMX_, int PRECISE>

@@ -11,13 +11,7 @@ writes them (results.md, results.json) under --out.
     extension call (gpuact._C.forward with prepared arguments, GIL released
     and kept) against the same C call in a C loop in this process
     (gpuact._C.bench_forward: what build/host_overhead measures in C).
-(b) Device time on large tensors (CUDA events, median of --reps after
-    --warmup, fresh random data, the device-to-device copy of the same run
-    as the bandwidth limit): relu forward (f32, bf16), forward with the
-    mask, backward from the mask against torch's backward from x; the
-    epilogue relu(x + b) against torch eager and torch.compile, and its
-    backward with the bias gradient against torch eager.
-(c) Training steps (forward + backward, CUDA events, median), each as plain
+(b) Training steps (forward + backward, CUDA events, median), each as plain
     torch, torch.compile of it, gpuact, and torch.compile of gpuact, with the
     peak memory of one step over what was allocated before it
     (torch.cuda.max_memory_allocated):
@@ -25,6 +19,7 @@ writes them (results.md, results.json) under --out.
       2. Linear 8192 -> 8192 + bias + ReLU at batch 1024;
       3. the same Linear + ReLU, then divided by a constant (gpuact: scale = 1/c
          in the epilogue).
+Each kernel's own device time against torch's, every cell: bench/matrix.py.
 """
 import argparse
 import datetime
@@ -43,7 +38,7 @@ def parse():
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--quick", action="store_true", help="small sizes (a smoke run, not figures)")
     p.add_argument("--no-compile", action="store_true", help="skip the torch.compile columns")
-    p.add_argument("--only", default="abc", help="which sections to run, e.g. 'a' or 'bc'")
+    p.add_argument("--only", default="ab", help="which sections to run: 'a', 'b' or both")
     return p.parse_args()
 
 
@@ -156,72 +151,7 @@ class Bench:
         t.cuda.synchronize()
         self.table("(a) host time per call, n = 1024 f32", ["call", "us per call", "note"], rows)
 
-    # -- (b) device time, large tensors -------------------------------------------------------------
-    def large(self):
-        t, ga = self.torch, self.ga
-        n = (1 << 22) if self.args.quick else 4096 * 393216
-        rows = []
-        x = self.randn(n)
-        y = t.empty_like(x)
-        copy_ms = self.device_ms(lambda: y.copy_(x))
-        copy_gbs = 8 * n / (copy_ms * 1e6)
-        rows.append([f"copy f32 n={n}", "torch copy_ (the limit)", f"{copy_ms:.3f}", f"{copy_gbs:.0f}", "100%", ""])
-
-        def add(work, impl, fn, nbytes, versus=None):
-            ms = self.device_ms(fn)
-            gbs = nbytes / (ms * 1e6)
-            rows.append([work, impl, f"{ms:.3f}", f"{gbs:.0f}", f"{100 * gbs / copy_gbs:.1f}%",
-                         f"{versus / ms:.2f}x" if versus else ""])
-            return ms
-
-        for dt in (t.float32, t.bfloat16):
-            es = 4 if dt == t.float32 else 2
-            xd = x if dt == t.float32 else self.randn(n, dtype=dt)
-            w = f"relu forward {str(dt)[6:]}"
-            tm = add(w, "torch.relu", lambda: t.relu(xd), 2 * es * n)
-            add(w, "gpuact.torch.relu", lambda: ga.relu(xd), 2 * es * n, tm)
-            xd = None
-            self.free()
-        # autograd: forward with the mask, backward from it, against torch's (saves y, backward from y)
-        xg = x.detach().requires_grad_()
-        dy = self.randn(n)
-        yt = t.relu(xg)
-        yg = ga.relu(xg)
-        tm = add("relu forward f32, grad enabled", "torch.relu", lambda: t.relu(xg), 8 * n)
-        add("relu forward f32, grad enabled", "gpuact (writes the 1-bit mask)", lambda: ga.relu(xg), 8 * n + n // 8, tm)
-        tb = add("relu backward f32", "torch (threshold_backward from y)",
-                 lambda: t.autograd.grad(yt, xg, dy, retain_graph=True), 12 * n)
-        add("relu backward f32", "gpuact (from the mask)", lambda: t.autograd.grad(yg, xg, dy, retain_graph=True),
-            8 * n + n // 8, tb)
-        xg = dy = yt = yg = x = y = None
-        self.free()
-        # the epilogue
-        rows_, cols = (4096, 1024) if self.args.quick else (65536, 8192)
-        for dt in (t.float32, t.bfloat16):
-            es = 4 if dt == t.float32 else 2
-            z = self.randn(rows_, cols, dtype=dt)
-            b = self.randn(cols, dtype=dt)
-            w = f"relu(x + b) {rows_}x{cols} {str(dt)[6:]}"
-            te = add(w, "torch eager", lambda: t.relu(z + b), 2 * es * z.numel())
-            comp = self.compile(lambda a, c: t.relu(a + c))
-            if comp:
-                add(w, "torch.compile", lambda: comp(z, b), 2 * es * z.numel(), te)
-            add(w, "gpuact.torch.bias_act", lambda: ga.bias_act(z, b), 2 * es * z.numel(), te)
-            zg, bg = z.detach().requires_grad_(), b.detach().requires_grad_()
-            dyz = self.randn(rows_, cols, dtype=dt)
-            ye = t.relu(zg + bg)
-            yg = ga.bias_act(zg, bg)
-            wb = f"its backward + bias gradient {str(dt)[6:]}"
-            tb = add(wb, "torch eager", lambda: t.autograd.grad(ye, (zg, bg), dyz, retain_graph=True),
-                     3 * es * z.numel())
-            add(wb, "gpuact (mask, dx and dbias in one pass)",
-                lambda: t.autograd.grad(yg, (zg, bg), dyz, retain_graph=True), 2 * es * z.numel(), tb)
-            z = b = zg = bg = dyz = ye = yg = None
-            self.free()
-        self.table("(b) device time, large tensors",
-                   ["workload", "implementation", "median ms", "GB/s", "of copy", "speedup vs torch eager"], rows)
-
-    # -- (c) training steps ------------------------------------------------------------------------------
+    # -- (b) training steps ------------------------------------------------------------------------------
     def training(self):
         t, ga = self.torch, self.ga
         rows = []
@@ -290,7 +220,7 @@ class Bench:
                        ("torch.compile(gpuact)", step_of(cg, list(mine.parameters())) if cg is not None else None)])
             ref = mine = xin = dyo = None
             self.free()
-        self.table("(c) training steps (forward + backward)",
+        self.table("(b) training steps (forward + backward)",
                    ["step", "implementation", "median ms", "speedup vs torch", "peak MiB over inputs", "note"], rows)
 
 
@@ -318,7 +248,7 @@ def main():
             + (", QUICK (not figures)" if args.quick else ""))
     print(head)
     failed = []
-    for key, fn in (("a", b.host_time), ("b", b.large), ("c", b.training)):
+    for key, fn in (("a", b.host_time), ("b", b.training)):
         if key in args.only:
             try:
                 fn()

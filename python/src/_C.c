@@ -68,7 +68,7 @@ static const size_t gpuact_py_kind_ncols[] = {GPUACT_ACTIVATIONS(GPUACT_PY_KIND_
 
 /* ---- >>state -------------------------------------------------------------- */
 
-#define GPUACT_PY_BACKENDS 4   /* AUTO, CUDA, HIP, OPENCL */
+#define GPUACT_PY_BACKENDS GPUACT_BACKEND_COUNT
 #define GPUACT_PY_MAX_DEVICES 64
 
 /* Contexts by [backend][device]. The AUTO row holds aliases of the
@@ -79,7 +79,7 @@ static pthread_mutex_t gpuact_py_lock = PTHREAD_MUTEX_INITIALIZER;
 static int gpuact_py_release_gil = 1;
 
 /* Exception classes by gpuact_result (index 0 unused), set by gpuact/_core.py. */
-#define GPUACT_PY_RESULTS 16
+#define GPUACT_PY_RESULTS GPUACT_RESULT_COUNT
 static PyObject *gpuact_py_errors[GPUACT_PY_RESULTS];
 static PyObject *gpuact_py_error_base;
 
@@ -968,9 +968,8 @@ PyMODINIT_FUNC PyInit__C(void) {
     if (!(t = PyTuple_New(GPUACT_PY_BACKENDS))) goto fail;
     for (k = 0; k < GPUACT_PY_BACKENDS; k++) PyTuple_SetItem(t, k, PyUnicode_FromString(gpuact_backend_name((gpuact_backend)k)));
     if (gpuact_py_add(m, "BACKENDS", t)) goto fail;
-    for (k = 0; k < GPUACT_PY_RESULTS && strcmp(gpuact_result_string((gpuact_result)k), "GPUACT_ERROR_(unknown)"); k++) {}
-    if (!(t = PyTuple_New(k))) goto fail;
-    for (i = 0; i < (size_t)k; i++) PyTuple_SetItem(t, (Py_ssize_t)i, PyUnicode_FromString(gpuact_result_string((gpuact_result)i)));
+    if (!(t = PyTuple_New(GPUACT_PY_RESULTS))) goto fail;
+    for (i = 0; i < GPUACT_PY_RESULTS; i++) PyTuple_SetItem(t, (Py_ssize_t)i, PyUnicode_FromString(gpuact_result_string((gpuact_result)i)));
     if (gpuact_py_add(m, "RESULTS", t)) goto fail;
 
     /* The public enum's values, by their C names (the kinds' are the table's order). */

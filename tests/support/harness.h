@@ -91,6 +91,13 @@ static inline int harness_first_diff(gpuact_dtype dt, const void *got, const voi
     return 0;
 }
 
+/* A context on the first backend that opens, OpenCL first (PoCL where
+   there is no GPU), with a SKIP line for each that does not and a line
+   naming the one taken; NULL if none opens. "-v" as argv[1]: print the
+   passing cases too. before (optional) runs first, when no backend has
+   loaded its libraries yet. */
+static inline gpuact_context *harness_open(int argc, char **argv, void (*before)(void));
+
 /* The cases a test has passed and failed, counted from any thread. */
 typedef struct harness_tally {
     unsigned long passed, failed;
@@ -124,6 +131,44 @@ static inline void harness_report(int ok, const char *what, const char *fmt, ...
     }
     fflush(stdout);
     pthread_mutex_unlock(&t->lock);
+}
+
+static inline gpuact_context *harness_open(int argc, char **argv, void (*before)(void))
+{
+    static const gpuact_backend order[] = {GPUACT_BACKEND_OPENCL, GPUACT_BACKEND_CUDA, GPUACT_BACKEND_HIP};
+    gpuact_context *ctx = NULL;
+    gpuact_context_desc desc;
+    size_t i;
+    if (argc > 1 && strcmp(argv[1], "-v") == 0)
+        harness_tally_of_process()->verbose = 1;
+    if (before)
+        before();
+    for (i = 0; i < sizeof order / sizeof order[0] && !ctx; i++) {
+        memset(&desc, 0, sizeof desc);
+        desc.backend = order[i];
+        if (gpuact_context_create(&desc, &ctx) != GPUACT_SUCCESS)
+            printf("SKIP %s: %s\n", gpuact_backend_name(order[i]), harness_first_line(gpuact_last_error()));
+    }
+    if (ctx)
+        printf("backend %s: %s\n", gpuact_backend_name(gpuact_context_backend(ctx)), gpuact_context_device_name(ctx));
+    return ctx;
+}
+
+/* Runs worker in n threads at once (n <= 64), thread i on the job at
+   (char *)jobs + i * size, zeroed but for its first member, an int, set to
+   i; returns when every thread is done. */
+static inline void harness_run_threads(int n, void *(*worker)(void *), void *jobs, size_t size)
+{
+    pthread_t t[64];
+    int i;
+    for (i = 0; i < n && i < 64; i++) {
+        char *job = (char *)jobs + (size_t)i * size;
+        memset(job, 0, size);
+        memcpy(job, &i, sizeof i);
+        pthread_create(&t[i], NULL, worker, job);
+    }
+    for (i = 0; i < n && i < 64; i++)
+        pthread_join(t[i], NULL);
 }
 
 /* The last line of a test: its counts; the exit status, 1 if any failed. */
