@@ -154,7 +154,7 @@ $(BUILD)/libhip_on_cuda.so: tests/hip_on_cuda.c | $(BUILD)
 $(BUILD)/conformance $(BUILD)/asan/conformance: $(wildcard tests/conformance/*)
 # The conformance suite in two parts side by side (tests/conformance_parts.sh),
 # balanced by their time on PoCL; together they launch every variant.
-CONF_PARTS = epilogue,glu,large elementwise,variant
+CONF_PARTS = epilogue,glu,large,codes elementwise,variant
 
 test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) rtc-check
 	$(BUILD)/test_reference

@@ -16,7 +16,7 @@ equal the reference (gpuact_ref_same; dbias within 1e-5 of sum |dx|).
     GPUACT_BACKEND=cuda|hip|opencl  test only that backend
     GPUACT_CONFORMANCE_LARGE=N      n of the large case (default 2^27 + 5; 0 skips it)
     GPUACT_CONFORMANCE_SUITES=a,b   only those suites (elementwise, epilogue, variant,
-                                   glu, large); no variant count then, unless
+                                   glu, codes, large); no variant count then, unless
     GPUACT_CONFORMANCE_LAUNCHED=F   appends the launched variants to F (for --launched:
                                    `make test` runs two parts side by side)
     GPUACT_CACHE_DIR                as for the library (the context uses the default)
