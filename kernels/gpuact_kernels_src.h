@@ -107,7 +107,7 @@ static GPUACT__UNUSED const char *const gpuact__file_kernels_cuda_dialect_cuh[] 
     "#define GPUACT_FMA(a, b, c) __fmaf_rn((a), (b), (c))\n",
     "__device__ __forceinline__ float gpuact_as_f32(gpuact_u32 u) { return __uint_as_float(u); }\n",
     "__device__ __forceinline__ gpuact_u32 gpuact_as_u32(float f) { return __float_as_uint(f); }\n",
-    "/* The hardware's approximate 2^a and 1/d (MUFU.EX2, MUFU.RCP): smooth.h's quick 16-bit\n",
+    "/* The hardware's approximate 2^a and 1/d (MUFU.EX2, MUFU.RCP): smooth.h's quick bf16\n",
     "   forwards, which keep a value only where it rounds as the lean function's does. */\n",
     "__device__ __forceinline__ float gpuact_ex2_approx(float a) {\n",
     "    float r;\n",
