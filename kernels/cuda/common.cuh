@@ -169,13 +169,36 @@ __device__ __forceinline__ gpuact_u32 gpuact_mask_read(const unsigned char *row,
     return VEC == 8 ? row[cv] : (row[cv / 2] >> (4 * (cv & 1))) & 0xfu;
 }
 
-/* Few-bit codes (../contract.h, ../fewbit.h). The code of z: how many of the
-   nb-bit table's sorted boundaries (bnd, in shared memory) are <= z, by
-   binary search: nb compares, no branch on z; NaN compares false: 0. */
-__device__ __forceinline__ gpuact_u32 gpuact_code(float z, const float *bnd, int nb) {
+/* Few-bit codes (../contract.h, ../fewbit.h). The code of z: how many of
+   the table's sorted boundaries are <= z; NaN compares false: 0. By binary
+   search over the 2^steps - 1 entries of bnd (in shared memory; NaN past
+   the table's boundaries), in unrolled steps when steps is a constant. */
+__device__ __forceinline__ gpuact_u32 gpuact_code_search(float z, const float *bnd, int steps) {
     gpuact_u32 c = 0;
-    for (int s = 1 << (nb - 1); s; s >>= 1) c += z >= bnd[c + s - 1] ? (gpuact_u32)s : 0u;
+    for (int s = 1 << (steps - 1); s; s >>= 1) c += z >= bnd[c + s - 1] ? (gpuact_u32)s : 0u;
     return c;
+}
+/* For b <= 2 (N = 3) or, in f32 vectors, 3 (N = 7), as a float, from the first N boundaries (NaN past the 2^b - 1):
+   the ones z passes, counted in a tree of additions (exact). */
+template <int N>
+__device__ __forceinline__ float gpuact_codef(float z, const float *bnd) {
+    float c[N];
+#pragma unroll
+    for (int i = 0; i < N; i++) c[i] = z >= bnd[i] ? 1.0f : 0.0f;
+#pragma unroll
+    for (int h = 1; h < N; h *= 2)
+#pragma unroll
+        for (int i = 0; i + h < N; i += 2 * h) c[i] += c[i + h];
+    return c[0];
+}
+/* The codes of elements [k0, k0 + n) of a vector, element k in bits [(k - k0) * slot, + slot):
+   a float Horner sum, exact below 2^24 bits (n * slot <= 16), then its bits. */
+template <int N, class Z>
+__device__ __forceinline__ gpuact_u32 gpuact_codes_pack(const Z &z_of, int k0, int n, const float *bnd, float m) {
+    float acc = gpuact_codef<N>(z_of(k0 + n - 1), bnd);
+#pragma unroll
+    for (int k = n - 2; k >= 0; k--) acc = GPUACT_FMA(acc, m, gpuact_codef<N>(z_of(k0 + k), bnd));
+    return gpuact_as_u32(acc + 8388608.0f) - 0x4b000000u;
 }
 /* The codes of a thread's VEC elements, element k in bits [k * slot, + slot)
    of w: VEC * slot / 8 bytes at that many times cv, as one access (rows

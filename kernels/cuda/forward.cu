@@ -92,6 +92,23 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
             const bool vec_ok = FULL || (aligned && c0 + VEC <= cols), in_row = FULL || c0 < cols;
             bits[u] = 0;
             if (in_row) {
+                /* the codes' z as the element path forms it: one f32 addition */
+                const auto z_of = [&](int k) {
+                    float z;
+                    if (PAIRS) {
+                        z = (k & 1) ? gpuact_hi2f(X::id, x[u][k / 2]) : gpuact_lo2f(X::id, x[u][k / 2]);
+                        if (has_bias) z += (k & 1) ? gpuact_hi2f(B::id, bw[u][k / 2]) : gpuact_lo2f(B::id, bw[u][k / 2]);
+                    } else {
+                        z = gpuact_tof<X>(x[u][k]);
+                        if (has_bias) z += b[u][k];
+                    }
+                    return z;
+                };
+                gpuact_u32 w = 0;
+                if (CODES) { /* b <= 2 first, so x's words die in the forward */
+                    if (nb <= 2) /* the boundaries counted, no dependent shared-memory loads */
+                        w = gpuact_codes_pack<3>(z_of, 0, VEC, bnd, nb == 1 ? 2.0f : 4.0f);
+                }
                 if (PAIRS) {
                     bits[u] = gpuact_fwd_words(KIND, PRECISE, X::id, Y::id, B::id, SELECT, FL, x[u], bw[u], y[u], has_bias, flags,
                                                scale, slope, ceiling, lower, cbits * 0x00010001u, lbits * 0x00010001u);
@@ -101,20 +118,16 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                                                scale, slope, ceiling, lower, cbits, lbits);
                     gpuact_store<Y, VEC>(yr, c0, cols, vec_ok, y[u]);
                 }
-                if (CODES) { /* z as the element path forms it: one f32 addition */
-                    gpuact_u32 w = 0;
+                if (CODES) {
+                    /* after the forward, as x's words stay live through it, in 4-bit slots: 3 bits in f32
+                       vectors counted (two halves of 8 bits), else searched in four steps (for 3 bits the
+                       first compares with the NaN past the seven boundaries: one loop, fewer registers) */
+                    if (nb == 3 && !PAIRS)
+                        w = gpuact_codes_pack<7>(z_of, 0, VEC / 2, bnd, 16.0f) |
+                            gpuact_codes_pack<7>(z_of, VEC / 2, VEC / 2, bnd, 16.0f) << (VEC / 2 * 4);
+                    else if (nb >= 3)
 #pragma unroll
-                    for (int k = 0; k < VEC; k++) {
-                        float z;
-                        if (PAIRS) {
-                            z = (k & 1) ? gpuact_hi2f(X::id, x[u][k / 2]) : gpuact_lo2f(X::id, x[u][k / 2]);
-                            if (has_bias) z += (k & 1) ? gpuact_hi2f(B::id, bw[u][k / 2]) : gpuact_lo2f(B::id, bw[u][k / 2]);
-                        } else {
-                            z = gpuact_tof<X>(x[u][k]);
-                            if (has_bias) z += b[u][k];
-                        }
-                        w |= gpuact_code(z, bnd, nb) << (k * slot);
-                    }
+                        for (int k = 0; k < VEC; k++) w |= gpuact_code_search(z_of(k), bnd, 4) << (k * 4);
                     bits[u] = !FULL && c0 + VEC > cols && (cols - c0) * slot < 32 ? w & ((1u << ((cols - c0) * slot)) - 1u) : w;
                 } else if (!FULL && c0 + VEC > cols) {
                     bits[u] &= (1u << (cols - c0)) - 1u; /* padding bits are 0 */
@@ -137,12 +150,15 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     const float *bnd = 0;
     int nb = 0;
     if (CODES) {
+        /* the boundaries, NaN past the 2^nb - 1 of them (gpuact_codef reads three or seven) */
         __shared__ float sb[GPUACT_FEWBIT_STRIDE];
         nb = flags / GPUACT_F_CODE_BITS % 8;
         flags %= GPUACT_F_CODE_BITS;
         if (threadIdx.x < GPUACT_FEWBIT_STRIDE)
-            sb[threadIdx.x] = gpuact_fewbit_bounds[((CODES ? KIND - GPUACT_KIND_gelu : 0) * GPUACT_FEWBIT_MAX_BITS + nb - 1) *
-                                                       GPUACT_FEWBIT_STRIDE + threadIdx.x];
+            sb[threadIdx.x] = threadIdx.x >= (1u << nb) - 1u
+                                  ? gpuact_as_f32(0x7fffffffu)
+                                  : gpuact_fewbit_bounds[((CODES ? KIND - GPUACT_KIND_gelu : 0) * GPUACT_FEWBIT_MAX_BITS + nb - 1) *
+                                                             GPUACT_FEWBIT_STRIDE + threadIdx.x];
         __syncthreads();
         bnd = sb;
     }
