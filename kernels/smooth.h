@@ -35,9 +35,11 @@
 
    The constants: `python3 tools/smooth_coefficients.py --check` derives
    every closed-form one (ln2, sqrt(2/pi), 1/sqrt(2 pi) and their splits,
-   the derivatives' roots and Taylor coefficients there) and checks each
-   against this file bit for bit; the minimax polynomials are fits, which
-   it refits and reports. */
+   the derivatives' roots and Taylor coefficients there) and generates the
+   16-bit functions' minimax polynomials, and checks each against this file
+   bit for bit (`--write` puts the polynomials here; then `make embed`); the
+   f32 and quick bf16 functions' polynomials are earlier fits, which it
+   refits and reports. */
 #ifndef GPUACT_SMOOTH_H
 #define GPUACT_SMOOTH_H
 
@@ -799,9 +801,10 @@ GPUACT_FN float gpuact_sm_exp16(float a) {
     const float j = GPUACT_FMA(a, 1.442695022e+00f, 12582912.0f);
     const float kf = j - 12582912.0f;
     const float r = GPUACT_FMA(-kf, -1.904654212e-09f, GPUACT_FMA(-kf, 6.931471825e-01f, a));
-    float q = GPUACT_FMA(8.312487043e-03f, r, 4.189045355e-02f);
-    q = GPUACT_FMA(q, r, 1.666711569e-01f);
-    q = GPUACT_FMA(q, r, 4.999922812e-01f);
+    /* e^r = 1 + r + r^2 q(r): q minimax for e^r's relative error on |r| <= ln2/2 */
+    float q = GPUACT_FMA(8.312525228e-03f, r, 4.189011455e-02f);
+    q = GPUACT_FMA(q, r, 1.666711420e-01f);
+    q = GPUACT_FMA(q, r, 4.999923110e-01f);
     return (GPUACT_FMA(GPUACT_FMA(q, r, 1.0f), r, 1.0f) * gpuact_sm_pow2(gpuact_as_u32(j) - 0x4b3fff41u)) *
            5.421010862e-20f;
 }
@@ -846,31 +849,32 @@ GPUACT_FN float gpuact_gelu_tanh_16(float x) {
     return gpuact_sm_canon(gpuact_sm_tiny16(gpuact_sm_xsig16(x, gpuact_sm_exp16z(z)), x));
 }
 
-/* y Q(y) for y in [3.5, 14.5]: c0 e^(-y^2/2 + ln g(y)) (ln g: degree 4 in
-   1/y^2), for the 16-bit GELU's rare far range. */
+/* y Q(y) for y in [5, 14.5]: c0 e^(-y^2/2 + ln g(y)) (ln g = sigma p(sigma),
+   sigma = 1/y^2, p of degree 4 minimax for ln g's absolute error there), for
+   the 16-bit GELU's rare far range. */
 GPUACT_FN float gpuact_sm_gelu_far16(float y) {
     const float s = y * y, sg = gpuact_sm_rcp_far(s);
-    float p = GPUACT_FMA(-1.369524994e+02f, sg, 5.191630173e+01f);
-    p = GPUACT_FMA(p, sg, -1.120117474e+01f);
-    p = GPUACT_FMA(p, sg, 2.482915640e+00f);
-    p = GPUACT_FMA(p, sg, -9.999122024e-01f);
+    float p = GPUACT_FMA(-2.827107544e+02f, sg, 7.015579987e+01f);
+    p = GPUACT_FMA(p, sg, -1.200743008e+01f);
+    p = GPUACT_FMA(p, sg, 2.497209311e+00f);
+    p = GPUACT_FMA(p, sg, -9.999915361e-01f);
     return gpuact_sm_exp16(GPUACT_FMA(-0.5f, s, GPUACT_FMA(p, sg, -9.189385176e-01f)));
 }
 
 /* x Phi(x) = max(x, 0) - |x| Q(|x|): Q(y) = e^(-y^2/2 + L(y)) for y <= 5
-   (L of degree 10 in y - 2.5, straight-line code), and y Q(y) from
-   gpuact_sm_gelu_far16 above on a branch that even an epilogue's x + b
-   (about N(0, 2)) takes for one element in 2500 (x above 6 gives x, below
-   -14.5 -0). */
+   (L of degree 10 in y - 2.5, minimax for its absolute error; straight-line
+   code), and y Q(y) from gpuact_sm_gelu_far16 above on a branch that even an
+   epilogue's x + b (about N(0, 2)) takes for one element in 2500 (x above 6
+   gives x, below -14.5 -0). */
 GPUACT_FN float gpuact_gelu_erf_16(float x) {
     const float y = gpuact_sm_abs(x);
     const float yc = y > 5.0f ? 5.0f : y;
     const float t = yc - 2.5f;
-    float l = GPUACT_FMA(-1.751573464e-08f, t, 7.995295448e-08f);
-    l = GPUACT_FMA(l, t, 9.835626713e-08f);
-    l = GPUACT_FMA(l, t, -2.360655799e-06f);
-    l = GPUACT_FMA(l, t, 2.132117334e-05f);
-    l = GPUACT_FMA(l, t, -1.664257288e-04f);
+    float l = GPUACT_FMA(-1.751594247e-08f, t, 7.995284790e-08f);
+    l = GPUACT_FMA(l, t, 9.835952852e-08f);
+    l = GPUACT_FMA(l, t, -2.360654435e-06f);
+    l = GPUACT_FMA(l, t, 2.132115515e-05f);
+    l = GPUACT_FMA(l, t, -1.664257434e-04f);
     l = GPUACT_FMA(l, t, 1.135223894e-03f);
     l = GPUACT_FMA(l, t, -7.147261407e-03f);
     l = GPUACT_FMA(l, t, 4.448678344e-02f);
@@ -911,23 +915,24 @@ GPUACT_FN float gpuact_gelu_tanh_d_16(float x) {
 }
 
 /* x > 0 ? 1 - U : U, U = e^(-y^2/2) (y - y0) P(y) for y <= 5 (P of degree
-   12 in y - 2.5; straight-line code), -c0 y e^(-y^2/2) (1 - G(1/y^2)/y^2)
-   for y in (5, 14.6] on a branch (G: degree 4; x above 6.5 gives 1). */
+   12 in y - 2.5, minimax for its relative error; straight-line code),
+   -c0 y e^(-y^2/2) (1 - G(1/y^2)/y^2) for y in (5, 14.6] on a branch (G:
+   degree 4, minimax for the relative error of 1 - G/y^2; x above 6.5 gives 1). */
 GPUACT_FN float gpuact_gelu_erf_d_16(float x) {
     const float y = gpuact_sm_abs(x);
     const float yc = y > 5.0f ? 5.0f : y;
     const float t = yc - 2.5f;
-    float p = GPUACT_FMA(-4.080584315e-09f, t, 1.968696495e-08f);
-    p = GPUACT_FMA(p, t, -2.145794831e-08f);
-    p = GPUACT_FMA(p, t, 1.357126820e-07f);
-    p = GPUACT_FMA(p, t, -1.233866783e-06f);
-    p = GPUACT_FMA(p, t, 5.575715022e-06f);
-    p = GPUACT_FMA(p, t, -2.328557093e-05f);
-    p = GPUACT_FMA(p, t, 1.028752231e-04f);
-    p = GPUACT_FMA(p, t, -4.388991510e-04f);
-    p = GPUACT_FMA(p, t, 1.784813358e-03f);
-    p = GPUACT_FMA(p, t, -6.950180512e-03f);
-    p = GPUACT_FMA(p, t, 2.579875290e-02f);
+    float p = GPUACT_FMA(-3.900221923e-09f, t, 1.964838958e-08f);
+    p = GPUACT_FMA(p, t, -2.482260619e-08f);
+    p = GPUACT_FMA(p, t, 1.363684135e-07f);
+    p = GPUACT_FMA(p, t, -1.210353389e-06f);
+    p = GPUACT_FMA(p, t, 5.571672318e-06f);
+    p = GPUACT_FMA(p, t, -2.336120087e-05f);
+    p = GPUACT_FMA(p, t, 1.028860861e-04f);
+    p = GPUACT_FMA(p, t, -4.387894005e-04f);
+    p = GPUACT_FMA(p, t, 1.784801716e-03f);
+    p = GPUACT_FMA(p, t, -6.950240117e-03f);
+    p = GPUACT_FMA(p, t, 2.579875849e-02f);
     p = GPUACT_FMA(p, t, -4.896580577e-01f);
     {
         /* yc + (y - y): NaN at +-inf, as the f32 function gives */
@@ -940,10 +945,10 @@ GPUACT_FN float gpuact_gelu_erf_d_16(float x) {
                 r = x * 0.0f;
             } else {
                 const float s = y * y, sg = gpuact_sm_rcp_far(s);
-                float g = GPUACT_FMA(2.404077339e+01f, sg, -1.028977203e+01f);
-                g = GPUACT_FMA(g, sg, 2.846394539e+00f);
-                g = GPUACT_FMA(g, sg, -9.976179004e-01f);
-                g = GPUACT_FMA(g, sg, 9.999875426e-01f);
+                float g = GPUACT_FMA(4.418901062e+01f, sg, -1.283522797e+01f);
+                g = GPUACT_FMA(g, sg, 2.960027456e+00f);
+                g = GPUACT_FMA(g, sg, -9.996528625e-01f);
+                g = GPUACT_FMA(g, sg, 9.999989271e-01f);
                 {
                     const float w = gpuact_sm_exp16(-0.5f * s) * ((3.989422917e-01f * y) * GPUACT_FMA(-sg, g, 1.0f));
                     r = x > 0.0f ? 1.0f + w : -w;
