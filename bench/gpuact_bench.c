@@ -5,8 +5,9 @@
                         [--reps N] [--warmup N] [--quick] [--large]
                         [--only NAME[,NAME...]] [--list] [--matrix] [--shape RxC]
 
-   For each workload: allocate, fill the inputs with fresh random non-zero
-   data on the host (about half negative) and upload once, poison the output
+   For each workload: allocate, fill the inputs with fresh random data on the
+   host (about half negative; N(0, 1) for GELU, tanh-GELU and SiLU, whose
+   kernels take branches by magnitude) and upload once, poison the output
    slices that are checked, warm up, then time each repetition with device
    events (CUDA/HIP events, OpenCL queue-profiling markers) around one call;
    report the median and the minimum. GB/s counts bytes read plus bytes
@@ -94,11 +95,26 @@ static uint64_t new_key(void) {
    bits; 3-bit codes (in 4-bit slots) with each slot's high bit 0 */
 enum { DATA_MASK = 100, DATA_CODES3 = 101 };
 
+static float bits_f32(uint32_t u);
+static uint32_t f32_bits(float f);
+static uint32_t bf16_bits(float f);
+static uint32_t f16_bits(float f);
+/* The workload's data: N(0, 1) (the smooth kinds, set per workload) or the
+   log-uniform magnitudes below. Read-only while a fill or a check runs. */
+static int g_normal;
+
 /* Element i: random sign, magnitude in [2^-4, 2^4) with random mantissa:
-   normal, finite, never zero; some f32 values are >= 6 (the clip ceiling). */
+   normal, finite, never zero; some f32 values are >= 6 (the clip ceiling).
+   With g_normal, a standard normal value (Box-Muller on the counter's two
+   24-bit halves) rounded to the type. */
 static uint32_t gen_bits(int type, uint64_t key, uint64_t i) {
     uint64_t h = rnd(key, i);
     uint32_t s = (uint32_t)(h >> 63), e = (uint32_t)(h >> 40) & 7u;
+    if (g_normal && type < DATA_MASK) {
+        const double u1 = ((double)(h >> 40) + 1.0) / 16777216.0, u2 = (double)(h & 0xffffffu) / 16777216.0;
+        const float z = (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
+        return type == GPUACT_F32 ? f32_bits(z) : type == GPUACT_BF16 ? bf16_bits(z) : f16_bits(z);
+    }
     switch (type) {
     case GPUACT_F32: return (s << 31) | ((123u + e) << 23) | (uint32_t)(h & 0x7fffffu);
     case GPUACT_F16: return (s << 15) | ((11u + e) << 10) | (uint32_t)(h & 0x3ffu);
@@ -387,6 +403,19 @@ static unsigned input_code(const run_state *s, size_t r, size_t c) {
 static uint32_t bf16_bits(float f) {
     const uint32_t u = f32_bits(f);
     return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+}
+/* f32 to f16, rounded to nearest even (finite values below 65504) */
+static uint32_t f16_bits(float f) {
+    const uint32_t u = f32_bits(f), s = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+    if (a >= 0x38800000u) /* 2^-14 and up: normal */
+        return s | (((a + 0xfffu + ((a >> 13) & 1u)) >> 13) - (112u << 10));
+    {
+        const float v = bits_f32(a) * 16777216.0f; /* in units of 2^-24: exact, below 2^10 */
+        uint32_t q = (uint32_t)v;
+        const float r = v - (float)q;
+        if (r > 0.5f || (r == 0.5f && (q & 1u))) q++;
+        return s | q;
+    }
 }
 
 /* Expected output bits and mask bit of element (r, c). The data are normal,
@@ -778,6 +807,7 @@ static void run_workload(gpuact_context *ctx, workload *w) {
     memset(&s, 0, sizeof s);
     s.ctx = ctx;
     s.w = w;
+    g_normal = (GPUACT_TRANSCENDENTAL_KINDS >> w->act) & 1u;
     s.k0 = new_key();
     s.k1 = new_key();
     s.kbias = new_key();
