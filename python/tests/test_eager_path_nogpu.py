@@ -1,7 +1,8 @@
-"""gpuact.torch's eager path without a GPU: CPU tensors stand for CUDA ones (is_cuda reads True, the
-stream is 0) and gpuact._C's launches are recorded instead of run, so what the direct path hands to C
-(pointers, sizes, dtype codes, the mask) and which autograd rule it takes are checked here; the values
-are the GPU tests' (tests/test_torch_gpu.py). Also the nn modules made from nn.SIMPLE_MODULES."""
+"""gpuact.torch's eager path without a GPU: CPU tensors stand for CUDA ones and the launches are recorded
+instead of run (the compiled operators: gpuact::_testing_mock; the Python ones: is_cuda reads True, the
+stream is 0, gpuact._C is replaced), so what the path hands to C (pointers, sizes, dtype codes, the mask)
+and which autograd rule it takes are checked here; the values are the GPU tests'
+(tests/test_torch_gpu.py). Also the nn modules made from nn.SIMPLE_MODULES."""
 import inspect
 import types
 
@@ -32,58 +33,89 @@ def calls(monkeypatch):
     return seen
 
 
-def test_without_autograd_one_forward_and_no_mask(calls):
+@pytest.fixture
+def launches():
+    """The compiled operators' launches (gpuact.torch._C under gpuact::_testing_mock: CPU tensors stand for
+    CUDA ones, each launch is recorded instead of run), as a function returning the records since its last
+    call: dicts of op, rows, cols and the addresses in, out, mask, x, bias, dbias (0: absent)."""
+    fields = ("op", "rows", "cols", "in", "out", "mask", "x", "bias", "dbias")
+    ops = ("forward", "backward", "epilogue_forward", "epilogue_backward", "glu_forward", "glu_backward")
+    torch.ops.gpuact._testing_mock(True)
+
+    def take():
+        flat = torch.ops.gpuact._testing_mock(True)
+        recs = [dict(zip(fields, flat[i:i + len(fields)])) for i in range(0, len(flat), len(fields))]
+        for r in recs:
+            r["op"] = ops[r["op"]]
+        return recs
+
+    yield take
+    torch.ops.gpuact._testing_mock(False)
+
+
+def test_without_autograd_one_forward_and_no_mask(launches):
     x = torch.randn(1024)
     y = ga.relu(x)
     assert y.shape == x.shape and y.data_ptr() != x.data_ptr()
-    (name, a), = calls
-    assert name == "forward"
-    backend, dev, stream, act, dt, n, px, py, pmask = a
-    assert (act[0], dt, n, px, py, pmask) == (ga.functional._RELU[0], _impl.DTYPE[torch.float32], 1024,
-                                               x.data_ptr(), y.data_ptr(), None)
+    (r,) = launches()
+    assert (r["op"], r["rows"], r["in"], r["out"], r["mask"]) == ("forward", 1024, x.data_ptr(), y.data_ptr(), 0)
     with torch.no_grad():  # grad mode off: no mask either, even for an x that requires grad
         ga.leaky_relu(torch.randn(8, requires_grad=True), 0.2)
-    assert calls[-1][1][3][:2] == (ga.functional._kp("leaky", {})[0], 0.2) and calls[-1][1][8] is None
+    assert launches()[-1]["mask"] == 0
+    ga.leaky_relu(torch.randn(8), 0.2)  # no input requires grad: no mask
+    assert launches()[-1]["mask"] == 0
 
 
-def test_relu_family_autograd_keeps_the_mask_and_its_backward_reads_it(calls):
+def test_relu_family_autograd_keeps_the_mask_and_its_backward_reads_it(launches):
     x = torch.randn(100, requires_grad=True)
     y = ga.relu(x)
-    assert y.grad_fn is not None and "_Act" in type(y.grad_fn).__name__
-    mask_ptr = calls[-1][1][8]
-    assert mask_ptr is not None
-    (saved,) = y.grad_fn.saved_tensors
-    assert saved.dtype == torch.uint8 and saved.numel() == (100 + 7) // 8 and saved.data_ptr() == mask_ptr
+    assert y.grad_fn is not None and y.grad_fn.name() == "gpuact::ActBackward"
+    (fwd,) = launches()
+    assert fwd["mask"] != 0
     y.sum().backward()
-    name, a = calls[-1]
-    assert name == "backward" and a[5] == 100 and a[8] is None and a[9] == mask_ptr  # dx from the mask, not x
+    (bwd,) = launches()
+    assert bwd["op"] == "backward" and bwd["rows"] == 100 and bwd["x"] == 0 and bwd["mask"] == fwd["mask"]
     assert x.grad.shape == x.shape
 
 
-def test_smooth_kinds_keep_x(calls):
+def test_smooth_kinds_keep_x(launches):
     x = torch.randn(64, requires_grad=True)
     y = ga.gelu(x)
-    assert calls[-1][1][8] is None
-    (saved,) = y.grad_fn.saved_tensors
-    assert saved.data_ptr() == x.data_ptr()
+    assert launches()[-1]["mask"] == 0
     y.sum().backward()
-    name, a = calls[-1]
-    assert name == "backward" and a[8] == x.data_ptr() and a[9] is None
+    (bwd,) = launches()
+    assert bwd["op"] == "backward" and bwd["x"] == x.data_ptr() and bwd["mask"] == 0
 
 
-def test_double_backward_goes_through_the_custom_op(calls):
+def test_double_backward_goes_through_the_custom_op(launches):
     """create_graph=True: the backward is recorded through gpuact::act_bwd, differentiable again (the ReLU
-    family); a plain backward calls gpuact._C directly (the test above)."""
+    family); its backward reads the same mask."""
     x, g = torch.randn(32, requires_grad=True), torch.randn(32, requires_grad=True)
     y = ga.leaky_relu(x, 0.1)
     (dx,) = torch.autograd.grad(y, x, g, create_graph=True)
-    assert dx.grad_fn is not None and "act_bwd" in type(dx.grad_fn).__name__, type(dx.grad_fn).__name__
+    assert dx.grad_fn is not None and dx.grad_fn.name() == "gpuact::ActBwdBackward", dx.grad_fn.name()
     dx.sum().backward()  # d(dx)/dg: the same selection of the ones, from the mask
-    assert [n for n, _ in calls] == ["forward", "backward", "backward"] and calls[2][1][9] == calls[0][1][8]
+    recs = launches()
+    assert [r["op"] for r in recs] == ["forward", "backward", "backward"] and recs[2]["mask"] == recs[0]["mask"]
     with pytest.raises(gpuact.NotSupported, match="double backward of gelu"):
         x2 = torch.randn(8, requires_grad=True)
         (d,) = torch.autograd.grad(ga.gelu(x2).sum(), x2, create_graph=True)
         d.sum().backward()
+
+
+def test_in_place_and_out(launches):
+    x = torch.randn(16)
+    assert ga.relu(x, inplace=True) is x
+    (r,) = launches()
+    assert r["in"] == r["out"] == x.data_ptr()
+    out = torch.empty(16)
+    assert ga.silu(x, out=out) is out and launches()[-1]["out"] == out.data_ptr()
+    with pytest.raises(gpuact.InvalidArgument, match="out overlaps x"):
+        ga.relu(x[1:], out=x[:-1])
+    with pytest.raises(gpuact.InvalidArgument, match="dtype torch.float64"):
+        ga.relu(x.double())
+    h = torch.randn(16, requires_grad=True) * 1.0
+    ga.relu(h, inplace=True).sum().backward()  # in place under autograd: computed apart, written back
 
 
 def test_bias_act_fast_path_arguments(calls):

@@ -1,7 +1,8 @@
-"""The operations on torch tensors: argument checks, layouts, output
-allocation and the call into gpuact._C on the tensor's device and
-torch's current stream. Used by the eager fast path, the autograd
-functions and the torch.library custom ops alike (one implementation)."""
+"""The operations on torch tensors that are not compiled operators yet (the epilogue, the gated forms):
+argument checks, layouts, output allocation and the call into gpuact._C on the tensor's device and
+torch's current stream. Used by the eager fast path, the autograd functions and the torch.library
+custom ops alike (one implementation); the argument checks serve the compiled operators' fake
+implementations too."""
 import math
 
 import torch
@@ -90,113 +91,8 @@ def dense(t):
     return False
 
 
-def with_strides(t, stride):
-    """t with exactly these (dense) strides: t itself, or a copy."""
-    if tuple(t.stride()) == tuple(stride):
-        return t
-    out = torch.empty_strided(t.shape, stride, dtype=t.dtype, device=t.device)
-    out.copy_(t)
-    return out
-
-
-def _overlap(a, b):
-    """Whether the memory spans of a and b (first to last element) intersect."""
-    if not a.numel() or not b.numel():
-        return False
-
-    def span(t):
-        lo = t.data_ptr()
-        hi = lo + (sum((s - 1) * st for s, st in zip(t.shape, t.stride())) + 1) * t.element_size()
-        return lo, hi
-
-    (a0, a1), (b0, b1) = span(a), span(b)
-    return a0 < b1 and b0 < a1
-
-
 def _ptr(t):
     return t.data_ptr() if t is not None else None
-
-
-# ---------------------------------------------------------------------------------------------
-# Elementwise
-
-def act_forward(x, act, want_mask, out=None, fn="activation"):
-    """y = act(x) (and the 1-bit mask, ceil(n/8) bytes). Returns (y, mask or
-    None, src): src is the tensor computed on, x or (x not dense) its
-    contiguous copy; the mask's bits follow src's memory order.
-    out: the tensor to write (x itself for in place); when its layout is not
-    the computed one, the result is computed apart and copied into it."""
-    check(x, "x", fn)
-    dt = DTYPE[x.dtype]
-    src = x if dense(x) else x.contiguous()
-    if out is not None:
-        check(out, "out", fn)
-        same_device(x, out, "x", "out", fn)
-        if out.shape != x.shape or out.dtype != x.dtype:
-            _fail(fn, f"out has shape {tuple(out.shape)} and dtype {out.dtype}; x has {tuple(x.shape)} and {x.dtype}")
-        same = out.data_ptr() == src.data_ptr() and tuple(out.stride()) == tuple(src.stride())
-        if not same and _overlap(out, src):
-            _fail(fn, "out overlaps x without being x itself (in place needs out to be exactly x)")
-        direct = same or (tuple(out.stride()) == tuple(src.stride()) and dense(out))
-        y = out if direct else torch.empty_like(src)
-    else:
-        y = torch.empty_like(src)
-    n = src.numel()
-    mask = x.new_empty((n + 7) // 8, dtype=_uint8) if want_mask else None
-    if n:
-        dev = x.get_device()
-        _C.forward(BACKEND, dev, raw_stream(dev), act, dt, n, src.data_ptr(), y.data_ptr(), _ptr(mask))
-    if out is not None and y is not out:
-        out.copy_(y)
-        y = out
-    return y, mask, src
-
-
-def act_new(x, act, want_mask, fn="activation"):
-    """(y, mask or None): y = act(x) into a new tensor (and the 1-bit mask), the eager call with the fewest
-    torch calls for a contiguous x; any other layout or dtype takes act_forward, which checks and reports."""
-    dt = DTYPE.get(x.dtype)
-    if dt is None or not x.is_contiguous():
-        return act_forward(x, act, want_mask, fn=fn)[:2]
-    y = _empty_like(x)
-    n = x.numel()
-    mask = x.new_empty((n + 7) // 8, dtype=_uint8) if want_mask else None
-    if n:
-        dev = x.get_device()
-        _C.forward(BACKEND, dev, raw_stream(dev), act, dt, n, x.data_ptr(), y.data_ptr(),
-                   mask.data_ptr() if want_mask else None)
-    return y, mask
-
-
-def act_backward(dy, act, x=None, mask=None, fn="activation backward"):
-    """dx from dy and the forward's x (or y) or its 1-bit mask (exactly one).
-    The mask's bits follow dy's memory order (autograd passes dy in the
-    forward's layout, see with_strides); x is brought to dy's layout."""
-    check(dy, "dy", fn)
-    if (x is None) == (mask is None):
-        _fail(fn, "give exactly one of x (the forward's input or output) and mask")
-    if not dense(dy):
-        dy = dy.contiguous()
-    n = dy.numel()
-    if x is not None:
-        check(x, "x", fn)
-        same_device(dy, x, "dy", "x", fn)
-        if x.shape != dy.shape or x.dtype != dy.dtype:
-            _fail(fn, f"x has shape {tuple(x.shape)} and dtype {x.dtype}; dy has {tuple(dy.shape)} and {dy.dtype}")
-        x = with_strides(x, dy.stride())
-    else:
-        if not isinstance(mask, torch.Tensor) or mask.dtype != torch.uint8:
-            _fail(fn, "mask must be the uint8 tensor the forward wrote")
-        same_device(dy, mask, "dy", "mask", fn)
-        if not mask.is_contiguous() or mask.numel() < (n + 7) // 8:
-            _fail(fn, f"mask has {mask.numel()} bytes (contiguous: {mask.is_contiguous()}); "
-                      f"{n} elements need {(n + 7) // 8} contiguous bytes")
-    dx = torch.empty_like(dy)
-    if n:
-        dev = dy.get_device()
-        _C.backward(BACKEND, dev, raw_stream(dev), act, DTYPE[dy.dtype], n, dy.data_ptr(), dx.data_ptr(), _ptr(x),
-                    _ptr(mask))
-    return dx
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ implementations and autograd formulas, so torch.compile(fullgraph=True)
 traces code that uses them without graph breaks, torch.export keeps them
 as single nodes, and meta tensors work.
 
+    gpuact::act(Tensor x, int kind, float[] params) -> Tensor y                   with autograd (the mask or x)
     gpuact::act_fwd(Tensor x, int kind, float[] params, bool with_mask) -> (Tensor y, Tensor mask)
     gpuact::act_bwd(Tensor dy, Tensor? x, Tensor? mask, int kind, float[] params) -> Tensor dx
     gpuact::act_inplace(Tensor(a!) x, int kind, float[] params) -> ()                 in place, no autograd
@@ -25,7 +26,11 @@ gpuact_activation after kind, in order (gpuact.ACT_PARAMS): a new field
 needs no new schema. Without with_mask the mask output is empty; without
 dbias_dtype the dbias output is empty.
 
-Autograd: act_fwd saves the 1-bit mask (with_mask) or x, never y;
+The elementwise ops are compiled C++ (gpuact.torch._C: kernels and autograd); the
+others are defined here in Python.
+
+Autograd: act saves the 1-bit mask (the ReLU family, hardtanh) or x (the smooth kinds), making
+the mask only when autograd records the call; act_fwd saves the 1-bit mask (with_mask) or x, never y;
 bias_act_fwd saves the mask (the ReLU family, hardtanh) or, for the smooth
 kinds (GELU, SiLU, squared ReLU: no mask), x and the bias, and computes dx
 and the bias gradient in one pass (bias_act_bwd from the mask,
@@ -34,16 +39,16 @@ act_bwd is differentiable again in dy for the kinds with a mask (double
 backward of the ReLU family: its second derivative in x is zero);
 bias_act_bwd and bias_act_bwd_x are not.
 
-Eager calls of gpuact.torch's functions on plain CUDA tensors skip the
-dispatcher (gpuact/torch/functional.py); these ops serve torch.compile,
-export, tensor subclasses, dispatch modes and meta tensors.
+gpuact.torch's elementwise functions call gpuact::act (eager and traced); bias_act and the gated forms
+skip the dispatcher for plain CUDA tensors (gpuact/torch/functional.py) and use their ops for
+torch.compile, export, tensor subclasses, dispatch modes and meta tensors.
 """
 import typing
 
 import torch
 from torch import Tensor
 
-from .._core import KINDS, NotSupported, kind_info
+from .._core import KINDS, error_class, kind_info
 from . import _impl
 
 _KIND_NAMES = {k.value: k.name for k in KINDS.values()}
@@ -62,102 +67,58 @@ def _empty_mask(x):
 
 
 # ---------------------------------------------------------------------------------------------
-# Elementwise
+# The compiled operators (gpuact.torch._C): gpuact::act, act_fwd, act_bwd, act_inplace, act_into, with their
+# CUDA kernels and autograd in C++ (python/src/torch_ops.cpp). Here: their fake implementations (shapes
+# for torch.compile and meta tensors, symbolic shapes included), and the Python kernel of gpuact::_raise,
+# through which the C++ kernels raise gpuact's exception classes.
 
-@torch.library.custom_op("gpuact::act_fwd", mutates_args=())
-def act_fwd(x: Tensor, kind: int, params: typing.List[float], with_mask: bool) -> typing.Tuple[Tensor, Tensor]:
-    y, mask, _ = _impl.act_forward(x, _act(kind, params), with_mask, fn=_KIND_NAMES.get(kind, "activation"))
-    return y, (mask if mask is not None else _empty_mask(x))
+try:
+    from . import _C  # noqa: F401  registers the operators above
+except ImportError as e:  # pragma: no cover - depends on the install
+    raise ImportError(
+        f"gpuact.torch needs its compiled torch operators, gpuact.torch._C, which this install lacks or cannot "
+        f"load ({e}). They are built when torch is importable at build time, against that torch: install "
+        f"with `pip install --no-build-isolation ./python` (from a clone) into the Python that has torch, and "
+        f"again after upgrading torch.") from e
+
+_LIB = torch.library.Library("gpuact", "IMPL")
 
 
-@act_fwd.register_fake
+def _raise(result, what, detail):
+    cls = error_class(result)
+    raise cls(what, result, detail) if detail else cls(what)
+
+
+_LIB.impl("_raise", _raise, "CompositeExplicitAutograd")
+torch.ops.gpuact._set_backend(_impl.BACKEND)
+
+
+@torch.library.register_fake("gpuact::act")
+def _act_fake(x, kind, params):
+    _impl.check(x, "x", _KIND_NAMES.get(kind, "activation"), devices=("cuda", "meta"))
+    return torch.empty_like(x) if _impl.dense(x) else x.new_empty(x.shape)
+
+
+@torch.library.register_fake("gpuact::act_fwd")
 def _act_fwd_fake(x, kind, params, with_mask):
-    y = torch.empty_like(x) if _impl.dense(x) else x.new_empty(x.shape)
+    y = _act_fake(x, kind, params)
     n = x.numel()
     return y, x.new_empty(((n + 7) // 8 if with_mask else 0,), dtype=torch.uint8)
 
 
-def act_setup(ctx, kind, params, with_mask, y_stride, saved):
-    """What the elementwise autograd keeps: the 1-bit mask (with_mask: the ReLU family, hardtanh) or x (the
-    smooth kinds), never y, and y's strides (the mask's bit order is y's memory order). One definition: the
-    custom op gpuact::act_fwd registers it, and the eager path's functional._Act calls it."""
-    ctx.kind, ctx.params, ctx.with_mask = kind, params, with_mask
-    ctx.y_stride = tuple(y_stride)
-    ctx.save_for_backward(saved)
-
-
-def act_backward_rule(ctx, dy):
-    """dx from dy and the saved mask or x. A first-order backward of eager CUDA tensors goes straight into
-    gpuact._C; a traced one, or one whose graph is recorded (create_graph=True: double backward), goes
-    through the custom op gpuact::act_bwd, which is differentiable again for the kinds with a mask."""
-    (saved,) = ctx.saved_tensors
-    dy = _impl.with_strides(dy, ctx.y_stride)
-    x, mask = (None, saved) if ctx.with_mask else (_impl.with_strides(saved, ctx.y_stride), None)
-    if not torch.is_grad_enabled() and _impl.eager(dy):
-        return _impl.act_backward(dy, _act(ctx.kind, ctx.params), x=x, mask=mask,
-                                  fn=f"{_KIND_NAMES.get(ctx.kind, 'activation')} backward")
-    return torch.ops.gpuact.act_bwd(dy, x, mask, ctx.kind, list(ctx.params))
-
-
-def _act_fwd_setup(ctx, inputs, output):
-    x, kind, params, with_mask = inputs
-    y, mask = output
-    act_setup(ctx, kind, tuple(params), with_mask, y.stride(), mask if with_mask else x)
-
-
-def _act_fwd_backward(ctx, dy, dmask):
-    return act_backward_rule(ctx, dy), None, None, None
-
-
-act_fwd.register_autograd(_act_fwd_backward, setup_context=_act_fwd_setup)
-
-
-@torch.library.custom_op("gpuact::act_bwd", mutates_args=())
-def act_bwd(dy: Tensor, x: typing.Optional[Tensor], mask: typing.Optional[Tensor], kind: int,
-            params: typing.List[float]) -> Tensor:
-    return _impl.act_backward(dy, _act(kind, params), x=x, mask=mask,
-                              fn=f"{_KIND_NAMES.get(kind, 'activation')} backward")
-
-
-@act_bwd.register_fake
+@torch.library.register_fake("gpuact::act_bwd")
 def _act_bwd_fake(dy, x, mask, kind, params):
     return torch.empty_like(dy) if _impl.dense(dy) else dy.new_empty(dy.shape)
 
 
-def _act_bwd_setup(ctx, inputs, output):
-    dy, x, mask, kind, params = inputs
-    ctx.kind, ctx.params = kind, list(params)
-    ctx.dy_stride = tuple(output.stride())
-    ctx.from_mask = mask is not None
-    ctx.save_for_backward(mask if mask is not None else x)
+@torch.library.register_fake("gpuact::act_inplace")
+def _act_inplace_fake(x, kind, params):
+    return None
 
 
-def _act_bwd_backward(ctx, gdx):
-    # dx = select(region, dy, dy * slope or 0): linear in dy; its derivative in
-    # x is zero almost everywhere for the kinds with a mask (a piecewise-linear
-    # activation). Kinds without one (smooth activations) are not supported here.
-    if not _has_mask(ctx.kind):
-        raise NotSupported(f"gpuact.torch: double backward of {_KIND_NAMES.get(ctx.kind)} is not supported")
-    (saved,) = ctx.saved_tensors
-    gdx = _impl.with_strides(gdx, ctx.dy_stride)
-    if ctx.from_mask:
-        gdy = torch.ops.gpuact.act_bwd(gdx, None, saved, ctx.kind, ctx.params)
-    else:
-        gdy = torch.ops.gpuact.act_bwd(gdx, saved, None, ctx.kind, ctx.params)
-    return gdy, None, None, None, None
-
-
-act_bwd.register_autograd(_act_bwd_backward, setup_context=_act_bwd_setup)
-
-
-@torch.library.custom_op("gpuact::act_inplace", mutates_args=("x",))
-def act_inplace(x: Tensor, kind: int, params: typing.List[float]) -> None:
-    _impl.act_forward(x, _act(kind, params), False, out=x, fn=_KIND_NAMES.get(kind, "activation"))
-
-
-@torch.library.custom_op("gpuact::act_into", mutates_args=("y",))
-def act_into(x: Tensor, y: Tensor, kind: int, params: typing.List[float]) -> None:
-    _impl.act_forward(x, _act(kind, params), False, out=y, fn=_KIND_NAMES.get(kind, "activation"))
+@torch.library.register_fake("gpuact::act_into")
+def _act_into_fake(x, y, kind, params):
+    return None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,15 +11,15 @@ epilogue: x and the bias), as torch's does. The epilogue's backward writes
 dx and the bias gradient in one pass.
 
 Paths (same kernels, same results):
-  - eager, plain CUDA tensors: straight into gpuact._C (microseconds of host
-    time), with torch.autograd.Function when a gradient is needed (applied
-    through its C entry, without the Python wrapper's functorch handling:
-    this path runs only when no functorch transform is active); the
-    autograd rule is the custom op's (_ops.act_setup / act_backward_rule,
-    bias_act_setup / bias_act_backward_rule, glu_setup / glu_backward_rule),
-    written once;
-  - torch.compile / export / tensor subclasses / dispatch modes / meta
-    tensors: the torch.library custom ops of gpuact/torch/_ops.py.
+  - the elementwise functions: the compiled operator gpuact::act (gpuact.torch._C: checks,
+    allocation, launch and autograd in C++, as torch's own operators), eager and traced alike;
+  - bias_act and the gated forms, eager on plain CUDA tensors: straight into gpuact._C, with
+    torch.autograd.Function when a gradient is needed (applied through its C entry, without the
+    Python wrapper's functorch handling: this path runs only when no functorch transform is
+    active); the autograd rule is the custom op's (bias_act_setup / bias_act_backward_rule,
+    glu_setup / glu_backward_rule), written once;
+  - bias_act and the gated forms under torch.compile / export / tensor subclasses / dispatch
+    modes / meta tensors: the torch.library custom ops of gpuact/torch/_ops.py.
 
 Layouts: elementwise ops run on contiguous, channels_last and
 channels_last_3d tensors as they are (the output has the input's layout);
@@ -69,7 +69,7 @@ _PARAM_INDEX = {p: i for i, p in enumerate(ACT_PARAMS)}
 
 def _resolve(kind, params):
     """(kind value, params tuple in ACT_PARAMS order, has_mask, table name, act = (kind value,) + params:
-    the activation tuple gpuact._C takes) from a kind name (or alias) and a dict of parameters by the C
+    the activation tuple gpuact._C takes, params as a list: what gpuact::act takes) from a kind name (or alias) and a dict of parameters by the C
     field names (None: the default). Plain Python that torch.compile traces to constants."""
     t = _TEMPLATES.get(kind)
     if t is None:
@@ -86,7 +86,7 @@ def _resolve(kind, params):
         if k in implied and float(v) != implied[k]:
             raise InvalidArgument(f"gpuact.torch: {kind} means {k}={implied[k]}; got {k}={v}")
         p[i] = float(v)
-    return value, tuple(p), has_mask, name, (value,) + tuple(p)
+    return value, tuple(p), has_mask, name, (value,) + tuple(p), list(p)
 
 
 _CACHE = {}
@@ -110,71 +110,36 @@ def _direct(x):
 
 
 # ---------------------------------------------------------------------------------------------
-# Elementwise: the eager path's autograd. Its rule is _ops.act_setup / _ops.act_backward_rule, the two
-# functions the custom op gpuact::act_fwd registers (one definition; the double backward of the ReLU
-# family is the custom op gpuact::act_bwd's).
+# Elementwise: the compiled operator gpuact::act (its kernel and autograd in C++: gpuact.torch._C)
 
-class _Act(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, kp, inplace):
-        kind, params, has_mask, name, act = kp
-        if inplace:
-            saved = None if has_mask else x.clone()  # a smooth kind keeps x: a copy of it, as torch's silu_
-            y, mask, src = _impl.act_forward(x, act, has_mask, out=x, fn=name)
-            ctx.mark_dirty(x)
-            stride = src.stride()
-        else:
-            y, mask = _impl.act_new(x, act, has_mask, fn=name)
-            saved, stride = x, y.stride()
-        _ops.act_setup(ctx, kind, params, has_mask, stride, mask if has_mask else saved)
-        return y
+_ACT = torch.ops.gpuact.act.default
+_ACT_INPLACE = torch.ops.gpuact.act_inplace.default
+_ACT_INTO = torch.ops.gpuact.act_into.default
+_act_entry = _ACT._op  # the operator's C entry without OpOverload's Python frame (eager calls only)
 
-    @staticmethod
-    def backward(ctx, dy):
-        return _ops.act_backward_rule(ctx, dy), None, None
-
-
-# torch.autograd.Function.apply less its Python wrapper (functorch checks, default-argument binding):
-# the direct path runs only when no functorch transform is active, and unwraps x as the wrapper would.
-_act_apply = torch._C._FunctionBase.__dict__["apply"].__get__(None, _Act)
-
-
-# ---------------------------------------------------------------------------------------------
-# Elementwise: the functions
 
 def _activation(x, kp, inplace, out):
-    if out is None and _direct(x):
-        if x.requires_grad and _grad_enabled():
-            return _act_apply(_unwrap_if_dead(x), kp, inplace)
-        if not inplace:
-            return _impl.act_new(x, kp[4], False, kp[3])[0]
-        return _impl.act_forward(x, kp[4], False, out=x, fn=kp[3])[0]
-    kind, params, has_mask, name, act = kp
+    if out is None and not inplace:
+        if _is_compiling():  # torch.compile traces the OpOverload
+            return _ACT(x, kp[0], kp[5])
+        return _act_entry(x, kp[0], kp[5])
+    kind, params, has_mask, name, act, plist = kp
     if out is not None and inplace:
         raise InvalidArgument(f"gpuact.torch.{name}: give inplace=True or out=, not both")
     grad = _grad_enabled() and x.requires_grad
-    if out is not None and grad:
-        raise InvalidArgument(f"gpuact.torch.{name}: out= does not support autograd (x requires grad); "
-                              f"call it under torch.no_grad() or without out=")
-    if _impl.eager(x):  # out= on a plain CUDA tensor
-        return _impl.act_forward(x, act, False, out=out, fn=name)[0]
-    # torch.compile, export, subclasses, modes, meta tensors: the custom ops
-    _impl.check(x, "x", name, devices=("cuda", "meta"))
-    plist = list(params)
     if out is not None:
-        torch.ops.gpuact.act_into(x, out, kind, plist)
+        if grad:
+            raise InvalidArgument(f"gpuact.torch.{name}: out= does not support autograd (x requires grad); "
+                                  f"call it under torch.no_grad() or without out=")
+        _ACT_INTO(x, out, kind, plist)
         return out
-    if inplace and not grad:
-        torch.ops.gpuact.act_inplace(x, kind, plist)
+    if not grad:
+        _ACT_INPLACE(x, kind, plist)
         return x
-    if inplace and not has_mask:  # autograd keeps x: compute from a copy, whose value the backward reads
-        y, _ = torch.ops.gpuact.act_fwd(x.clone(), kind, plist, False)
-    else:
-        y, _ = torch.ops.gpuact.act_fwd(x, kind, plist, bool(grad and has_mask))
-    if inplace:  # with autograd: the result is written back (one extra copy)
-        x.copy_(y)
-        return x
-    return y
+    # in place with autograd: computed apart, then written back (one extra copy); a smooth kind's autograd
+    # keeps x, so it computes from a copy whose value the backward reads, as torch's silu_ does
+    x.copy_(_ACT(x if has_mask else x.clone(), kind, plist))
+    return x
 
 
 def activation(x, kind="relu", *, inplace=False, out=None, **params):
@@ -268,7 +233,7 @@ class _BiasAct(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, bias, kp, scale, out_dtype, bias_in_x_dtype):
-        kind, params, has_mask, name, act = kp
+        kind, params, has_mask, name, act = kp[:5]
         y, mask = _impl.epilogue_forward(x, bias, act, scale, out_dtype, has_mask, fn=name,
                                          bias_in_x_dtype=bias_in_x_dtype)
         _ops.bias_act_setup(ctx, x, bias, kind, params, scale, has_mask, mask, bias_in_x_dtype)
@@ -328,7 +293,7 @@ def _bias_act(x, bias, kp, scale, out_dtype):
                                       bias_in_x_dtype=cast_bias)[0]
     grad = _grad_enabled() and (x.requires_grad or (bias is not None and bias.requires_grad))
     _impl.check(x, "x", "bias_act", devices=("cuda", "meta"))
-    kind, prm, has_mask, name, _ = kp
+    kind, prm, has_mask, name = kp[:4]
     if cast_bias:
         y, _ = torch.ops.gpuact.bias_act_fwd(x, bias, kind, list(prm), scale, out_dtype, bool(grad and has_mask),
                                              True)

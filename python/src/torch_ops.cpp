@@ -1,0 +1,560 @@
+/* gpuact.torch._C: gpuact's operations as PyTorch dispatcher operators.
+
+   gpuact.h (GPUACT_IMPLEMENTATION) is compiled into this library, which
+   defines the operators of namespace gpuact (TORCH_LIBRARY) and their
+   kernels: CUDA (argument checks, output allocation and the gpuact launch
+   on torch's current stream of the tensor's device, all in C++) and
+   Autograd (torch::autograd::Function: the forward keeps the 1-bit mask of
+   the ReLU family or the smooth kinds' input, never y). The fake (meta)
+   implementations that torch.compile traces with are Python's
+   (gpuact/torch/_ops.py): they must handle symbolic shapes.
+
+   One autograd definition per operator, here; the Python layer calls the
+   operators (torch.ops.gpuact.*), eager and traced alike.
+
+   Errors: an argument refused here, or a gpuact call that failed, is raised
+   through the operator gpuact::_raise, whose kernel gpuact/torch/_ops.py
+   registers in Python: the caller gets gpuact's own exception classes
+   (gpuact.InvalidArgument, ...), from a forward and from a backward run by
+   the autograd engine alike.
+
+   Testing without a GPU: gpuact::_testing_mock(true) makes CPU tensors stand
+   for CUDA ones and records each launch instead of running it
+   (tests/test_eager_path_nogpu.py; the host-time measurement of the
+   dispatcher and autograd path on a machine without a GPU). */
+#include <Python.h>
+
+#define GPUACT_IMPLEMENTATION
+#define GPUACT_DEF static
+#include "gpuact.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/functions/utils.h>
+#include <torch/csrc/autograd/saved_variable.h>
+#include <torch/library.h>
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace {
+
+using at::Tensor;
+using c10::ArrayRef;
+
+/* ---- >>kinds ------------------------------------------------------------------ */
+
+/* The rows of GPUACT_ACTIVATIONS (kernels/contract.h): the name and whether
+   the kind has the 1-bit mask (its select column). */
+#define GPUACT_TORCH_KIND_(name, slope, ceiling, lower, from_y, select, glu) {#name, select != 0},
+struct KindRow {
+    const char *name;
+    bool has_mask;
+};
+const KindRow kinds[] = {GPUACT_ACTIVATIONS(GPUACT_TORCH_KIND_)};
+constexpr int64_t nkinds = sizeof kinds / sizeof kinds[0];
+
+const char *kind_name(int64_t kind, const char *otherwise = "activation") {
+    return kind >= 0 && kind < nkinds ? kinds[kind].name : otherwise;
+}
+bool has_mask(int64_t kind) { return kind >= 0 && kind < nkinds && kinds[kind].has_mask; }
+
+/* kind and the float fields of gpuact_activation after it, in declaration order (gpuact.ACT_PARAMS). */
+gpuact_activation activation(int64_t kind, ArrayRef<double> p) {
+    gpuact_activation a;
+    memset(&a, 0, sizeof a);
+    a.kind = (gpuact_activation_kind)kind;
+    float *fields[] = {&a.negative_slope, &a.ceiling, &a.lower};
+    size_t i = 0;
+    for (; i < p.size() && i < 3; i++) *fields[i] = (float)p[i];
+    if (i < p.size()) a.flags = (unsigned)p[i];
+    return a;
+}
+
+/* ---- >>errors ------------------------------------------------------------------- */
+
+/* Raises gpuact's exception for result (gpuact_result; detail: gpuact_last_error()'s text, empty for an
+   argument refused here) through gpuact::_raise, whose Python kernel raises it. */
+[[noreturn]] void fail(int result, const std::string &what, const std::string &detail = "") {
+    static auto op = c10::Dispatcher::singleton()
+                         .findSchemaOrThrow("gpuact::_raise", "")
+                         .typed<void(int64_t, c10::string_view, c10::string_view)>();
+    op.call(result, what, detail);
+    TORCH_CHECK_VALUE(false, what, detail.empty() ? "" : ": ", detail);  // no Python kernel registered
+}
+
+[[noreturn]] void refuse(const std::string &fn, const std::string &text) {
+    fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact.torch." + fn + ": " + text);
+}
+
+std::string shape_str(const Tensor &t) {
+    std::string s = "(";
+    for (int64_t i = 0; i < t.dim(); i++) s += (i ? ", " : "") + std::to_string(t.size(i));
+    return s + (t.dim() == 1 ? ",)" : ")");
+}
+
+std::string dtype_str(c10::ScalarType t) {
+    switch (t) {
+    case at::kFloat: return "torch.float32";
+    case at::kHalf: return "torch.float16";
+    case at::kBFloat16: return "torch.bfloat16";
+    case at::kDouble: return "torch.float64";
+    case at::kLong: return "torch.int64";
+    case at::kInt: return "torch.int32";
+    case at::kShort: return "torch.int16";
+    case at::kChar: return "torch.int8";
+    case at::kByte: return "torch.uint8";
+    case at::kBool: return "torch.bool";
+    default: return std::string("torch.") + c10::toString(t);
+    }
+}
+
+/* ---- >>launch ------------------------------------------------------------------- */
+
+std::atomic<bool> mock{false};
+std::mutex mock_lock;
+std::vector<int64_t> mock_calls;
+
+gpuact_backend backend = GPUACT_BACKEND_CUDA;  /* HIP on ROCm builds of torch: gpuact::_set_backend */
+constexpr int max_devices = 64;
+std::atomic<gpuact_context *> contexts[max_devices];
+std::mutex context_lock;
+
+gpuact_context *context(int dev) {
+    if (dev < 0 || dev >= max_devices)
+        fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact.torch: device " + std::to_string(dev) +
+                                                "; gpuact handles device ordinals 0 to " +
+                                                std::to_string(max_devices - 1));
+    gpuact_context *ctx = contexts[dev].load(std::memory_order_acquire);
+    if (ctx) return ctx;
+    std::lock_guard<std::mutex> hold(context_lock);
+    ctx = contexts[dev].load(std::memory_order_relaxed);
+    if (ctx) return ctx;
+    gpuact_context_desc d;
+    memset(&d, 0, sizeof d);
+    d.backend = backend;
+    d.device = dev;
+    gpuact_result r = gpuact_context_create(&d, &ctx);
+    if (r != GPUACT_SUCCESS)
+        fail(r, std::string("gpuact: creating the ") + gpuact_backend_name(backend) + " context of device " +
+                    std::to_string(dev) + " failed: " + gpuact_result_string(r),
+             gpuact_last_error());
+    contexts[dev].store(ctx, std::memory_order_release);
+    return ctx;
+}
+
+/* Where a call runs: the tensor's device, torch's current stream there, gpuact's context of it. */
+struct Target {
+    int dev;
+    void *stream;
+    gpuact_context *ctx;
+};
+
+Target target(const Tensor &t) {
+    if (t.is_cpu()) return {-1, nullptr, nullptr};  /* mock */
+    int dev = t.get_device();
+    const c10::impl::DeviceGuardImplInterface *impl = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+    c10::Device d(c10::DeviceType::CUDA, (c10::DeviceIndex)dev);
+    return {dev, impl->getStreamNativeHandle(impl->getStream(d)), context(dev)};
+}
+
+void *ptr(const Tensor &t) { return t.defined() ? t.data_ptr() : nullptr; }
+gpuact_buffer buf(const Tensor &t) { return {ptr(t), 0}; }
+gpuact_buffer buf(void *p) { return {p, 0}; }
+int64_t addr(gpuact_buffer b) { return (int64_t)(intptr_t)b.handle + (int64_t)b.offset; }
+
+/* The records of mock launches, 9 numbers each: op (0 forward, 1 backward, 2 epilogue forward,
+   3 epilogue backward, 4 glu forward, 5 glu backward), rows (n for 0 and 1), cols (1 for 0 and 1), then
+   the addresses in, out, mask, x, bias, dbias (0: absent): in = x (forward), dy (backward) or a (glu);
+   out = y, dx or da; x = a backward's x or the glu's b. */
+void record(int op, size_t rows, size_t cols, gpuact_buffer in, gpuact_buffer out, gpuact_buffer mask,
+            gpuact_buffer x, gpuact_buffer bias, gpuact_buffer dbias) {
+    std::lock_guard<std::mutex> hold(mock_lock);
+    for (int64_t v : {(int64_t)op, (int64_t)rows, (int64_t)cols, addr(in), addr(out), addr(mask), addr(x),
+                      addr(bias), addr(dbias)})
+        mock_calls.push_back(v);
+}
+
+void done(gpuact_result r, const char *call) {
+    if (r != GPUACT_SUCCESS)
+        fail(r, std::string(call) + " failed: " + gpuact_result_string(r), gpuact_last_error());
+}
+
+/* ---- >>checks ---------------------------------------------------------------------- */
+
+gpuact_dtype dtype_of(const Tensor &t) {
+    switch (t.scalar_type()) {
+    case at::kFloat: return GPUACT_F32;
+    case at::kHalf: return GPUACT_F16;
+    default: return GPUACT_BF16;  /* check() refused the others */
+    }
+}
+
+bool supported(c10::ScalarType t) { return t == at::kFloat || t == at::kHalf || t == at::kBFloat16; }
+
+/* t is on a CUDA device (a CPU tensor stands for one under gpuact::_testing_mock) with a dtype gpuact has. */
+void check(const Tensor &t, const char *name, const char *fn) {
+    if (!(t.is_cuda() || (t.is_cpu() && mock.load(std::memory_order_relaxed))))
+        refuse(fn, std::string(name) + " is on " + t.device().str() +
+                       "; gpuact runs on CUDA (and ROCm) devices only: move it there (.cuda()) or use torch's own "
+                       "op on the CPU");
+    if (!supported(t.scalar_type()))
+        refuse(fn, std::string(name) + " has dtype " + dtype_str(t.scalar_type()) +
+                       "; gpuact supports torch.float32, torch.float16 and torch.bfloat16 (cast first: float64 and "
+                       "integer tensors are not supported)");
+}
+
+void same_device(const Tensor &a, const Tensor &b, const char *an, const char *bn, const std::string &fn) {
+    if (a.device() != b.device())
+        refuse(fn, std::string(an) + " is on " + a.device().str() + " and " + bn + " on " + b.device().str() +
+                       "; they must be on the same device");
+}
+
+/* Whether t's elements fill its memory without gaps or overlap in a layout torch makes (contiguous,
+   channels_last, channels_last_3d): an elementwise op then runs on its memory as it is. */
+bool dense(const Tensor &t) {
+    if (t.is_contiguous()) return true;
+    if (t.dim() == 4) return t.is_contiguous(at::MemoryFormat::ChannelsLast);
+    if (t.dim() == 5) return t.is_contiguous(at::MemoryFormat::ChannelsLast3d);
+    return false;
+}
+
+/* t with exactly these (dense) strides: t itself, or a copy. Symbolic shapes allowed (tracing). */
+Tensor with_strides(const Tensor &t, const std::vector<c10::SymInt> &stride) {
+    if (t.sym_strides().equals(stride)) return t;
+    Tensor out = at::empty_strided_symint(t.sym_sizes(), stride, t.options());
+    out.copy_(t);
+    return out;
+}
+
+
+bool overlap(const Tensor &a, const Tensor &b) {
+    if (!a.numel() || !b.numel()) return false;
+    auto span = [](const Tensor &t) {
+        int64_t last = 0;
+        for (int64_t i = 0; i < t.dim(); i++) last += (t.size(i) - 1) * t.stride(i);
+        intptr_t lo = (intptr_t)t.data_ptr();
+        return std::make_pair(lo, lo + (intptr_t)((last + 1) * t.element_size()));
+    };
+    auto sa = span(a), sb = span(b);
+    return sa.first < sb.second && sb.first < sa.second;
+}
+
+/* ---- >>elementwise -------------------------------------------------------------------- */
+
+void launch_forward(const Tensor &src, const Tensor &y, const Tensor &mask, int64_t kind, ArrayRef<double> params) {
+    size_t n = (size_t)src.numel();
+    if (!n) return;
+    gpuact_forward_desc d;
+    memset(&d, 0, sizeof d);
+    d.act = activation(kind, params);
+    d.dtype = dtype_of(src);
+    d.n = n;
+    d.x = buf(src);
+    d.y = buf(y);
+    d.mask = buf(mask);
+    Target t = target(src);
+    if (!t.ctx) return record(0, n, 1, d.x, d.y, d.mask, {}, {}, {});
+    done(gpuact_forward(t.ctx, &d, t.stream), "gpuact_forward");
+}
+
+/* y = act(x) and, with_mask, the 1-bit mask (ceil(n / 8) bytes) in the memory order of y: x's when x is
+   dense, else that of the contiguous copy computed on. */
+std::tuple<Tensor, Tensor> act_fwd(const Tensor &x, int64_t kind, ArrayRef<double> params, bool with_mask) {
+    check(x, "x", kind_name(kind));
+    Tensor src = dense(x) ? x : x.contiguous();
+    Tensor y = at::empty_like(src);
+    Tensor mask = at::empty({with_mask ? (src.numel() + 7) / 8 : 0}, x.options().dtype(at::kByte));
+    launch_forward(src, y, mask, kind, params);
+    return {y, mask};
+}
+
+/* act_fwd without the mask output. */
+Tensor act(const Tensor &x, int64_t kind, ArrayRef<double> params) {
+    check(x, "x", kind_name(kind));
+    Tensor src = dense(x) ? x : x.contiguous();
+    Tensor y = at::empty_like(src);
+    launch_forward(src, y, Tensor(), kind, params);
+    return y;
+}
+
+/* y = act(x) written into out (x itself: in place); computed apart and copied when out's layout is not
+   the one computed in. */
+void act_out(const Tensor &x, const Tensor &out, int64_t kind, ArrayRef<double> params) {
+    std::string fn = kind_name(kind);
+    check(x, "x", fn.c_str());
+    check(out, "out", fn.c_str());
+    same_device(x, out, "x", "out", fn);
+    if (out.sizes() != x.sizes() || out.scalar_type() != x.scalar_type())
+        refuse(fn, "out has shape " + shape_str(out) + " and dtype " + dtype_str(out.scalar_type()) + "; x has " +
+                       shape_str(x) + " and " + dtype_str(x.scalar_type()));
+    Tensor src = dense(x) ? x : x.contiguous();
+    bool same = out.data_ptr() == src.data_ptr() && out.strides() == src.strides();
+    if (!same && overlap(out, src)) refuse(fn, "out overlaps x without being x itself (in place needs out to be exactly x)");
+    bool direct = same || (out.strides() == src.strides() && dense(out));
+    Tensor y = direct ? out : at::empty_like(src);
+    launch_forward(src, y, Tensor(), kind, params);
+    if (!direct) out.copy_(y);
+}
+
+void act_inplace(const Tensor &x, int64_t kind, ArrayRef<double> params) { act_out(x, x, kind, params); }
+void act_into(const Tensor &x, const Tensor &y, int64_t kind, ArrayRef<double> params) { act_out(x, y, kind, params); }
+
+/* dx from dy and exactly one of the forward's x (or y) and its mask; the mask's bits follow dy's memory
+   order (autograd passes dy in the forward's layout), x is brought to dy's layout. */
+Tensor act_bwd(const Tensor &dy_in, const c10::optional<Tensor> &x_in, const c10::optional<Tensor> &mask_in,
+               int64_t kind, ArrayRef<double> params) {
+    std::string fn = std::string(kind_name(kind)) + " backward";
+    check(dy_in, "dy", fn.c_str());
+    bool has_x = x_in.has_value() && x_in->defined(), has_m = mask_in.has_value() && mask_in->defined();
+    if (has_x == has_m) refuse(fn, "give exactly one of x (the forward's input or output) and mask");
+    Tensor dy = dense(dy_in) ? dy_in : dy_in.contiguous();
+    int64_t n = dy.numel();
+    Tensor x, mask;
+    if (has_x) {
+        x = *x_in;
+        check(x, "x", fn.c_str());
+        same_device(dy, x, "dy", "x", fn);
+        if (x.sizes() != dy.sizes() || x.scalar_type() != dy.scalar_type())
+            refuse(fn, "x has shape " + shape_str(x) + " and dtype " + dtype_str(x.scalar_type()) + "; dy has " +
+                           shape_str(dy) + " and " + dtype_str(dy.scalar_type()));
+        if (x.strides() != dy.strides()) {
+            Tensor c = at::empty_strided(dy.sizes(), dy.strides(), x.options());
+            c.copy_(x);
+            x = c;
+        }
+    } else {
+        mask = *mask_in;
+        if (mask.scalar_type() != at::kByte) refuse(fn, "mask must be the uint8 tensor the forward wrote");
+        same_device(dy, mask, "dy", "mask", fn);
+        if (!mask.is_contiguous() || mask.numel() < (n + 7) / 8)
+            refuse(fn, "mask has " + std::to_string(mask.numel()) + " bytes (contiguous: " +
+                           (mask.is_contiguous() ? "True" : "False") + "); " + std::to_string(n) + " elements need " +
+                           std::to_string((n + 7) / 8) + " contiguous bytes");
+    }
+    Tensor dx = at::empty_like(dy);
+    if (!n) return dx;
+    gpuact_backward_desc d;
+    memset(&d, 0, sizeof d);
+    d.act = activation(kind, params);
+    d.dtype = dtype_of(dy);
+    d.n = (size_t)n;
+    d.dy = buf(dy);
+    d.dx = buf(dx);
+    d.x = buf(x);
+    d.mask = buf(mask);
+    Target t = target(dy);
+    if (!t.ctx) {
+        record(1, (size_t)n, 1, d.dy, d.dx, d.mask, d.x, {}, {});
+        return dx;
+    }
+    done(gpuact_backward(t.ctx, &d, t.stream), "gpuact_backward");
+    return dx;
+}
+
+/* ---- >>autograd of the elementwise ops ----------------------------------------------------- */
+
+/* The autograd nodes are torch::autograd::Node subclasses, as torch's own generated ones: a
+   torch::autograd::Function costs several microseconds more per call (its context's saved_data map). */
+using torch::autograd::Node;
+using torch::autograd::SavedVariable;
+using torch::autograd::variable_list;
+
+template <class N>
+std::shared_ptr<N> new_node() {
+    return std::shared_ptr<N>(new N(), torch::autograd::deleteNode);
+}
+
+using ActSig = Tensor(const Tensor &, int64_t, ArrayRef<double>);
+using ActFwdSig = std::tuple<Tensor, Tensor>(const Tensor &, int64_t, ArrayRef<double>, bool);
+using ActBwdSig = Tensor(const Tensor &, const c10::optional<Tensor> &, const c10::optional<Tensor> &, int64_t,
+                         ArrayRef<double>);
+
+template <class Sig>
+c10::TypedOperatorHandle<Sig> handle(const char *name) {
+    return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Sig>();
+}
+const c10::TypedOperatorHandle<ActSig> &act_op() {
+    static auto h = handle<ActSig>("gpuact::act");
+    return h;
+}
+const c10::TypedOperatorHandle<ActFwdSig> &act_fwd_op() {
+    static auto h = handle<ActFwdSig>("gpuact::act_fwd");
+    return h;
+}
+const c10::TypedOperatorHandle<ActBwdSig> &act_bwd_op() {
+    static auto h = handle<ActBwdSig>("gpuact::act_bwd");
+    return h;
+}
+
+/* The activation of the elementwise backwards: kind and params as the forward had them. */
+struct ActNode : public Node {
+    SavedVariable saved;  /* the mask, or x (the smooth kinds) */
+    int64_t kind = 0;
+    std::vector<double> params;
+    bool from_mask = false;
+    std::vector<c10::SymInt> stride;  /* the forward's output's: the mask's bits are in its memory order */
+    void release_variables() override { saved.reset_data(); }
+};
+
+/* act / act_fwd's backward: dx from dy and the saved mask or x, through gpuact::act_bwd (recorded, and
+   differentiable again, under create_graph). */
+struct ActBackward : public ActNode {
+    std::string name() const override { return "gpuact::ActBackward"; }
+    variable_list apply(variable_list &&grads) override {
+        if (!grads[0].defined() || !task_should_compute_output(0)) return {Tensor()};
+        Tensor s = saved.unpack(shared_from_this());
+        Tensor dy = with_strides(grads[0], stride);
+        if (from_mask) return {act_bwd_op().call(dy, c10::nullopt, s, kind, params)};
+        return {act_bwd_op().call(dy, with_strides(s, stride), c10::nullopt, kind, params)};
+    }
+};
+
+/* act_bwd's backward (double backward): dx = select(region, dy, dy * slope or 0) is linear in dy, and its
+   derivative in x is zero almost everywhere for the kinds with a mask (piecewise linear); the smooth
+   kinds' second derivative is not supported. */
+struct ActBwdBackward : public ActNode {
+    std::string name() const override { return "gpuact::ActBwdBackward"; }
+    variable_list apply(variable_list &&grads) override {
+        if (!has_mask(kind))
+            fail(GPUACT_ERROR_NOT_SUPPORTED,
+                 std::string("gpuact.torch: double backward of ") + kind_name(kind, "?") + " is not supported");
+        if (!grads[0].defined() || !task_should_compute_output(0)) return {Tensor(), Tensor()};
+        Tensor s = saved.unpack(shared_from_this());
+        Tensor g = with_strides(grads[0], stride);
+        Tensor gdy = from_mask ? act_bwd_op().call(g, c10::nullopt, s, kind, params)
+                               : act_bwd_op().call(g, s, c10::nullopt, kind, params);
+        return {gdy, Tensor()};
+    }
+};
+
+/* (y, mask) with y's history: the node keeps the mask (with_mask) or x, never y. */
+std::tuple<Tensor, Tensor> act_fwd_tracked(const Tensor &x, int64_t kind, ArrayRef<double> params, bool with_mask) {
+    std::tuple<Tensor, Tensor> out;
+    {
+        at::AutoDispatchBelowADInplaceOrView below;
+        out = act_fwd_op().call(x, kind, params, with_mask);
+    }
+    const Tensor &y = std::get<0>(out);
+    auto node = new_node<ActBackward>();
+    node->set_next_edges(torch::autograd::collect_next_edges(x));
+    node->saved = SavedVariable(with_mask ? std::get<1>(out) : x, false);
+    node->kind = kind;
+    node->params = params.vec();
+    node->from_mask = with_mask;
+    node->stride = y.sym_strides().vec();
+    torch::autograd::set_history(y, node);
+    return out;
+}
+
+bool grad_for(const Tensor &t) { return t.requires_grad() && at::GradMode::is_enabled(); }
+
+/* act: the elementwise forward with autograd; the mask is made only when a backward will read it. */
+Tensor act_autograd(const Tensor &x, int64_t kind, ArrayRef<double> params) {
+    if (grad_for(x)) return std::get<0>(act_fwd_tracked(x, kind, params, has_mask(kind)));
+    at::AutoDispatchBelowADInplaceOrView below;
+    return act_op().call(x, kind, params);
+}
+
+std::tuple<Tensor, Tensor> act_fwd_autograd(const Tensor &x, int64_t kind, ArrayRef<double> params, bool with_mask) {
+    if (grad_for(x)) return act_fwd_tracked(x, kind, params, with_mask);
+    at::AutoDispatchBelowADInplaceOrView below;
+    return act_fwd_op().call(x, kind, params, with_mask);
+}
+
+Tensor act_bwd_autograd(const Tensor &dy, const c10::optional<Tensor> &x, const c10::optional<Tensor> &mask,
+                        int64_t kind, ArrayRef<double> params) {
+    bool from_mask = mask.has_value() && mask->defined();
+    Tensor dx;
+    {
+        at::AutoDispatchBelowADInplaceOrView below;
+        dx = act_bwd_op().call(dy, x, mask, kind, params);
+    }
+    bool x_grad = x.has_value() && x->defined() && x->requires_grad();
+    if (!(at::GradMode::is_enabled() && (dy.requires_grad() || x_grad))) return dx;
+    auto node = new_node<ActBwdBackward>();
+    node->set_next_edges(torch::autograd::collect_next_edges(dy, x));
+    node->saved = SavedVariable(from_mask ? *mask : *x, false);
+    node->kind = kind;
+    node->params = params.vec();
+    node->from_mask = from_mask;
+    node->stride = dx.sym_strides().vec();
+    torch::autograd::set_history(dx, node);
+    return dx;
+}
+
+/* ---- >>configuration -------------------------------------------------------------------- */
+
+void set_backend(int64_t b) { backend = (gpuact_backend)b; }
+
+/* Turns mock launches on or off and returns the records made since the last call (9 numbers each:
+   record()), clearing them. */
+std::vector<int64_t> testing_mock(bool on) {
+    mock.store(on);
+    std::lock_guard<std::mutex> hold(mock_lock);
+    std::vector<int64_t> out;
+    out.swap(mock_calls);
+    return out;
+}
+
+/* Destroys the contexts (at exit, after torch's queued work is done: gpuact/torch/__init__.py). */
+void shutdown() {
+    std::lock_guard<std::mutex> hold(context_lock);
+    for (auto &slot : contexts) {
+        gpuact_context_destroy(slot.load());
+        slot.store(nullptr);
+    }
+}
+
+}  // namespace
+
+TORCH_LIBRARY(gpuact, m) {
+    m.def("act(Tensor x, int kind, float[] params) -> Tensor y");
+    m.def("act_fwd(Tensor x, int kind, float[] params, bool with_mask) -> (Tensor y, Tensor mask)");
+    m.def("act_bwd(Tensor dy, Tensor? x, Tensor? mask, int kind, float[] params) -> Tensor dx");
+    m.def("act_inplace(Tensor(a!) x, int kind, float[] params) -> ()");
+    m.def("act_into(Tensor x, Tensor(a!) y, int kind, float[] params) -> ()");
+    m.def("_raise(int result, str what, str detail) -> ()");
+    m.def("_set_backend(int backend) -> ()", &set_backend);
+    m.def("_testing_mock(bool on) -> int[]", &testing_mock);
+    m.def("_shutdown() -> ()", &shutdown);
+}
+
+/* CPU: refused by check() (CUDA tensors only), unless gpuact::_testing_mock is on. */
+#define GPUACT_TORCH_KERNELS(m)                  \
+    m.impl("act", &act);                         \
+    m.impl("act_fwd", &act_fwd);                 \
+    m.impl("act_bwd", &act_bwd);                 \
+    m.impl("act_inplace", &act_inplace);         \
+    m.impl("act_into", &act_into);
+
+TORCH_LIBRARY_IMPL(gpuact, CUDA, m) { GPUACT_TORCH_KERNELS(m) }
+TORCH_LIBRARY_IMPL(gpuact, CPU, m) { GPUACT_TORCH_KERNELS(m) }
+
+TORCH_LIBRARY_IMPL(gpuact, Autograd, m) {
+    m.impl("act", &act_autograd);
+    m.impl("act_fwd", &act_fwd_autograd);
+    m.impl("act_bwd", &act_bwd_autograd);
+    m.impl("act_inplace", torch::autograd::autogradNotImplementedFallback());
+    m.impl("act_into", torch::autograd::autogradNotImplementedFallback());
+}
+
+/* The in-place ops bump their outputs' version counters (autograd sees the writes). */
+TORCH_LIBRARY_IMPL(gpuact, ADInplaceOrView, m) {
+    m.impl("act_inplace", torch::autograd::autogradNotImplementedInplaceOrViewFallback());
+    m.impl("act_into", torch::autograd::autogradNotImplementedInplaceOrViewFallback());
+}
+
+/* Importing the module registers the operators (the static initialisers above). */
+extern "C" PyObject *PyInit__C(void) {
+    static PyModuleDef def = {PyModuleDef_HEAD_INIT, "gpuact.torch._C",
+                              "gpuact's operators for PyTorch (torch.ops.gpuact)", -1, nullptr, nullptr, nullptr,
+                              nullptr, nullptr};
+    return PyModule_Create(&def);
+}
