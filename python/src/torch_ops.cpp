@@ -1,4 +1,4 @@
-/* gpuact.torch._C: gpuact's operations as PyTorch dispatcher operators.
+/* gpuact.torch._ext: gpuact's operations as PyTorch dispatcher operators.
 
    gpuact.h (GPUACT_IMPLEMENTATION) is compiled into this library, which
    defines the operators of namespace gpuact (TORCH_LIBRARY) and their
@@ -29,11 +29,14 @@
 #include "gpuact.h"
 
 #include <ATen/ATen.h>
+#include <ATen/PythonTorchFunctionTLS.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/functions/utils.h>
 #include <torch/csrc/autograd/saved_variable.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/autograd/python_variable.h>
 #include <torch/library.h>
 
 #include <dlfcn.h>
@@ -551,10 +554,43 @@ TORCH_LIBRARY_IMPL(gpuact, ADInplaceOrView, m) {
     m.impl("act_into", torch::autograd::autogradNotImplementedInplaceOrViewFallback());
 }
 
+/* ---- >>Python entry ------------------------------------------------------------------------ */
+
+/* act(x, kind, params) -> y: gpuact::act called from Python through the dispatcher's unboxed entry,
+   without the generic argument handling of torch.ops (what torch's own functions do). Only for a plain
+   tensor with no __torch_function__ mode active and params a list of floats; anything else returns
+   NotImplemented and the caller takes torch.ops.gpuact.act. */
+static PyObject *py_act(PyObject *, PyObject *const *a, Py_ssize_t na) {
+    HANDLE_TH_ERRORS
+    if (na != 3 || !THPVariable_CheckExact(a[0]) || !PyList_Check(a[2]) || PyList_GET_SIZE(a[2]) > 8 ||
+        at::impl::torch_function_mode_enabled())
+        Py_RETURN_NOTIMPLEMENTED;
+    const Tensor &x = THPVariable_Unpack(a[0]);
+    int64_t kind = PyLong_AsLongLong(a[1]);
+    if (kind == -1 && PyErr_Occurred()) return nullptr;
+    double p[8];
+    Py_ssize_t np = PyList_GET_SIZE(a[2]);
+    for (Py_ssize_t i = 0; i < np; i++) {
+        p[i] = PyFloat_AsDouble(PyList_GET_ITEM(a[2], i));
+        if (p[i] == -1.0 && PyErr_Occurred()) return nullptr;
+    }
+    Tensor y;
+    {
+        pybind11::gil_scoped_release no_gil;
+        y = act_op().call(x, kind, ArrayRef<double>(p, (size_t)np));
+    }
+    return THPVariable_Wrap(std::move(y));
+    END_HANDLE_TH_ERRORS
+}
+
+static PyMethodDef methods[] = {
+    {"act", (PyCFunction)(void (*)(void))py_act, METH_FASTCALL, "act(x, kind, params) -> y (gpuact::act)"},
+    {nullptr, nullptr, 0, nullptr}};
+
 /* Importing the module registers the operators (the static initialisers above). */
-extern "C" PyObject *PyInit__C(void) {
-    static PyModuleDef def = {PyModuleDef_HEAD_INIT, "gpuact.torch._C",
-                              "gpuact's operators for PyTorch (torch.ops.gpuact)", -1, nullptr, nullptr, nullptr,
+extern "C" PyObject *PyInit__ext(void) {
+    static PyModuleDef def = {PyModuleDef_HEAD_INIT, "gpuact.torch._ext",
+                              "gpuact's operators for PyTorch (torch.ops.gpuact)", -1, methods, nullptr, nullptr,
                               nullptr, nullptr};
     return PyModule_Create(&def);
 }

@@ -35,7 +35,7 @@ def calls(monkeypatch):
 
 @pytest.fixture
 def launches():
-    """The compiled operators' launches (gpuact.torch._C under gpuact::_testing_mock: CPU tensors stand for
+    """The compiled operators' launches (gpuact.torch._ext under gpuact::_testing_mock: CPU tensors stand for
     CUDA ones, each launch is recorded instead of run), as a function returning the records since its last
     call: dicts of op, rows, cols and the addresses in, out, mask, x, bias, dbias (0: absent)."""
     fields = ("op", "rows", "cols", "in", "out", "mask", "x", "bias", "dbias")

@@ -15,7 +15,7 @@ bias_act; the gated forms swiglu, geglu, reglu, gated (a and b, or the
 fused projection h = gate || up). Modules: gpuact.torch.nn.ReLU, LeakyReLU,
 ReLU6, Hardtanh, GELU, SiLU, Activation, Linear, GatedMLP (the LLaMA FFN).
 Custom ops: torch.ops.gpuact.* (gpuact/torch/_ops.py); the elementwise ones are
-compiled C++ operators (gpuact.torch._C, built with the package when torch is
+compiled C++ operators (gpuact.torch._ext, built with the package when torch is
 importable at build time: pip install --no-build-isolation ./python).
 
 Numerics: the ReLU family, hardtanh and squared ReLU are torch's results bit

@@ -26,7 +26,7 @@ gpuact_activation after kind, in order (gpuact.ACT_PARAMS): a new field
 needs no new schema. Without with_mask the mask output is empty; without
 dbias_dtype the dbias output is empty.
 
-The elementwise ops are compiled C++ (gpuact.torch._C: kernels and autograd); the
+The elementwise ops are compiled C++ (gpuact.torch._ext: kernels and autograd); the
 others are defined here in Python.
 
 Autograd: act saves the 1-bit mask (the ReLU family, hardtanh) or x (the smooth kinds), making
@@ -67,16 +67,16 @@ def _empty_mask(x):
 
 
 # ---------------------------------------------------------------------------------------------
-# The compiled operators (gpuact.torch._C): gpuact::act, act_fwd, act_bwd, act_inplace, act_into, with their
+# The compiled operators (gpuact.torch._ext): gpuact::act, act_fwd, act_bwd, act_inplace, act_into, with their
 # CUDA kernels and autograd in C++ (python/src/torch_ops.cpp). Here: their fake implementations (shapes
 # for torch.compile and meta tensors, symbolic shapes included), and the Python kernel of gpuact::_raise,
 # through which the C++ kernels raise gpuact's exception classes.
 
 try:
-    from . import _C  # noqa: F401  registers the operators above
+    from . import _ext  # noqa: F401  registers the operators above
 except ImportError as e:  # pragma: no cover - depends on the install
     raise ImportError(
-        f"gpuact.torch needs its compiled torch operators, gpuact.torch._C, which this install lacks or cannot "
+        f"gpuact.torch needs its compiled torch operators, gpuact.torch._ext, which this install lacks or cannot "
         f"load ({e}). They are built when torch is importable at build time, against that torch: install "
         f"with `pip install --no-build-isolation ./python` (from a clone) into the Python that has torch, and "
         f"again after upgrading torch.") from e

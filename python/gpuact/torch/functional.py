@@ -11,7 +11,7 @@ epilogue: x and the bias), as torch's does. The epilogue's backward writes
 dx and the bias gradient in one pass.
 
 Paths (same kernels, same results):
-  - the elementwise functions: the compiled operator gpuact::act (gpuact.torch._C: checks,
+  - the elementwise functions: the compiled operator gpuact::act (gpuact.torch._ext: checks,
     allocation, launch and autograd in C++, as torch's own operators), eager and traced alike;
   - bias_act and the gated forms, eager on plain CUDA tensors: straight into gpuact._C, with
     torch.autograd.Function when a gradient is needed (applied through its C entry, without the
@@ -110,19 +110,22 @@ def _direct(x):
 
 
 # ---------------------------------------------------------------------------------------------
-# Elementwise: the compiled operator gpuact::act (its kernel and autograd in C++: gpuact.torch._C)
+# Elementwise: the compiled operator gpuact::act (its kernel and autograd in C++: gpuact.torch._ext)
 
 _ACT = torch.ops.gpuact.act.default
 _ACT_INPLACE = torch.ops.gpuact.act_inplace.default
 _ACT_INTO = torch.ops.gpuact.act_into.default
-_act_entry = _ACT._op  # the operator's C entry without OpOverload's Python frame (eager calls only)
+# gpuact::act through the dispatcher's unboxed entry (eager; NotImplemented for what it does not take)
+from ._ext import act as _act_entry  # noqa: E402
 
 
 def _activation(x, kp, inplace, out):
     if out is None and not inplace:
-        if _is_compiling():  # torch.compile traces the OpOverload
-            return _ACT(x, kp[0], kp[5])
-        return _act_entry(x, kp[0], kp[5])
+        if not _is_compiling():  # torch.compile traces the OpOverload
+            y = _act_entry(x, kp[0], kp[5])
+            if y is not NotImplemented:
+                return y
+        return _ACT(x, kp[0], kp[5])
     kind, params, has_mask, name, act, plist = kp
     if out is not None and inplace:
         raise InvalidArgument(f"gpuact.torch.{name}: give inplace=True or out=, not both")
