@@ -35,6 +35,7 @@
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/functions/utils.h>
 #include <torch/csrc/autograd/saved_variable.h>
+#include <torch/csrc/Dtype.h>
 #include <torch/csrc/Exceptions.h>
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/library.h>
@@ -172,15 +173,15 @@ gpuact_buffer buf(const Tensor &t) { return {ptr(t), 0}; }
 gpuact_buffer buf(void *p) { return {p, 0}; }
 int64_t addr(gpuact_buffer b) { return (int64_t)(intptr_t)b.handle + (int64_t)b.offset; }
 
-/* The records of mock launches, 9 numbers each: op (0 forward, 1 backward, 2 epilogue forward,
-   3 epilogue backward, 4 glu forward, 5 glu backward), rows (n for 0 and 1), cols (1 for 0 and 1), then
-   the addresses in, out, mask, x, bias, dbias (0: absent): in = x (forward), dy (backward) or a (glu);
-   out = y, dx or da; x = a backward's x or the glu's b. */
-void record(int op, size_t rows, size_t cols, gpuact_buffer in, gpuact_buffer out, gpuact_buffer mask,
+/* The records of mock launches, 10 numbers each: op (0 forward, 1 backward, 2 epilogue forward,
+   3 epilogue backward, 4 glu forward, 5 glu backward), rows (n for 0 and 1), cols (1 for 0 and 1), ld (of
+   in), then the addresses in, out, mask, x, bias, dbias (0: absent): in = x (forward), dy (backward) or a
+   (glu); out = y, dx or da; x = a backward's x or the glu's b. */
+void record(int op, size_t rows, size_t cols, size_t ld, gpuact_buffer in, gpuact_buffer out, gpuact_buffer mask,
             gpuact_buffer x, gpuact_buffer bias, gpuact_buffer dbias) {
     std::lock_guard<std::mutex> hold(mock_lock);
-    for (int64_t v : {(int64_t)op, (int64_t)rows, (int64_t)cols, addr(in), addr(out), addr(mask), addr(x),
-                      addr(bias), addr(dbias)})
+    for (int64_t v : {(int64_t)op, (int64_t)rows, (int64_t)cols, (int64_t)ld, addr(in), addr(out), addr(mask),
+                      addr(x), addr(bias), addr(dbias)})
         mock_calls.push_back(v);
 }
 
@@ -263,7 +264,7 @@ void launch_forward(const Tensor &src, const Tensor &y, const Tensor &mask, int6
     d.y = buf(y);
     d.mask = buf(mask);
     Target t = target(src);
-    if (!t.ctx) return record(0, n, 1, d.x, d.y, d.mask, {}, {}, {});
+    if (!t.ctx) return record(0, n, 1, n, d.x, d.y, d.mask, {}, {}, {});
     done(gpuact_forward(t.ctx, &d, t.stream), "gpuact_forward");
 }
 
@@ -354,11 +355,267 @@ Tensor act_bwd(const Tensor &dy_in, const c10::optional<Tensor> &x_in, const c10
     d.mask = buf(mask);
     Target t = target(dy);
     if (!t.ctx) {
-        record(1, (size_t)n, 1, d.dy, d.dx, d.mask, d.x, {}, {});
+        record(1, (size_t)n, 1, (size_t)n, d.dy, d.dx, d.mask, d.x, {}, {});
         return dx;
     }
     done(gpuact_backward(t.ctx, &d, t.stream), "gpuact_backward");
     return dx;
+}
+
+/* ---- >>epilogue: y = act(x + bias) * scale along the last dimension ----------------------------- */
+
+int64_t rows_of(const Tensor &t) {
+    int64_t r = 1;
+    for (int64_t i = 0; i + 1 < t.dim(); i++) r *= t.size(i);
+    return r;
+}
+
+/* t as rows x cols with unit column stride: a 2-D view with a row stride >= cols is used as it is (ld),
+   anything else that is not contiguous is copied. */
+std::pair<Tensor, int64_t> as_matrix(const Tensor &t) {
+    int64_t rows = rows_of(t), cols = t.size(-1);
+    if (t.dim() == 2 && t.stride(1) == 1 && (rows <= 1 || t.stride(0) >= cols)) return {t, rows > 1 ? t.stride(0) : cols};
+    if (t.is_contiguous()) return {t, cols};
+    return {t.contiguous(), cols};
+}
+
+/* The epilogue masks' row pitch in bits: cols rounded up to 8, so every byte of a mask tensor is written
+   by the forward (a mask tensor must be a deterministic function of the inputs: torch.compile, opcheck). */
+int64_t mask_ld_of(int64_t cols) { return (cols + 7) / 8 * 8; }
+
+void check_scale(double scale, const char *fn) {
+    if (scale == 0) refuse(fn, "scale = 0 is not supported (the C API reads 0 as 1); multiply the result by 0 instead");
+}
+
+void check_out_dtype(c10::ScalarType t, const char *what, const char *fn) {
+    if (!supported(t))
+        refuse(fn, std::string(what) + " " + dtype_str(t) + " is not one of torch.float32, torch.float16, torch.bfloat16");
+}
+
+/* A contiguous output of t's shape. */
+Tensor new_like(const Tensor &t, c10::ScalarType dt) {
+    return at::empty_like(t, t.options().dtype(dt), at::MemoryFormat::Contiguous);
+}
+
+/* y = act(x + bias) * scale and, with_mask, the mask (rows x mask_ld_of(cols) bits). bias_in_x_dtype: the
+   bias is rounded to x's dtype first (torch's autocast rule for F.linear's bias), so the whole epilogue,
+   and its backward from x, run in one dtype. */
+std::tuple<Tensor, Tensor> bias_act_fwd(const Tensor &x, const c10::optional<Tensor> &bias_in, int64_t kind,
+                                        ArrayRef<double> params, double scale, c10::optional<c10::ScalarType> out_dtype,
+                                        bool with_mask, bool bias_in_x_dtype) {
+    const char *fn = "bias_act";
+    check(x, "x", fn);
+    if (x.dim() < 1) refuse(fn, "x must have at least one dimension (the last one is the bias's)");
+    check_scale(scale, fn);
+    int64_t rows = rows_of(x), cols = x.size(-1);
+    c10::ScalarType ydt = out_dtype.value_or(x.scalar_type());
+    check_out_dtype(ydt, "out_dtype", fn);
+    Tensor bias;
+    if (bias_in.has_value() && bias_in->defined()) {
+        bias = *bias_in;
+        check(bias, "bias", fn);
+        same_device(x, bias, "x", "bias", fn);
+        if (bias.dim() != 1 || bias.size(0) != cols)
+            refuse(fn, "bias has shape " + shape_str(bias) + "; x's last dimension is " + std::to_string(cols) +
+                           ", so bias must be (" + std::to_string(cols) + ",)");
+        if (bias_in_x_dtype && bias.scalar_type() != x.scalar_type()) bias = bias.to(x.scalar_type());
+        if (bias.stride(0) != 1 && cols > 1) bias = bias.contiguous();
+    }
+    int64_t mask_ld = mask_ld_of(cols);
+    Tensor y = new_like(x, ydt);
+    Tensor mask = at::empty({with_mask ? rows * mask_ld / 8 : 0}, x.options().dtype(at::kByte));
+    if (!rows || !cols) return {y, mask};
+    auto xm = as_matrix(x);
+    gpuact_epilogue_desc d;
+    memset(&d, 0, sizeof d);
+    d.act = activation(kind, params);
+    d.rows = (size_t)rows;
+    d.cols = (size_t)cols;
+    d.x_dtype = dtype_of(x);
+    d.y_dtype = dtype_of(y);
+    d.bias_dtype = bias.defined() ? dtype_of(bias) : d.x_dtype;
+    d.ld_x = (size_t)xm.second;
+    d.ld_y = (size_t)cols;
+    d.scale = (float)scale;
+    d.x = buf(xm.first);
+    d.bias = buf(bias);
+    d.y = buf(y);
+    d.mask = buf(mask);
+    d.mask_ld = (size_t)mask_ld;
+    Target t = target(x);
+    if (!t.ctx) {
+        record(2, d.rows, d.cols, d.ld_x, d.x, d.y, d.mask, {}, d.bias, {});
+        return {y, mask};
+    }
+    done(gpuact_epilogue_forward(t.ctx, &d, t.stream), "gpuact_epilogue_forward");
+    return {y, mask};
+}
+
+Tensor bias_act(const Tensor &x, const c10::optional<Tensor> &bias, int64_t kind, ArrayRef<double> params,
+                double scale, c10::optional<c10::ScalarType> out_dtype, bool bias_in_x_dtype) {
+    return std::get<0>(bias_act_fwd(x, bias, kind, params, scale, out_dtype, false, bias_in_x_dtype));
+}
+
+/* Whether the stream is being captured into a CUDA graph (the driver's cuStreamIsCapturing, or HIP's
+   hipStreamIsCapturing: the libraries are loaded by then). gpuact's bias-gradient workspace pool records
+   and queries events, which a capturing stream does not allow. */
+bool capturing(void *stream) {
+    typedef int (*is_capturing_fn)(void *, int *);
+    static is_capturing_fn f = [] {
+        bool hip = backend == GPUACT_BACKEND_HIP;
+        void *lib = dlopen(hip ? "libamdhip64.so" : "libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+        return lib ? (is_capturing_fn)dlsym(lib, hip ? "hipStreamIsCapturing" : "cuStreamIsCapturing") : nullptr;
+    }();
+    int status = 0;
+    return f && f(stream, &status) == 0 && status != 0;
+}
+
+/* The backward kernel a CUDA-graph capture of this call uses (the same without the bias gradient), launched
+   once per variant on one element outside any capture, so that its first use (a kernel build and a module
+   load) does not fall inside a capture whose warm-up only ran the variant with the bias gradient. */
+void build_capture_variant(const Target &t, const Tensor &like, const gpuact_epilogue_backward_desc &full) {
+    static std::mutex lock;
+    static std::vector<std::vector<int64_t>> seen;
+    std::vector<int64_t> key = {t.dev, (int64_t)full.act.kind, (int64_t)full.dy_dtype, (int64_t)full.dx_dtype,
+                                full.scale == 1.0f, full.x.handle ? (int64_t)full.x_dtype : -1};
+    {
+        std::lock_guard<std::mutex> hold(lock);
+        for (auto &k : seen)
+            if (k == key) return;
+        seen.push_back(key);
+    }
+    Tensor scratch = at::zeros({64}, like.options().dtype(at::kByte));
+    char *p = (char *)scratch.data_ptr();
+    gpuact_epilogue_backward_desc d = full;
+    d.rows = d.cols = 1;
+    d.ld_dy = d.ld_dx = d.ld_y = d.ld_x = 1;
+    d.dy = buf(p);
+    d.dx = buf(p + 16);
+    d.dbias = gpuact_buffer{nullptr, 0};
+    d.dbias_dtype = GPUACT_F32;
+    d.bias = gpuact_buffer{nullptr, 0};
+    if (d.x.handle) {
+        d.x = buf(p + 32);
+    } else {
+        d.mask = buf(p + 48);
+        d.mask_ld = 128;
+    }
+    done(gpuact_epilogue_backward(t.ctx, &d, t.stream), "gpuact_epilogue_backward");
+}
+
+/* dx (dx_dtype) and, with dbias_dtype, the bias gradient (column sums of dx, f32 accumulation) in the same
+   pass, from dy and exactly one source: the forward's mask (the ReLU family, hardtanh) or its input x and
+   bias (the smooth kinds: z = x + bias formed again as the forward formed it). A bias whose dtype differs
+   from x's is read in x's dtype (bias_in_x_dtype: as the forward rounded it) or z is formed here in
+   float32 and passed as x (one extra elementwise pass). Under CUDA-graph capture torch sums the bias
+   gradient (capturing()). */
+std::tuple<Tensor, Tensor> epilogue_backward(const Tensor &dy, const Tensor &mask, int64_t kind,
+                                             ArrayRef<double> params, double scale, c10::ScalarType dx_dtype,
+                                             c10::optional<c10::ScalarType> dbias_dtype, const Tensor &x_in,
+                                             const Tensor &bias_in, bool bias_in_x_dtype) {
+    std::string name = std::string(kind_name(kind)) + " bias_act backward";
+    const char *fn = name.c_str();
+    check(dy, "dy", fn);
+    if (mask.defined() == x_in.defined())
+        refuse(fn, "give exactly one of mask (the ReLU family, hardtanh) and x (the smooth kinds)");
+    if (mask.defined()) {
+        if (mask.scalar_type() != at::kByte) refuse(fn, "mask must be the uint8 tensor the forward wrote");
+        same_device(dy, mask, "dy", "mask", fn);
+    }
+    check_scale(scale, fn);
+    if (dy.dim() < 1) refuse(fn, "dy must have at least one dimension");
+    int64_t rows = rows_of(dy), cols = dy.size(-1);
+    int64_t mask_ld = mask_ld_of(cols);
+    if (mask.defined() && (!mask.is_contiguous() || mask.numel() < rows * mask_ld / 8))
+        refuse(fn, "mask has " + std::to_string(mask.numel()) + " bytes; " + std::to_string(rows) + " rows of " +
+                       std::to_string(cols) + " need " + std::to_string(rows * mask_ld / 8) + " contiguous bytes");
+    Tensor x = x_in, bias;
+    if (x.defined()) {
+        check(x, "x", fn);
+        same_device(dy, x, "dy", "x", fn);
+        if (x.sizes() != dy.sizes()) refuse(fn, "x has shape " + shape_str(x) + "; dy has " + shape_str(dy));
+        if (bias_in.defined()) {
+            bias = bias_in;
+            check(bias, "bias", fn);
+            same_device(x, bias, "x", "bias", fn);
+            if (bias.dim() != 1 || bias.size(0) != cols)
+                refuse(fn, "bias has shape " + shape_str(bias) + "; it must be (" + std::to_string(cols) + ",)");
+            if (bias.scalar_type() != x.scalar_type() && bias_in_x_dtype) {
+                bias = bias.to(x.scalar_type()).contiguous();
+            } else if (bias.scalar_type() != x.scalar_type()) {
+                x = x.to(at::kFloat) + bias.to(at::kFloat);
+                bias = Tensor();
+            } else if (bias.stride(0) != 1 && cols > 1) {
+                bias = bias.contiguous();
+            }
+        }
+    } else if (bias_in.defined()) {
+        refuse(fn, "bias is read only with x (the smooth kinds)");
+    }
+    check_out_dtype(dx_dtype, "dx_dtype", fn);
+    if (dbias_dtype) check_out_dtype(*dbias_dtype, "dbias_dtype", fn);
+    Tensor dx = new_like(dy, dx_dtype);
+    Tensor dbias;
+    if (dbias_dtype)
+        dbias = rows ? at::empty({cols}, dy.options().dtype(*dbias_dtype)) : at::zeros({cols}, dy.options().dtype(*dbias_dtype));
+    if (!rows || !cols) return {dx, dbias};
+    auto dym = as_matrix(dy);
+    gpuact_epilogue_backward_desc d;
+    memset(&d, 0, sizeof d);
+    d.act = activation(kind, params);
+    d.rows = (size_t)rows;
+    d.cols = (size_t)cols;
+    d.dy_dtype = dtype_of(dym.first);
+    d.dx_dtype = dtype_of(dx);
+    d.y_dtype = d.dy_dtype;
+    d.ld_dy = (size_t)dym.second;
+    d.ld_dx = d.ld_y = (size_t)cols;
+    d.scale = (float)scale;
+    d.dy = buf(dym.first);
+    d.dx = buf(dx);
+    d.mask = buf(mask);
+    d.mask_ld = (size_t)mask_ld;
+    if (x.defined()) {
+        auto xm = as_matrix(x);
+        x = xm.first;
+        d.x = buf(x);
+        d.bias = buf(bias);
+        d.x_dtype = dtype_of(x);
+        d.ld_x = (size_t)xm.second;
+    }
+    Target t = target(dy);
+    bool by_torch = dbias.defined() && t.ctx && capturing(t.stream);
+    if (dbias.defined() && !by_torch) {
+        d.dbias = buf(dbias);
+        d.dbias_dtype = dtype_of(dbias);
+    }
+    if (!t.ctx) {
+        record(3, d.rows, d.cols, d.ld_dy, d.dy, d.dx, d.mask, d.x, d.bias, d.dbias);
+        return {dx, dbias};
+    }
+    if (dbias.defined() && !by_torch) build_capture_variant(t, dy, d);
+    done(gpuact_epilogue_backward(t.ctx, &d, t.stream), "gpuact_epilogue_backward");
+    if (by_torch) dbias.copy_(dx.view({rows, cols}).sum(0, false, at::kFloat));
+    return {dx, dbias};
+}
+
+std::tuple<Tensor, Tensor> no_dbias(std::tuple<Tensor, Tensor> out, const Tensor &dy) {
+    if (!std::get<1>(out).defined()) std::get<1>(out) = at::empty({0}, dy.options().dtype(at::kFloat));
+    return out;
+}
+
+std::tuple<Tensor, Tensor> bias_act_bwd(const Tensor &dy, const Tensor &mask, int64_t kind, ArrayRef<double> params,
+                                        double scale, c10::ScalarType dx_dtype,
+                                        c10::optional<c10::ScalarType> dbias_dtype) {
+    return no_dbias(epilogue_backward(dy, mask, kind, params, scale, dx_dtype, dbias_dtype, Tensor(), Tensor(), false), dy);
+}
+
+std::tuple<Tensor, Tensor> bias_act_bwd_x(const Tensor &dy, const Tensor &x, const c10::optional<Tensor> &bias,
+                                          int64_t kind, ArrayRef<double> params, double scale,
+                                          c10::optional<c10::ScalarType> dbias_dtype, bool bias_in_x_dtype) {
+    return no_dbias(epilogue_backward(dy, Tensor(), kind, params, scale, x.scalar_type(), dbias_dtype, x,
+                                      bias.has_value() ? *bias : Tensor(), bias_in_x_dtype),
+                    dy);
 }
 
 /* ---- >>autograd of the elementwise ops ----------------------------------------------------- */
@@ -456,7 +713,7 @@ std::tuple<Tensor, Tensor> act_fwd_tracked(const Tensor &x, int64_t kind, ArrayR
     return out;
 }
 
-bool grad_for(const Tensor &t) { return t.requires_grad() && at::GradMode::is_enabled(); }
+bool grad_for(const Tensor &t) { return at::GradMode::is_enabled() && t.requires_grad(); }
 
 /* act: the elementwise forward with autograd; the mask is made only when a backward will read it. */
 Tensor act_autograd(const Tensor &x, int64_t kind, ArrayRef<double> params) {
@@ -492,11 +749,131 @@ Tensor act_bwd_autograd(const Tensor &dy, const c10::optional<Tensor> &x, const 
     return dx;
 }
 
+/* ---- >>autograd of the epilogue ------------------------------------------------------------------ */
+
+using BiasActSig = Tensor(const Tensor &, const c10::optional<Tensor> &, int64_t, ArrayRef<double>, double,
+                          c10::optional<c10::ScalarType>, bool);
+using BiasActFwdSig = std::tuple<Tensor, Tensor>(const Tensor &, const c10::optional<Tensor> &, int64_t,
+                                                 ArrayRef<double>, double, c10::optional<c10::ScalarType>, bool, bool);
+using BiasActBwdSig = std::tuple<Tensor, Tensor>(const Tensor &, const Tensor &, int64_t, ArrayRef<double>, double,
+                                                 c10::ScalarType, c10::optional<c10::ScalarType>);
+using BiasActBwdXSig = std::tuple<Tensor, Tensor>(const Tensor &, const Tensor &, const c10::optional<Tensor> &,
+                                                  int64_t, ArrayRef<double>, double, c10::optional<c10::ScalarType>,
+                                                  bool);
+const c10::TypedOperatorHandle<BiasActSig> &bias_act_op() {
+    static auto h = handle<BiasActSig>("gpuact::bias_act");
+    return h;
+}
+const c10::TypedOperatorHandle<BiasActFwdSig> &bias_act_fwd_op() {
+    static auto h = handle<BiasActFwdSig>("gpuact::bias_act_fwd");
+    return h;
+}
+const c10::TypedOperatorHandle<BiasActBwdSig> &bias_act_bwd_op() {
+    static auto h = handle<BiasActBwdSig>("gpuact::bias_act_bwd");
+    return h;
+}
+const c10::TypedOperatorHandle<BiasActBwdXSig> &bias_act_bwd_x_op() {
+    static auto h = handle<BiasActBwdXSig>("gpuact::bias_act_bwd_x");
+    return h;
+}
+
+/* bias_act's backward: dx and the bias gradient in one pass, from the mask (the ReLU family, hardtanh) or
+   from x and the bias (the smooth kinds); the bias gradient is accumulated in float32 and returned in the
+   bias's own dtype. Not differentiable again. */
+struct BiasActBackward : public Node {
+    SavedVariable saved;  /* the mask, or x */
+    SavedVariable bias;   /* the smooth kinds' bias */
+    int64_t kind = 0;
+    std::vector<double> params;
+    double scale = 1.0;
+    bool with_mask = false, from_x = false, bias_in_x_dtype = false;
+    c10::ScalarType x_dtype = at::kFloat;
+    c10::optional<c10::ScalarType> bias_dtype;
+    std::string name() const override { return "gpuact::BiasActBackward"; }
+    void release_variables() override {
+        saved.reset_data();
+        bias.reset_data();
+    }
+    variable_list apply(variable_list &&grads) override {
+        if (!grads[0].defined()) return {Tensor(), Tensor()};
+        bool need_dx = task_should_compute_output(0);
+        bool need_dbias = bias_dtype.has_value() && task_should_compute_output(1);
+        c10::optional<c10::ScalarType> dbias_dtype = need_dbias ? bias_dtype : c10::nullopt;
+        std::tuple<Tensor, Tensor> out;
+        if (from_x) {
+            Tensor b = bias.unpack(shared_from_this());
+            out = bias_act_bwd_x_op().call(grads[0], saved.unpack(shared_from_this()),
+                                           b.defined() ? c10::optional<Tensor>(b) : c10::nullopt, kind, params, scale,
+                                           dbias_dtype, bias_in_x_dtype);
+        } else {
+            if (!with_mask)
+                refuse("bias_act", std::string(kind_name(kind)) +
+                                       "'s backward needs the forward's mask, and the forward was called with "
+                                       "with_mask=False");
+            out = bias_act_bwd_op().call(grads[0], saved.unpack(shared_from_this()), kind, params, scale, x_dtype,
+                                         dbias_dtype);
+        }
+        return {need_dx ? std::get<0>(out) : Tensor(), need_dbias ? std::get<1>(out) : Tensor()};
+    }
+};
+
+bool grad_for(const Tensor &x, const c10::optional<Tensor> &b) {
+    return at::GradMode::is_enabled() && (x.requires_grad() || (b.has_value() && b->defined() && b->requires_grad()));
+}
+
+std::tuple<Tensor, Tensor> bias_act_tracked(const Tensor &x, const c10::optional<Tensor> &bias, int64_t kind,
+                                            ArrayRef<double> params, double scale,
+                                            c10::optional<c10::ScalarType> out_dtype, bool with_mask,
+                                            bool bias_in_x_dtype) {
+    std::tuple<Tensor, Tensor> out;
+    {
+        at::AutoDispatchBelowADInplaceOrView below;
+        out = bias_act_fwd_op().call(x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype);
+    }
+    bool has_bias = bias.has_value() && bias->defined();
+    auto node = new_node<BiasActBackward>();
+    node->set_next_edges(torch::autograd::collect_next_edges(x, bias));
+    node->kind = kind;
+    node->params = params.vec();
+    node->scale = scale;
+    node->with_mask = with_mask;
+    node->from_x = !has_mask(kind);
+    node->bias_in_x_dtype = bias_in_x_dtype;
+    node->x_dtype = x.scalar_type();
+    if (has_bias) node->bias_dtype = bias->scalar_type();
+    if (node->from_x) {
+        node->saved = SavedVariable(x, false);
+        node->bias = SavedVariable(bias, false);
+    } else {
+        node->saved = SavedVariable(std::get<1>(out), false);
+    }
+    torch::autograd::set_history(std::get<0>(out), node);
+    return out;
+}
+
+Tensor bias_act_autograd(const Tensor &x, const c10::optional<Tensor> &bias, int64_t kind, ArrayRef<double> params,
+                         double scale, c10::optional<c10::ScalarType> out_dtype, bool bias_in_x_dtype) {
+    if (grad_for(x, bias))
+        return std::get<0>(bias_act_tracked(x, bias, kind, params, scale, out_dtype, has_mask(kind), bias_in_x_dtype));
+    at::AutoDispatchBelowADInplaceOrView below;
+    return bias_act_op().call(x, bias, kind, params, scale, out_dtype, bias_in_x_dtype);
+}
+
+std::tuple<Tensor, Tensor> bias_act_fwd_autograd(const Tensor &x, const c10::optional<Tensor> &bias, int64_t kind,
+                                                 ArrayRef<double> params, double scale,
+                                                 c10::optional<c10::ScalarType> out_dtype, bool with_mask,
+                                                 bool bias_in_x_dtype) {
+    if (grad_for(x, bias))
+        return bias_act_tracked(x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype);
+    at::AutoDispatchBelowADInplaceOrView below;
+    return bias_act_fwd_op().call(x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype);
+}
+
 /* ---- >>configuration -------------------------------------------------------------------- */
 
 void set_backend(int64_t b) { backend = (gpuact_backend)b; }
 
-/* Turns mock launches on or off and returns the records made since the last call (9 numbers each:
+/* Turns mock launches on or off and returns the records made since the last call (10 numbers each:
    record()), clearing them. */
 std::vector<int64_t> testing_mock(bool on) {
     mock.store(on);
@@ -523,6 +900,14 @@ TORCH_LIBRARY(gpuact, m) {
     m.def("act_bwd(Tensor dy, Tensor? x, Tensor? mask, int kind, float[] params) -> Tensor dx");
     m.def("act_inplace(Tensor(a!) x, int kind, float[] params) -> ()");
     m.def("act_into(Tensor x, Tensor(a!) y, int kind, float[] params) -> ()");
+    m.def("bias_act(Tensor x, Tensor? bias, int kind, float[] params, float scale, ScalarType? out_dtype, "
+          "bool bias_in_x_dtype=False) -> Tensor y");
+    m.def("bias_act_fwd(Tensor x, Tensor? bias, int kind, float[] params, float scale, ScalarType? out_dtype, "
+          "bool with_mask, bool bias_in_x_dtype=False) -> (Tensor y, Tensor mask)");
+    m.def("bias_act_bwd(Tensor dy, Tensor mask, int kind, float[] params, float scale, ScalarType dx_dtype, "
+          "ScalarType? dbias_dtype) -> (Tensor dx, Tensor dbias)");
+    m.def("bias_act_bwd_x(Tensor dy, Tensor x, Tensor? bias, int kind, float[] params, float scale, "
+          "ScalarType? dbias_dtype, bool bias_in_x_dtype=False) -> (Tensor dx, Tensor dbias)");
     m.def("_raise(int result, str what, str detail) -> ()");
     m.def("_set_backend(int backend) -> ()", &set_backend);
     m.def("_testing_mock(bool on) -> int[]", &testing_mock);
@@ -535,7 +920,11 @@ TORCH_LIBRARY(gpuact, m) {
     m.impl("act_fwd", &act_fwd);                 \
     m.impl("act_bwd", &act_bwd);                 \
     m.impl("act_inplace", &act_inplace);         \
-    m.impl("act_into", &act_into);
+    m.impl("act_into", &act_into);               \
+    m.impl("bias_act", &bias_act);               \
+    m.impl("bias_act_fwd", &bias_act_fwd);       \
+    m.impl("bias_act_bwd", &bias_act_bwd);       \
+    m.impl("bias_act_bwd_x", &bias_act_bwd_x);
 
 TORCH_LIBRARY_IMPL(gpuact, CUDA, m) { GPUACT_TORCH_KERNELS(m) }
 TORCH_LIBRARY_IMPL(gpuact, CPU, m) { GPUACT_TORCH_KERNELS(m) }
@@ -546,6 +935,10 @@ TORCH_LIBRARY_IMPL(gpuact, Autograd, m) {
     m.impl("act_bwd", &act_bwd_autograd);
     m.impl("act_inplace", torch::autograd::autogradNotImplementedFallback());
     m.impl("act_into", torch::autograd::autogradNotImplementedFallback());
+    m.impl("bias_act", &bias_act_autograd);
+    m.impl("bias_act_fwd", &bias_act_fwd_autograd);
+    m.impl("bias_act_bwd", torch::autograd::autogradNotImplementedFallback());
+    m.impl("bias_act_bwd_x", torch::autograd::autogradNotImplementedFallback());
 }
 
 /* The in-place ops bump their outputs' version counters (autograd sees the writes). */
@@ -583,8 +976,48 @@ static PyObject *py_act(PyObject *, PyObject *const *a, Py_ssize_t na) {
     END_HANDLE_TH_ERRORS
 }
 
+/* None or a tensor; false for anything else. */
+static bool optional_tensor(PyObject *o, c10::optional<Tensor> &out) {
+    if (o == Py_None) return true;
+    if (!THPVariable_CheckExact(o)) return false;
+    out = THPVariable_Unpack(o);
+    return true;
+}
+
+/* bias_act(x, bias, kind, params, scale, out_dtype, bias_in_x_dtype) -> y: gpuact::bias_act, as act(). */
+static PyObject *py_bias_act(PyObject *, PyObject *const *a, Py_ssize_t na) {
+    HANDLE_TH_ERRORS
+    c10::optional<Tensor> bias;
+    if (na != 7 || !THPVariable_CheckExact(a[0]) || !optional_tensor(a[1], bias) || !PyList_Check(a[3]) ||
+        PyList_GET_SIZE(a[3]) > 8 || !PyFloat_Check(a[4]) || !(a[5] == Py_None || THPDtype_Check(a[5])) ||
+        at::impl::torch_function_mode_enabled())
+        Py_RETURN_NOTIMPLEMENTED;
+    const Tensor &x = THPVariable_Unpack(a[0]);
+    int64_t kind = PyLong_AsLongLong(a[2]);
+    if (kind == -1 && PyErr_Occurred()) return nullptr;
+    double p[8];
+    Py_ssize_t np = PyList_GET_SIZE(a[3]);
+    for (Py_ssize_t i = 0; i < np; i++) {
+        p[i] = PyFloat_AsDouble(PyList_GET_ITEM(a[3], i));
+        if (p[i] == -1.0 && PyErr_Occurred()) return nullptr;
+    }
+    double scale = PyFloat_AS_DOUBLE(a[4]);
+    c10::optional<c10::ScalarType> out_dtype;
+    if (a[5] != Py_None) out_dtype = ((THPDtype *)a[5])->scalar_type;
+    bool bias_in_x_dtype = a[6] == Py_True;
+    Tensor y;
+    {
+        pybind11::gil_scoped_release no_gil;
+        y = bias_act_op().call(x, bias, kind, ArrayRef<double>(p, (size_t)np), scale, out_dtype, bias_in_x_dtype);
+    }
+    return THPVariable_Wrap(std::move(y));
+    END_HANDLE_TH_ERRORS
+}
+
 static PyMethodDef methods[] = {
     {"act", (PyCFunction)(void (*)(void))py_act, METH_FASTCALL, "act(x, kind, params) -> y (gpuact::act)"},
+    {"bias_act", (PyCFunction)(void (*)(void))py_bias_act, METH_FASTCALL,
+     "bias_act(x, bias, kind, params, scale, out_dtype, bias_in_x_dtype) -> y (gpuact::bias_act)"},
     {nullptr, nullptr, 0, nullptr}};
 
 /* Importing the module registers the operators (the static initialisers above). */

@@ -28,7 +28,6 @@ def calls(monkeypatch):
     monkeypatch.setattr(_impl, "_C", types.SimpleNamespace(**{n: record(n) for n in (
         "forward", "backward", "epilogue_forward", "epilogue_backward", "glu_forward", "glu_backward")}))
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
-    monkeypatch.setattr(_impl, "_build_capture_variant", lambda *a: None)
     monkeypatch.setattr(_impl, "_build_glu_capture_variant", lambda *a: None)
     return seen
 
@@ -37,8 +36,8 @@ def calls(monkeypatch):
 def launches():
     """The compiled operators' launches (gpuact.torch._ext under gpuact::_testing_mock: CPU tensors stand for
     CUDA ones, each launch is recorded instead of run), as a function returning the records since its last
-    call: dicts of op, rows, cols and the addresses in, out, mask, x, bias, dbias (0: absent)."""
-    fields = ("op", "rows", "cols", "in", "out", "mask", "x", "bias", "dbias")
+    call: dicts of op, rows, cols, ld (of in) and the addresses in, out, mask, x, bias, dbias (0: absent)."""
+    fields = ("op", "rows", "cols", "ld", "in", "out", "mask", "x", "bias", "dbias")
     ops = ("forward", "backward", "epilogue_forward", "epilogue_backward", "glu_forward", "glu_backward")
     torch.ops.gpuact._testing_mock(True)
 
@@ -118,21 +117,31 @@ def test_in_place_and_out(launches):
     ga.relu(h, inplace=True).sum().backward()  # in place under autograd: computed apart, written back
 
 
-def test_bias_act_fast_path_arguments(calls):
+def test_bias_act_arguments(launches):
     x, b = torch.randn(6, 40), torch.randn(40)
     y = ga.bias_act(x, b, "relu", 0.5)
-    (name, a), = calls
-    assert name == "epilogue_forward" and y.shape == x.shape and y.is_contiguous()
-    rows, cols, xdt, ydt, bdt, ld_x, ld_y, scale, px, pb, py, pmask, mask_ld = a[4:]
-    assert (rows, cols, ld_x, ld_y, scale, px, pb, py, pmask, mask_ld) == (6, 40, 40, 40, 0.5, x.data_ptr(),
-                                                                           b.data_ptr(), y.data_ptr(), None, 40)
-    xs = torch.randn(6, 80)[:, :40]  # a column slice: the general path, in place through the leading dimension
+    (r,) = launches()
+    assert r["op"] == "epilogue_forward" and y.shape == x.shape and y.is_contiguous()
+    assert (r["rows"], r["cols"], r["ld"], r["in"], r["bias"], r["out"], r["mask"]) == \
+        (6, 40, 40, x.data_ptr(), b.data_ptr(), y.data_ptr(), 0)
+    xs = torch.randn(6, 80)[:, :40]  # a column slice: in place through the leading dimension
     ga.bias_act(xs, b, "relu")
-    assert calls[-1][1][9] == 80 and calls[-1][1][12] == xs.data_ptr()
+    (r,) = launches()
+    assert r["ld"] == 80 and r["in"] == xs.data_ptr()
     xg, bg = torch.randn(5, 16, requires_grad=True), torch.randn(16, requires_grad=True)
-    ga.bias_act(xg, bg, "relu").sum().backward()
-    assert [n for n, _ in calls[-2:]] == ["epilogue_forward", "epilogue_backward"]
-    assert calls[-1][1][19] == bg.grad.data_ptr()  # the bias gradient in the same pass
+    y = ga.bias_act(xg, bg, "relu")
+    assert y.grad_fn.name() == "gpuact::BiasActBackward"
+    y.sum().backward()
+    fwd, bwd = launches()
+    assert (fwd["op"], bwd["op"]) == ("epilogue_forward", "epilogue_backward")
+    assert fwd["mask"] != 0 and bwd["mask"] == fwd["mask"] and bwd["x"] == 0
+    assert bwd["dbias"] == bg.grad.data_ptr() and bwd["out"] == xg.grad.data_ptr()  # the bias gradient in one pass
+    xg.grad = bg.grad = None
+    ga.bias_act(xg, bg, "gelu").sum().backward()  # a smooth kind: the backward reads x and the bias
+    fwd, bwd = launches()
+    assert fwd["mask"] == 0 and bwd["x"] == xg.data_ptr() and bwd["bias"] == bg.data_ptr()
+    ga.bias_act(xg, bg.detach(), "relu").sum().backward()  # no bias gradient wanted: none computed
+    assert launches()[-1]["dbias"] == 0
     with pytest.raises(gpuact.InvalidArgument, match="bias must be"):
         ga.bias_act(x, torch.randn(41), "relu")
     with pytest.raises(gpuact.InvalidArgument, match="scale = 0"):

@@ -122,119 +122,46 @@ def _act_into_fake(x, y, kind, params):
 
 
 # ---------------------------------------------------------------------------------------------
-# Epilogue
+# Epilogue (compiled: gpuact::bias_act, bias_act_fwd, bias_act_bwd, bias_act_bwd_x): the fakes
 
-@torch.library.custom_op("gpuact::bias_act_fwd", mutates_args=())
-def bias_act_fwd(x: Tensor, bias: typing.Optional[Tensor], kind: int, params: typing.List[float], scale: float,
-                 out_dtype: typing.Optional[torch.dtype], with_mask: bool,
-                 bias_in_x_dtype: bool = False) -> typing.Tuple[Tensor, Tensor]:
-    y, mask = _impl.epilogue_forward(x, bias, _act(kind, params), scale, out_dtype, with_mask,
-                                     bias_in_x_dtype=bias_in_x_dtype)
-    return y, (mask if mask is not None else _empty_mask(x))
+def _bias_act_y(x, bias, kind, out_dtype):
+    _impl.check(x, "x", "bias_act", devices=("cuda", "meta"))
+    if bias is not None:
+        _impl.check(bias, "bias", "bias_act", devices=("cuda", "meta"))
+    return x.new_empty(x.shape, dtype=x.dtype if out_dtype is None else out_dtype)
 
 
-@bias_act_fwd.register_fake
+@torch.library.register_fake("gpuact::bias_act")
+def _bias_act_fake(x, bias, kind, params, scale, out_dtype, bias_in_x_dtype=False):
+    return _bias_act_y(x, bias, kind, out_dtype)
+
+
+@torch.library.register_fake("gpuact::bias_act_fwd")
 def _bias_act_fwd_fake(x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype=False):
     rows, cols = _impl.rows_cols(x)
-    y = x.new_empty(x.shape, dtype=x.dtype if out_dtype is None else out_dtype)
     nmask = rows * _impl.torch_mask_ld(cols) // 8 if with_mask else 0
-    return y, x.new_empty((nmask,), dtype=torch.uint8)
-
-
-def bias_act_setup(ctx, x, bias, kind, params, scale, with_mask, mask, bias_in_x_dtype):
-    """What the epilogue's autograd keeps: the 1-bit mask (the ReLU family, hardtanh) or, for the smooth
-    kinds, x and the bias (z = x + bias is formed again in the backward). One definition: the custom op
-    gpuact::bias_act_fwd registers it, and the eager path's functional._BiasAct calls it."""
-    ctx.kind, ctx.params, ctx.scale, ctx.with_mask = kind, list(params), scale, with_mask
-    ctx.bias_in_x_dtype = bias_in_x_dtype
-    ctx.from_x = not _has_mask(kind)  # smooth kinds: the backward takes x and the bias
-    ctx.x_dtype = x.dtype
-    ctx.bias_dtype = bias.dtype if bias is not None else None
-    if ctx.from_x:
-        ctx.save_for_backward(x, bias)
-    else:
-        ctx.save_for_backward(mask)
-
-
-def bias_act_backward_rule(ctx, dy):
-    """(dx, dbias) from dy in one pass: from the mask, or from x and the bias (the smooth kinds). The bias
-    gradient is accumulated in float32 and returned in the bias's own dtype. Eager CUDA tensors go straight
-    into gpuact._C; traced ones through gpuact::bias_act_bwd / bias_act_bwd_x."""
-    need_dbias = ctx.bias_dtype is not None and ctx.needs_input_grad[1]
-    dbias_dtype = ctx.bias_dtype if need_dbias else None
-    name = _KIND_NAMES.get(ctx.kind, "activation")
-    act = _act(ctx.kind, ctx.params)
-    direct = _impl.eager(dy)
-    if ctx.from_x:
-        x, bias = ctx.saved_tensors
-        if direct:
-            dx, dbias = _impl.epilogue_backward(dy, None, act, ctx.scale, x.dtype, dbias_dtype,
-                                                fn=f"{name} bias_act backward", x=x, bias=bias,
-                                                bias_in_x_dtype=ctx.bias_in_x_dtype)
-        else:
-            dx, dbias = torch.ops.gpuact.bias_act_bwd_x(dy, x, bias, ctx.kind, ctx.params, ctx.scale, dbias_dtype,
-                                                        ctx.bias_in_x_dtype)
-    else:
-        if not ctx.with_mask:
-            _impl.no_mask_saved(name, "bias_act")
-        (mask,) = ctx.saved_tensors
-        if direct:
-            dx, dbias = _impl.epilogue_backward(dy, mask, act, ctx.scale, ctx.x_dtype, dbias_dtype,
-                                                fn=f"{name} bias_act backward")
-        else:
-            dx, dbias = torch.ops.gpuact.bias_act_bwd(dy, mask, ctx.kind, ctx.params, ctx.scale, ctx.x_dtype,
-                                                      dbias_dtype)
-    return (dx if ctx.needs_input_grad[0] else None), (dbias if need_dbias else None)
-
-
-def _bias_act_fwd_setup(ctx, inputs, output):
-    x, bias, kind, params, scale, out_dtype, with_mask = inputs[:7]
-    bias_in_x_dtype = inputs[7] if len(inputs) > 7 else False
-    bias_act_setup(ctx, x, bias, kind, params, scale, with_mask, output[1], bias_in_x_dtype)
-
-
-def _bias_act_fwd_backward(ctx, dy, dmask):
-    return bias_act_backward_rule(ctx, dy) + (None,) * 6
-
-
-bias_act_fwd.register_autograd(_bias_act_fwd_backward, setup_context=_bias_act_fwd_setup)
+    return _bias_act_y(x, bias, kind, out_dtype), x.new_empty((nmask,), dtype=torch.uint8)
 
 
 def _no_dbias(dy):
     return dy.new_empty((0,), dtype=torch.float32)
 
 
-@torch.library.custom_op("gpuact::bias_act_bwd", mutates_args=())
-def bias_act_bwd(dy: Tensor, mask: Tensor, kind: int, params: typing.List[float], scale: float,
-                 dx_dtype: torch.dtype, dbias_dtype: typing.Optional[torch.dtype]) -> typing.Tuple[Tensor, Tensor]:
-    dx, dbias = _impl.epilogue_backward(dy, mask, _act(kind, params), scale, dx_dtype, dbias_dtype)
-    return dx, (dbias if dbias is not None else _no_dbias(dy))
-
-
-@bias_act_bwd.register_fake
-def _bias_act_bwd_fake(dy, mask, kind, params, scale, dx_dtype, dbias_dtype):
+def _bwd_fake(dy, dx_dtype, dbias_dtype):
     dx = dy.new_empty(dy.shape, dtype=dx_dtype)
     if dbias_dtype is None:
         return dx, _no_dbias(dy)
     return dx, dy.new_empty((dy.shape[-1],), dtype=dbias_dtype)
 
 
-@torch.library.custom_op("gpuact::bias_act_bwd_x", mutates_args=())
-def bias_act_bwd_x(dy: Tensor, x: Tensor, bias: typing.Optional[Tensor], kind: int, params: typing.List[float],
-                   scale: float, dbias_dtype: typing.Optional[torch.dtype],
-                   bias_in_x_dtype: bool = False) -> typing.Tuple[Tensor, Tensor]:
-    dx, dbias = _impl.epilogue_backward(dy, None, _act(kind, params), scale, x.dtype, dbias_dtype,
-                                        fn=f"{_KIND_NAMES.get(kind, 'activation')} bias_act backward", x=x, bias=bias,
-                                        bias_in_x_dtype=bias_in_x_dtype)
-    return dx, (dbias if dbias is not None else _no_dbias(dy))
+@torch.library.register_fake("gpuact::bias_act_bwd")
+def _bias_act_bwd_fake(dy, mask, kind, params, scale, dx_dtype, dbias_dtype):
+    return _bwd_fake(dy, dx_dtype, dbias_dtype)
 
 
-@bias_act_bwd_x.register_fake
+@torch.library.register_fake("gpuact::bias_act_bwd_x")
 def _bias_act_bwd_x_fake(dy, x, bias, kind, params, scale, dbias_dtype, bias_in_x_dtype=False):
-    dx = dy.new_empty(dy.shape, dtype=x.dtype)
-    if dbias_dtype is None:
-        return dx, _no_dbias(dy)
-    return dx, dy.new_empty((dy.shape[-1],), dtype=dbias_dtype)
+    return _bwd_fake(dy, x.dtype, dbias_dtype)
 
 
 # ---------------------------------------------------------------------------------------------

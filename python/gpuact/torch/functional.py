@@ -230,25 +230,8 @@ _SQRELU = _resolve("sqrelu", {})
 # ---------------------------------------------------------------------------------------------
 # Epilogue
 
-class _BiasAct(torch.autograd.Function):
-    """The eager path's autograd of bias_act; its rule is _ops.bias_act_setup / _ops.bias_act_backward_rule,
-    the same two functions the custom op gpuact::bias_act_fwd registers."""
-
-    @staticmethod
-    def forward(ctx, x, bias, kp, scale, out_dtype, bias_in_x_dtype):
-        kind, params, has_mask, name, act = kp[:5]
-        y, mask = _impl.epilogue_forward(x, bias, act, scale, out_dtype, has_mask, fn=name,
-                                         bias_in_x_dtype=bias_in_x_dtype)
-        _ops.bias_act_setup(ctx, x, bias, kind, params, scale, has_mask, mask, bias_in_x_dtype)
-        return y
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, dy):
-        return _ops.bias_act_backward_rule(ctx, dy) + (None, None, None, None)
-
-
-_bias_act_apply = torch._C._FunctionBase.__dict__["apply"].__get__(None, _BiasAct)
+_BIAS_ACT = torch.ops.gpuact.bias_act.default
+from ._ext import bias_act as _bias_act_entry  # noqa: E402  (as _act_entry)
 
 
 def bias_act(x, bias=None, activation="relu", scale=1.0, *, out_dtype=None, backward_bits=None, **params):
@@ -289,20 +272,11 @@ def _bias_act(x, bias, kp, scale, out_dtype):
     if dt is not None:
         x = _cast(x, dt)
         cast_bias = bias is not None and bias.dtype != x.dtype
-    if _direct(x):
-        if _grad_enabled() and (x.requires_grad or (bias is not None and bias.requires_grad)):
-            return _bias_act_apply(_unwrap_if_dead(x), bias, kp, scale, out_dtype, cast_bias)
-        return _impl.epilogue_forward(x, bias, kp[4], scale, out_dtype, False, fn=kp[3],
-                                      bias_in_x_dtype=cast_bias)[0]
-    grad = _grad_enabled() and (x.requires_grad or (bias is not None and bias.requires_grad))
-    _impl.check(x, "x", "bias_act", devices=("cuda", "meta"))
-    kind, prm, has_mask, name = kp[:4]
-    if cast_bias:
-        y, _ = torch.ops.gpuact.bias_act_fwd(x, bias, kind, list(prm), scale, out_dtype, bool(grad and has_mask),
-                                             True)
-    else:
-        y, _ = torch.ops.gpuact.bias_act_fwd(x, bias, kind, list(prm), scale, out_dtype, bool(grad and has_mask))
-    return y
+    if not _is_compiling():
+        y = _bias_act_entry(x, bias, kp[0], kp[5], scale, out_dtype, cast_bias)
+        if y is not NotImplemented:
+            return y
+    return _BIAS_ACT(x, bias, kp[0], kp[5], scale, out_dtype, cast_bias)
 
 
 # ---------------------------------------------------------------------------------------------
