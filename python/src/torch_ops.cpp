@@ -97,11 +97,12 @@ gpuact_activation activation(int64_t kind, ArrayRef<double> p) {
     fail(GPUACT_ERROR_INVALID_ARGUMENT, "gpuact.torch." + fn + ": " + text);
 }
 
-std::string shape_str(const Tensor &t) {
+std::string shape_str(c10::IntArrayRef shape) {
     std::string s = "(";
-    for (int64_t i = 0; i < t.dim(); i++) s += (i ? ", " : "") + std::to_string(t.size(i));
-    return s + (t.dim() == 1 ? ",)" : ")");
+    for (size_t i = 0; i < shape.size(); i++) s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + (shape.size() == 1 ? ",)" : ")");
 }
+std::string shape_str(const Tensor &t) { return shape_str(t.sizes()); }
 
 std::string dtype_str(c10::ScalarType t) {
     switch (t) {
@@ -618,6 +619,279 @@ std::tuple<Tensor, Tensor> bias_act_bwd_x(const Tensor &dy, const Tensor &x, con
                     dy);
 }
 
+/* ---- >>gated forms: y = act(a + bias_a) * (b + bias_b) ------------------------------------------- */
+
+/* (t or a contiguous copy, ld): t as rows x cols (cols: the last dimension) with unit column stride and
+   row stride ld >= cols. A t whose leading dimensions collapse into one row stride (a half of a
+   contiguous (..., 2 cols) tensor: ld = 2 cols; a column slice of a matrix) is used in place. */
+std::pair<Tensor, int64_t> rows_view(const Tensor &t) {
+    int64_t cols = t.size(-1);
+    if (t.is_contiguous()) return {t, cols};
+    if (t.stride(-1) == 1 || cols == 1) {
+        std::vector<std::pair<int64_t, int64_t>> lead;
+        for (int64_t i = 0; i + 1 < t.dim(); i++)
+            if (t.size(i) != 1) lead.push_back({t.size(i), t.stride(i)});
+        if (lead.empty()) return {t, cols};
+        int64_t ld = lead.back().second;
+        bool ok = ld >= cols;
+        int64_t want = ld;
+        for (auto it = lead.rbegin(); it != lead.rend(); ++it) {
+            ok = ok && it->second == want;
+            want = it->second * it->first;
+        }
+        if (ok) return {t, ld};
+    }
+    return {t.contiguous(), cols};
+}
+
+/* The gated forms' argument rules (shapes, dtypes, devices, biases both or neither); returns cols. b
+   absent: a is the fused projection (..., 2 cols) and bias_a its (2 cols,) bias. The fakes apply the
+   same rules (gpuact/torch/_impl.py glu_check). */
+int64_t glu_check(const Tensor &a, const Tensor &b, const Tensor &bias_a, const Tensor &bias_b, const char *fn) {
+    check(a, "a", fn);
+    if (a.dim() < 1) refuse(fn, "the input must have at least one dimension (the last one is the gated one)");
+    int64_t cols;
+    std::vector<std::tuple<const char *, Tensor, int64_t>> biases;
+    if (!b.defined()) {
+        if (a.size(-1) % 2)
+            refuse(fn, "the fused input's last dimension is " + std::to_string(a.size(-1)) +
+                           "; it must be even (gate || up)");
+        cols = a.size(-1) / 2;
+        if (bias_b.defined()) refuse(fn, "the fused form takes one bias of 2 * cols elements (bias_a), not bias_b");
+        biases.emplace_back("bias", bias_a, 2 * cols);
+    } else {
+        check(b, "b", fn);
+        same_device(a, b, "a", "b", fn);
+        if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type())
+            refuse(fn, "a has shape " + shape_str(a) + " and dtype " + dtype_str(a.scalar_type()) + ", b " +
+                           shape_str(b) + " and " + dtype_str(b.scalar_type()) + "; they must match");
+        if (bias_a.defined() != bias_b.defined()) refuse(fn, "give both of bias_a and bias_b, or neither");
+        cols = a.size(-1);
+        biases.emplace_back("bias_a", bias_a, cols);
+        biases.emplace_back("bias_b", bias_b, cols);
+    }
+    for (auto &nb : biases) {
+        const Tensor &bias = std::get<1>(nb);
+        if (!bias.defined()) continue;
+        check(bias, std::get<0>(nb), fn);
+        same_device(a, bias, "a", std::get<0>(nb), fn);
+        if (bias.dim() != 1 || bias.size(0) != std::get<2>(nb))
+            refuse(fn, std::string(std::get<0>(nb)) + " has shape " + shape_str(bias) + "; it must be (" +
+                           std::to_string(std::get<2>(nb)) + ",)");
+    }
+    return cols;
+}
+
+/* The inputs as the C API takes them: rows, cols, a and b with their row pitches (b absent: the halves of
+   the fused a), the biases in a's dtype (a float32 bias of a bfloat16 input is rounded first, as torch's
+   autocast does for F.linear's bias), contiguous. */
+struct GluInputs {
+    int64_t rows, cols, ld_a, ld_b;
+    Tensor sa, sb, bias_a, bias_b;
+    gpuact_buffer a, b;
+};
+
+GluInputs glu_inputs(const Tensor &a, const Tensor &b, const Tensor &bias_a, const Tensor &bias_b, const char *fn) {
+    GluInputs in;
+    in.cols = glu_check(a, b, bias_a, bias_b, fn);
+    in.rows = rows_of(a);
+    auto in_dtype = [&](const Tensor &t) { return t.defined() ? t.to(a.scalar_type()).contiguous() : t; };
+    if (!b.defined()) {
+        if (bias_a.defined()) {
+            Tensor full = in_dtype(bias_a);
+            in.bias_a = full.narrow(0, 0, in.cols);
+            in.bias_b = full.narrow(0, in.cols, in.cols);
+        }
+        auto v = rows_view(a);
+        in.sa = in.sb = v.first;
+        in.ld_a = in.ld_b = v.second;
+        in.a = buf(v.first);
+        in.b = {v.first.data_ptr(), (size_t)(in.cols * a.element_size())};
+        return in;
+    }
+    in.bias_a = in_dtype(bias_a);
+    in.bias_b = in_dtype(bias_b);
+    auto va = rows_view(a), vb = rows_view(b);
+    in.sa = va.first;
+    in.sb = vb.first;
+    in.ld_a = va.second;
+    in.ld_b = vb.second;
+    in.a = buf(in.sa);
+    in.b = buf(in.sb);
+    return in;
+}
+
+Tensor opt(const c10::optional<Tensor> &t) { return t.has_value() ? *t : Tensor(); }
+c10::optional<Tensor> opt(const Tensor &t) { return t.defined() ? c10::optional<Tensor>(t) : c10::nullopt; }
+
+std::string glu_name(int64_t kind, const char *what) { return std::string(kind_name(kind, "glu")) + what; }
+
+/* y = act(a + bias_a) * (b + bias_b), contiguous, a's dtype; a's shape, or (fused) a's with the last
+   dimension halved. */
+Tensor glu_fwd(const Tensor &a, const c10::optional<Tensor> &b, const c10::optional<Tensor> &bias_a,
+               const c10::optional<Tensor> &bias_b, int64_t kind) {
+    std::string fn = glu_name(kind, " glu");
+    GluInputs in = glu_inputs(a, opt(b), opt(bias_a), opt(bias_b), fn.c_str());
+    Tensor y;
+    if (opt(b).defined()) {
+        y = new_like(a, a.scalar_type());
+    } else {
+        std::vector<int64_t> shape = a.sizes().vec();
+        shape.back() = in.cols;
+        y = at::empty(shape, a.options());
+    }
+    if (!in.rows || !in.cols) return y;
+    gpuact_glu_desc d;
+    memset(&d, 0, sizeof d);
+    d.act = activation(kind, {});
+    d.rows = (size_t)in.rows;
+    d.cols = (size_t)in.cols;
+    d.x_dtype = d.y_dtype = dtype_of(a);
+    d.ld_a = (size_t)in.ld_a;
+    d.ld_b = (size_t)in.ld_b;
+    d.ld_y = (size_t)in.cols;
+    d.a = in.a;
+    d.b = in.b;
+    d.y = buf(y);
+    d.bias_a = buf(in.bias_a);
+    d.bias_b = buf(in.bias_b);
+    Target t = target(a);
+    if (!t.ctx) {
+        record(4, d.rows, d.cols, d.ld_a, d.a, d.y, {}, d.b, d.bias_a, {});
+        return y;
+    }
+    done(gpuact_glu_forward(t.ctx, &d, t.stream), "gpuact_glu_forward");
+    return y;
+}
+
+/* The gated backward without the bias gradients (what a CUDA-graph capture of the call runs), launched
+   once per variant on one element outside any capture, as build_capture_variant does for the epilogue. */
+void build_glu_capture_variant(const Target &t, const Tensor &like, const gpuact_glu_backward_desc &full) {
+    static std::mutex lock;
+    static std::vector<std::vector<int64_t>> seen;
+    std::vector<int64_t> key = {t.dev, (int64_t)full.act.kind, (int64_t)full.dy_dtype, (int64_t)full.x_dtype};
+    {
+        std::lock_guard<std::mutex> hold(lock);
+        for (auto &k : seen)
+            if (k == key) return;
+        seen.push_back(key);
+    }
+    Tensor scratch = at::zeros({128}, like.options().dtype(at::kByte));
+    char *p = (char *)scratch.data_ptr();
+    gpuact_glu_backward_desc d;
+    memset(&d, 0, sizeof d);
+    d.act = full.act;
+    d.rows = d.cols = 1;
+    d.dy_dtype = full.dy_dtype;
+    d.x_dtype = full.x_dtype;
+    d.ld_dy = d.ld_a = d.ld_b = d.ld_da = d.ld_db = 1;
+    d.dy = buf(p);
+    d.a = buf(p + 16);
+    d.b = buf(p + 32);
+    d.da = buf(p + 48);
+    d.db = buf(p + 64);
+    done(gpuact_glu_backward(t.ctx, &d, t.stream), "gpuact_glu_backward");
+}
+
+/* The gated backward in one pass from the forward's inputs: (da, db, dbias_a, dbias_b), or for the fused
+   form (dh, empty, dbias (2 cols,), empty); with dbias_dtype the bias gradients are the column sums of da
+   and db accumulated in float32 (empty without it). Under CUDA-graph capture torch sums them. */
+std::tuple<Tensor, Tensor, Tensor, Tensor> glu_bwd(const Tensor &dy, const Tensor &a, const c10::optional<Tensor> &b_in,
+                                                   const c10::optional<Tensor> &bias_a,
+                                                   const c10::optional<Tensor> &bias_b, int64_t kind,
+                                                   c10::optional<c10::ScalarType> dbias_dtype) {
+    std::string name = glu_name(kind, " glu backward");
+    const char *fn = name.c_str();
+    Tensor b = opt(b_in);
+    GluInputs in = glu_inputs(a, b, opt(bias_a), opt(bias_b), fn);
+    check(dy, "dy", fn);
+    same_device(a, dy, "a", "dy", fn);
+    std::vector<int64_t> shape = a.sizes().vec();
+    if (!b.defined()) shape.back() = in.cols;
+    if (dy.sizes() != c10::IntArrayRef(shape))
+        refuse(fn, "dy has shape " + shape_str(dy) + "; the forward's output has " + shape_str(shape));
+    if (dbias_dtype) check_out_dtype(*dbias_dtype, "dbias_dtype", fn);
+    int64_t rows = in.rows, cols = in.cols;
+    int64_t es = a.element_size();
+    Tensor empty = at::empty({0}, a.options());
+    Tensor first, second = empty, dba = empty, dbb = empty;
+    gpuact_buffer pda, pdb, pdba = {}, pdbb = {};
+    int64_t ldd;
+    auto alloc = [&](int64_t n) {
+        auto o = a.options().dtype(*dbias_dtype);
+        return rows ? at::empty({n}, o) : at::zeros({n}, o);
+    };
+    if (!b.defined()) {
+        first = new_like(a, a.scalar_type());
+        pda = buf(first);
+        pdb = {first.data_ptr(), (size_t)(cols * es)};
+        ldd = 2 * cols;
+        if (dbias_dtype) {
+            dba = alloc(2 * cols);
+            pdba = buf(dba);
+            pdbb = {dba.data_ptr(), (size_t)(cols * dba.element_size())};
+        }
+    } else {
+        first = new_like(a, a.scalar_type());
+        second = new_like(a, a.scalar_type());
+        pda = buf(first);
+        pdb = buf(second);
+        ldd = cols;
+        if (dbias_dtype) {
+            dba = alloc(cols);
+            dbb = alloc(cols);
+            pdba = buf(dba);
+            pdbb = buf(dbb);
+        }
+    }
+    if (!rows || !cols) return {first, second, dba, dbb};
+    auto vdy = rows_view(dy);
+    gpuact_glu_backward_desc d;
+    memset(&d, 0, sizeof d);
+    d.act = activation(kind, {});
+    d.rows = (size_t)rows;
+    d.cols = (size_t)cols;
+    d.dy_dtype = dtype_of(dy);
+    d.x_dtype = dtype_of(a);
+    d.ld_dy = (size_t)vdy.second;
+    d.ld_a = (size_t)in.ld_a;
+    d.ld_b = (size_t)in.ld_b;
+    d.ld_da = d.ld_db = (size_t)ldd;
+    d.dy = buf(vdy.first);
+    d.a = in.a;
+    d.b = in.b;
+    d.bias_a = buf(in.bias_a);
+    d.bias_b = buf(in.bias_b);
+    d.da = pda;
+    d.db = pdb;
+    Target t = target(a);
+    bool by_torch = dbias_dtype.has_value() && t.ctx && capturing(t.stream);
+    if (dbias_dtype && !by_torch) {
+        d.dbias_dtype = *dbias_dtype == at::kFloat ? GPUACT_F32 : *dbias_dtype == at::kHalf ? GPUACT_F16 : GPUACT_BF16;
+        d.dbias_a = pdba;
+        d.dbias_b = pdbb;
+    }
+    if (!t.ctx) {
+        record(5, d.rows, d.cols, d.ld_a, d.a, d.da, {}, d.b, d.bias_a, d.dbias_a);
+        return {first, second, dba, dbb};
+    }
+    if (dbias_dtype && !by_torch) build_glu_capture_variant(t, a, d);
+    done(gpuact_glu_backward(t.ctx, &d, t.stream), "gpuact_glu_backward");
+    if (by_torch) {
+        Tensor da_rows = first.view({rows, b.defined() ? cols : 2 * cols});
+        Tensor db_rows = b.defined() ? second.view({rows, cols}) : da_rows.narrow(1, cols, cols);
+        if (!b.defined()) da_rows = da_rows.narrow(1, 0, cols);
+        if (b.defined()) {
+            dba.copy_(da_rows.sum(0, false, at::kFloat));
+            dbb.copy_(db_rows.sum(0, false, at::kFloat));
+        } else {
+            dba.narrow(0, 0, cols).copy_(da_rows.sum(0, false, at::kFloat));
+            dba.narrow(0, cols, cols).copy_(db_rows.sum(0, false, at::kFloat));
+        }
+    }
+    return {first, second, dba, dbb};
+}
+
 /* ---- >>autograd of the elementwise ops ----------------------------------------------------- */
 
 /* The autograd nodes are torch::autograd::Node subclasses, as torch's own generated ones: a
@@ -869,6 +1143,94 @@ std::tuple<Tensor, Tensor> bias_act_fwd_autograd(const Tensor &x, const c10::opt
     return bias_act_fwd_op().call(x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype);
 }
 
+/* ---- >>autograd of the gated forms -------------------------------------------------------------- */
+
+using GluFwdSig = Tensor(const Tensor &, const c10::optional<Tensor> &, const c10::optional<Tensor> &,
+                         const c10::optional<Tensor> &, int64_t);
+using GluBwdSig = std::tuple<Tensor, Tensor, Tensor, Tensor>(const Tensor &, const Tensor &,
+                                                             const c10::optional<Tensor> &,
+                                                             const c10::optional<Tensor> &,
+                                                             const c10::optional<Tensor> &, int64_t,
+                                                             c10::optional<c10::ScalarType>);
+const c10::TypedOperatorHandle<GluFwdSig> &glu_fwd_op() {
+    static auto h = handle<GluFwdSig>("gpuact::glu_fwd");
+    return h;
+}
+const c10::TypedOperatorHandle<GluBwdSig> &glu_bwd_op() {
+    static auto h = handle<GluBwdSig>("gpuact::glu_bwd");
+    return h;
+}
+
+/* The gated forms' backward: keeps the forward's inputs only (a, b, the biases; never y or act(a)); one
+   gpuact_glu_backward pass gives da and db (the fused form: dh) and both bias gradients, accumulated in
+   float32 and returned in each bias's own dtype. Not differentiable again. */
+struct GluBackward : public Node {
+    SavedVariable a, b, bias_a, bias_b;
+    int64_t kind = 0;
+    c10::optional<c10::ScalarType> dtype_a, dtype_b;  /* the biases' */
+    std::string name() const override { return "gpuact::GluBackward"; }
+    void release_variables() override {
+        a.reset_data();
+        b.reset_data();
+        bias_a.reset_data();
+        bias_b.reset_data();
+    }
+    variable_list apply(variable_list &&grads) override {
+        if (!grads[0].defined()) return {Tensor(), Tensor(), Tensor(), Tensor()};
+        auto self = shared_from_this();
+        Tensor ta = a.unpack(self), tb = b.unpack(self), ba = bias_a.unpack(self), bb = bias_b.unpack(self);
+        bool need[4];
+        for (size_t i = 0; i < 4; i++) need[i] = task_should_compute_output(i);
+        bool want_dbias = (ba.defined() && need[2]) || (bb.defined() && need[3]);
+        c10::optional<c10::ScalarType> dbias_dtype;
+        if (want_dbias) {
+            if (dtype_a && dtype_b && *dtype_a != *dtype_b)
+                dbias_dtype = at::kFloat;
+            else
+                dbias_dtype = dtype_a ? dtype_a : dtype_b;
+        }
+        auto out = glu_bwd_op().call(grads[0], ta, opt(tb), opt(ba), opt(bb), kind, dbias_dtype);
+        Tensor first = std::get<0>(out), second = std::get<1>(out), dba = std::get<2>(out), dbb = std::get<3>(out);
+        if (!want_dbias) dba = dbb = Tensor();
+        if (!tb.defined()) return {need[0] ? first : Tensor(), Tensor(), dba, Tensor()};  /* fused: dh, dbias */
+        if (dba.defined()) {
+            if (dba.scalar_type() != *dtype_a) dba = dba.to(*dtype_a);
+            if (dbb.scalar_type() != *dtype_b) dbb = dbb.to(*dtype_b);
+        }
+        return {need[0] ? first : Tensor(), need[1] ? second : Tensor(), need[2] ? dba : Tensor(),
+                need[3] ? dbb : Tensor()};
+    }
+};
+
+bool any_grad(std::initializer_list<const c10::optional<Tensor> *> ts) {
+    if (!at::GradMode::is_enabled()) return false;
+    for (auto t : ts)
+        if (t->has_value() && (*t)->defined() && (*t)->requires_grad()) return true;
+    return false;
+}
+
+Tensor glu_fwd_autograd(const Tensor &a, const c10::optional<Tensor> &b, const c10::optional<Tensor> &bias_a,
+                        const c10::optional<Tensor> &bias_b, int64_t kind) {
+    Tensor y;
+    {
+        at::AutoDispatchBelowADInplaceOrView below;
+        y = glu_fwd_op().call(a, b, bias_a, bias_b, kind);
+    }
+    c10::optional<Tensor> oa = a;
+    if (!any_grad({&oa, &b, &bias_a, &bias_b})) return y;
+    auto node = new_node<GluBackward>();
+    node->set_next_edges(torch::autograd::collect_next_edges(a, b, bias_a, bias_b));
+    node->a = SavedVariable(a, false);
+    node->b = SavedVariable(b, false);
+    node->bias_a = SavedVariable(bias_a, false);
+    node->bias_b = SavedVariable(bias_b, false);
+    node->kind = kind;
+    if (opt(bias_a).defined()) node->dtype_a = bias_a->scalar_type();
+    if (opt(bias_b).defined()) node->dtype_b = bias_b->scalar_type();
+    torch::autograd::set_history(y, node);
+    return y;
+}
+
 /* ---- >>configuration -------------------------------------------------------------------- */
 
 void set_backend(int64_t b) { backend = (gpuact_backend)b; }
@@ -908,6 +1270,9 @@ TORCH_LIBRARY(gpuact, m) {
           "ScalarType? dbias_dtype) -> (Tensor dx, Tensor dbias)");
     m.def("bias_act_bwd_x(Tensor dy, Tensor x, Tensor? bias, int kind, float[] params, float scale, "
           "ScalarType? dbias_dtype, bool bias_in_x_dtype=False) -> (Tensor dx, Tensor dbias)");
+    m.def("glu_fwd(Tensor a, Tensor? b, Tensor? bias_a, Tensor? bias_b, int kind) -> Tensor y");
+    m.def("glu_bwd(Tensor dy, Tensor a, Tensor? b, Tensor? bias_a, Tensor? bias_b, int kind, "
+          "ScalarType? dbias_dtype) -> (Tensor da, Tensor db, Tensor dbias_a, Tensor dbias_b)");
     m.def("_raise(int result, str what, str detail) -> ()");
     m.def("_set_backend(int backend) -> ()", &set_backend);
     m.def("_testing_mock(bool on) -> int[]", &testing_mock);
@@ -924,7 +1289,9 @@ TORCH_LIBRARY(gpuact, m) {
     m.impl("bias_act", &bias_act);               \
     m.impl("bias_act_fwd", &bias_act_fwd);       \
     m.impl("bias_act_bwd", &bias_act_bwd);       \
-    m.impl("bias_act_bwd_x", &bias_act_bwd_x);
+    m.impl("bias_act_bwd_x", &bias_act_bwd_x);   \
+    m.impl("glu_fwd", &glu_fwd);                 \
+    m.impl("glu_bwd", &glu_bwd);
 
 TORCH_LIBRARY_IMPL(gpuact, CUDA, m) { GPUACT_TORCH_KERNELS(m) }
 TORCH_LIBRARY_IMPL(gpuact, CPU, m) { GPUACT_TORCH_KERNELS(m) }
@@ -939,6 +1306,8 @@ TORCH_LIBRARY_IMPL(gpuact, Autograd, m) {
     m.impl("bias_act_fwd", &bias_act_fwd_autograd);
     m.impl("bias_act_bwd", torch::autograd::autogradNotImplementedFallback());
     m.impl("bias_act_bwd_x", torch::autograd::autogradNotImplementedFallback());
+    m.impl("glu_fwd", &glu_fwd_autograd);
+    m.impl("glu_bwd", torch::autograd::autogradNotImplementedFallback());
 }
 
 /* The in-place ops bump their outputs' version counters (autograd sees the writes). */
@@ -1014,10 +1383,31 @@ static PyObject *py_bias_act(PyObject *, PyObject *const *a, Py_ssize_t na) {
     END_HANDLE_TH_ERRORS
 }
 
+/* glu(a, b, bias_a, bias_b, kind) -> y: gpuact::glu_fwd, as act(). */
+static PyObject *py_glu(PyObject *, PyObject *const *a, Py_ssize_t na) {
+    HANDLE_TH_ERRORS
+    c10::optional<Tensor> b, bias_a, bias_b;
+    if (na != 5 || !THPVariable_CheckExact(a[0]) || !optional_tensor(a[1], b) || !optional_tensor(a[2], bias_a) ||
+        !optional_tensor(a[3], bias_b) || at::impl::torch_function_mode_enabled())
+        Py_RETURN_NOTIMPLEMENTED;
+    const Tensor &x = THPVariable_Unpack(a[0]);
+    int64_t kind = PyLong_AsLongLong(a[4]);
+    if (kind == -1 && PyErr_Occurred()) return nullptr;
+    Tensor y;
+    {
+        pybind11::gil_scoped_release no_gil;
+        y = glu_fwd_op().call(x, b, bias_a, bias_b, kind);
+    }
+    return THPVariable_Wrap(std::move(y));
+    END_HANDLE_TH_ERRORS
+}
+
 static PyMethodDef methods[] = {
     {"act", (PyCFunction)(void (*)(void))py_act, METH_FASTCALL, "act(x, kind, params) -> y (gpuact::act)"},
     {"bias_act", (PyCFunction)(void (*)(void))py_bias_act, METH_FASTCALL,
      "bias_act(x, bias, kind, params, scale, out_dtype, bias_in_x_dtype) -> y (gpuact::bias_act)"},
+    {"glu", (PyCFunction)(void (*)(void))py_glu, METH_FASTCALL,
+     "glu(a, b, bias_a, bias_b, kind) -> y (gpuact::glu_fwd)"},
     {nullptr, nullptr, 0, nullptr}};
 
 /* Importing the module registers the operators (the static initialisers above). */

@@ -165,27 +165,15 @@ def _bias_act_bwd_x_fake(dy, x, bias, kind, params, scale, dbias_dtype, bias_in_
 
 
 # ---------------------------------------------------------------------------------------------
-# Gated forms: y = act(a + bias_a) * (b + bias_b); b None: a is the fused projection (gate || up)
-#
-#     gpuact::glu_fwd(Tensor a, Tensor? b, Tensor? bias_a, Tensor? bias_b, int kind) -> Tensor y
-#     gpuact::glu_bwd(Tensor dy, Tensor a, Tensor? b, Tensor? bias_a, Tensor? bias_b, int kind,
-#                     ScalarType? dbias_dtype) -> (Tensor da, Tensor db, Tensor dbias_a, Tensor dbias_b)
-#
-# The fused form's glu_bwd gives (dh, empty, dbias (2 cols,), empty). The autograd rule below (glu_setup,
-# glu_backward_rule) is the one definition: the custom op registers it, and the eager path's
-# torch.autograd.Function (functional._Glu) calls the same two functions.
+# Gated forms (compiled: gpuact::glu_fwd, glu_bwd): y = act(a + bias_a) * (b + bias_b); b None: a is the
+# fused projection (gate || up), whose glu_bwd gives (dh, empty, dbias (2 cols,), empty). The fakes apply
+# the argument rules of the real kernels (_impl.glu_check), so a traced call is refused as an eager one is.
 
 def _glu_out_shape(a, b):
     return tuple(a.shape) if b is not None else tuple(a.shape[:-1]) + (a.shape[-1] // 2,)
 
 
-@torch.library.custom_op("gpuact::glu_fwd", mutates_args=())
-def glu_fwd(a: Tensor, b: typing.Optional[Tensor], bias_a: typing.Optional[Tensor], bias_b: typing.Optional[Tensor],
-            kind: int) -> Tensor:
-    return _impl.glu_forward(a, b, bias_a, bias_b, (kind,), fn=_KIND_NAMES.get(kind, "glu") + " glu")
-
-
-@glu_fwd.register_fake
+@torch.library.register_fake("gpuact::glu_fwd")
 def _glu_fwd_fake(a, b, bias_a, bias_b, kind):
     _impl.glu_check(a, b, bias_a, bias_b, _KIND_NAMES.get(kind, "glu") + " glu", devices=("cuda", "meta"))
     return a.new_empty(_glu_out_shape(a, b))
@@ -195,16 +183,7 @@ def _absent(t):
     return t.new_empty((0,))
 
 
-@torch.library.custom_op("gpuact::glu_bwd", mutates_args=())
-def glu_bwd(dy: Tensor, a: Tensor, b: typing.Optional[Tensor], bias_a: typing.Optional[Tensor],
-            bias_b: typing.Optional[Tensor], kind: int,
-            dbias_dtype: typing.Optional[torch.dtype]) -> typing.Tuple[Tensor, Tensor, Tensor, Tensor]:
-    outs = _impl.glu_backward(dy, a, b, bias_a, bias_b, (kind,), dbias_dtype,
-                              fn=_KIND_NAMES.get(kind, "glu") + " glu backward")
-    return tuple(t if t is not None else _absent(a) for t in outs)
-
-
-@glu_bwd.register_fake
+@torch.library.register_fake("gpuact::glu_bwd")
 def _glu_bwd_fake(dy, a, b, bias_a, bias_b, kind, dbias_dtype):
     _impl.glu_check(a, b, bias_a, bias_b, _KIND_NAMES.get(kind, "glu") + " glu backward", devices=("cuda", "meta"))
     cols = a.shape[-1] if b is not None else a.shape[-1] // 2
@@ -215,44 +194,3 @@ def _glu_bwd_fake(dy, a, b, bias_a, bias_b, kind, dbias_dtype):
     if b is None:
         return first, second, a.new_empty((2 * cols,), dtype=dbias_dtype), _absent(a)
     return first, second, a.new_empty((cols,), dtype=dbias_dtype), a.new_empty((cols,), dtype=dbias_dtype)
-
-
-def glu_setup(ctx, a, b, bias_a, bias_b, kind):
-    """What the gated forms' autograd keeps: the forward's inputs only (a, b, the biases), never y."""
-    ctx.kind = kind
-    ctx.bias_dtypes = tuple(t.dtype if t is not None else None for t in (bias_a, bias_b))
-    ctx.save_for_backward(a, b, bias_a, bias_b)
-
-
-def glu_backward_rule(ctx, dy):
-    """The gradients of (a, b, bias_a, bias_b, kind) from dy: one gpuact_glu_backward pass (da, db and
-    the bias gradients, accumulated in float32 and returned in each bias's own dtype). Eager CUDA tensors
-    go straight into gpuact._C; traced ones through gpuact::glu_bwd."""
-    a, b, bias_a, bias_b = ctx.saved_tensors
-    need = ctx.needs_input_grad
-    want_dbias = (bias_a is not None and need[2]) or (bias_b is not None and need[3])
-    dbias_dtype = None
-    if want_dbias:
-        dts = {d for d in ctx.bias_dtypes if d is not None}
-        dbias_dtype = dts.pop() if len(dts) == 1 else torch.float32
-    if _impl.eager(dy) and _impl.eager(a):
-        first, second, dba, dbb = _impl.glu_backward(dy, a, b, bias_a, bias_b, (ctx.kind,), dbias_dtype,
-                                                     fn=_KIND_NAMES.get(ctx.kind, "glu") + " glu backward")
-    else:
-        first, second, dba, dbb = torch.ops.gpuact.glu_bwd(dy, a, b, bias_a, bias_b, ctx.kind, dbias_dtype)
-    if not want_dbias:
-        dba = dbb = None
-    if b is None:  # fused: dh, and the fused bias's gradient
-        return (first if need[0] else None), None, dba, None, None
-    if dba is not None:
-        dba = dba if dba.dtype == ctx.bias_dtypes[0] else dba.to(ctx.bias_dtypes[0])
-        dbb = dbb if dbb.dtype == ctx.bias_dtypes[1] else dbb.to(ctx.bias_dtypes[1])
-    return ((first if need[0] else None), (second if need[1] else None), (dba if need[2] else None),
-            (dbb if need[3] else None), None)
-
-
-def _glu_fwd_setup(ctx, inputs, output):
-    glu_setup(ctx, *inputs)
-
-
-glu_fwd.register_autograd(glu_backward_rule, setup_context=_glu_fwd_setup)

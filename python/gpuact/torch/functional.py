@@ -307,22 +307,8 @@ def _cast(t, dt):
 # ---------------------------------------------------------------------------------------------
 # Gated forms
 
-class _Glu(torch.autograd.Function):
-    """The eager path's autograd of the gated forms; its rule is _ops.glu_setup / _ops.glu_backward_rule,
-    the same two functions the custom op gpuact::glu_fwd registers."""
-
-    @staticmethod
-    def forward(ctx, a, b, bias_a, bias_b, kind):
-        _ops.glu_setup(ctx, a, b, bias_a, bias_b, kind)
-        return _impl.glu_forward(a, b, bias_a, bias_b, (kind,), fn=f"{_KINDS_BY_VALUE[kind]} glu")
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, dy):
-        return _ops.glu_backward_rule(ctx, dy)
-
-
-_glu_apply = torch._C._FunctionBase.__dict__["apply"].__get__(None, _Glu)
+_GLU = torch.ops.gpuact.glu_fwd.default
+from ._ext import glu as _glu_entry  # noqa: E402  (as _act_entry)
 _KINDS_BY_VALUE = {info.value: name for name, info in KINDS.items()}
 _GATING = {name: info.value for name, info in KINDS.items() if info.columns.get("glu")}
 
@@ -340,15 +326,11 @@ def _glu(a, b, bias_a, bias_b, bias, kind, fn):
     dt = autocast_dtype()
     if dt is not None:  # torch's rule for F.linear: inputs in the autocast dtype; the biases are read in it too
         a, b = _cast(a, dt), _cast(b, dt)
-    grad = _grad_enabled() and (a.requires_grad or (b is not None and b.requires_grad) or
-                                (bias_a is not None and bias_a.requires_grad) or
-                                (bias_b is not None and bias_b.requires_grad))
-    if _direct(a) and (b is None or _direct(b)):
-        if grad:
-            return _glu_apply(_unwrap_if_dead(a), b if b is None else _unwrap_if_dead(b), bias_a, bias_b, kind)
-        return _impl.glu_forward(a, b, bias_a, bias_b, (kind,), fn=fn)
-    _impl.check(a, "a", fn, devices=("cuda", "meta"))
-    return torch.ops.gpuact.glu_fwd(a, b, bias_a, bias_b, kind)
+    if not _is_compiling():
+        y = _glu_entry(a, b, bias_a, bias_b, kind)
+        if y is not NotImplemented:
+            return y
+    return _GLU(a, b, bias_a, bias_b, kind)
 
 
 def gated(a, b=None, bias_a=None, bias_b=None, *, activation="silu", bias=None):
