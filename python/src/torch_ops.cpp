@@ -892,6 +892,108 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> glu_bwd(const Tensor &dy, const Tenso
     return {first, second, dba, dbb};
 }
 
+/* ---- >>few-bit codes (GELU, GELU tanh, SiLU): the backward from b bits per element ---------------- */
+
+/* Bits a code takes in the packed rows (3 in 4: no code crosses a byte); codes between row starts (cols
+   rounded up to 32: every row starts on 4 bytes). gpuact/torch/fewbit.py has the same for the fakes. */
+int64_t code_slot(int64_t bits) { return bits == 3 ? 4 : bits; }
+int64_t codes_ld_of(int64_t cols) { return (cols + 31) / 32 * 32; }
+int64_t codes_numel(int64_t rows, int64_t cols, int64_t bits) { return rows * codes_ld_of(cols) / 8 * code_slot(bits); }
+
+/* (y, codes): y = act(x + bias) * scale with x's shape, and the codes of x + bias (the bias in x's dtype:
+   the C rule CODES_BIAS_DTYPE). */
+std::tuple<Tensor, Tensor> fewbit_fwd(const Tensor &x, const c10::optional<Tensor> &bias_in, int64_t kind,
+                                      ArrayRef<double> params, double scale, c10::optional<c10::ScalarType> out_dtype,
+                                      int64_t bits, bool bias_in_x_dtype) {
+    (void)bias_in_x_dtype;  /* the codes' forward always reads the bias in x's dtype */
+    const char *fn = kind_name(kind);
+    check(x, "x", fn);
+    if (x.dim() < 1) refuse(fn, "x must have at least one dimension");
+    check_scale(scale, fn);
+    int64_t rows = rows_of(x), cols = x.size(-1);
+    c10::ScalarType ydt = out_dtype.value_or(x.scalar_type());
+    check_out_dtype(ydt, "out_dtype", fn);
+    Tensor bias = opt(bias_in);
+    if (bias.defined()) {
+        check(bias, "bias", fn);
+        same_device(x, bias, "x", "bias", fn);
+        if (bias.dim() != 1 || bias.size(0) != cols)
+            refuse(fn, "bias has shape " + shape_str(bias) + "; x's last dimension is " + std::to_string(cols));
+        bias = bias.to(x.scalar_type()).contiguous();
+    }
+    Tensor y = at::empty(x.sizes(), x.options().dtype(ydt));
+    Tensor codes = at::empty({codes_numel(rows, cols, bits)}, x.options().dtype(at::kByte));
+    if (!rows || !cols) return {y, codes};
+    auto xm = as_matrix(x);
+    gpuact_epilogue_desc d;
+    memset(&d, 0, sizeof d);
+    d.act = activation(kind, params);
+    d.rows = (size_t)rows;
+    d.cols = (size_t)cols;
+    d.x_dtype = d.bias_dtype = dtype_of(x);
+    d.y_dtype = dtype_of(y);
+    d.ld_x = (size_t)xm.second;
+    d.scale = (float)scale;
+    d.x = buf(xm.first);
+    d.bias = buf(bias);
+    d.y = buf(y);
+    d.codes = buf(codes);
+    d.code_bits = (int)bits;
+    d.codes_ld = (size_t)codes_ld_of(cols);
+    Target t = target(x);
+    if (!t.ctx) {
+        record(2, d.rows, d.cols, d.ld_x, d.x, d.y, d.codes, {}, d.bias, {});
+        return {y, codes};
+    }
+    done(gpuact_epilogue_forward(t.ctx, &d, t.stream), "gpuact_epilogue_forward");
+    return {y, codes};
+}
+
+/* (dx, dbias or empty): dx = (dy * scale) * level[code], dx_dtype, dy's shape. */
+std::tuple<Tensor, Tensor> fewbit_bwd(const Tensor &dy_in, const Tensor &codes, int64_t kind, ArrayRef<double> params,
+                                      int64_t bits, double scale, c10::ScalarType dx_dtype,
+                                      c10::optional<c10::ScalarType> dbias_dtype) {
+    std::string name = std::string(kind_name(kind)) + " backward";
+    const char *fn = name.c_str();
+    check(dy_in, "dy", fn);
+    int64_t rows = rows_of(dy_in), cols = dy_in.size(-1);
+    int64_t need = codes_numel(rows, cols, bits);
+    if (codes.scalar_type() != at::kByte || !codes.is_contiguous() || codes.numel() < need)
+        refuse(fn, "codes must be the contiguous uint8 tensor the forward wrote (" + std::to_string(need) + " bytes for " +
+                       std::to_string(rows) + " x " + std::to_string(cols) + " " + std::to_string(bits) + "-bit codes)");
+    same_device(dy_in, codes, "dy", "codes", fn);
+    Tensor dy = dy_in.contiguous();
+    Tensor dx = at::empty(dy.sizes(), dy.options().dtype(dx_dtype));
+    Tensor dbias = dbias_dtype ? at::empty({cols}, dy.options().dtype(*dbias_dtype))
+                               : at::empty({0}, dy.options().dtype(at::kFloat));
+    if (dbias_dtype && !(rows && cols)) dbias.zero_();
+    if (!rows || !cols) return {dx, dbias};
+    gpuact_epilogue_backward_desc d;
+    memset(&d, 0, sizeof d);
+    d.act = activation(kind, params);
+    d.rows = (size_t)rows;
+    d.cols = (size_t)cols;
+    d.dy_dtype = dtype_of(dy);
+    d.dx_dtype = dtype_of(dx);
+    d.scale = (float)scale;
+    d.dy = buf(dy);
+    d.dx = buf(dx);
+    d.codes = buf(codes);
+    d.code_bits = (int)bits;
+    d.codes_ld = (size_t)codes_ld_of(cols);
+    if (dbias_dtype) {
+        d.dbias = buf(dbias);
+        d.dbias_dtype = dtype_of(dbias);
+    }
+    Target t = target(dy);
+    if (!t.ctx) {
+        record(3, d.rows, d.cols, (size_t)cols, d.dy, d.dx, d.codes, {}, {}, d.dbias);
+        return {dx, dbias};
+    }
+    done(gpuact_epilogue_backward(t.ctx, &d, t.stream), "gpuact_epilogue_backward");
+    return {dx, dbias};
+}
+
 /* ---- >>autograd of the elementwise ops ----------------------------------------------------- */
 
 /* The autograd nodes are torch::autograd::Node subclasses, as torch's own generated ones: a
@@ -1231,6 +1333,63 @@ Tensor glu_fwd_autograd(const Tensor &a, const c10::optional<Tensor> &b, const c
     return y;
 }
 
+/* ---- >>autograd of the few-bit codes ------------------------------------------------------------ */
+
+using FewbitFwdSig = std::tuple<Tensor, Tensor>(const Tensor &, const c10::optional<Tensor> &, int64_t,
+                                                ArrayRef<double>, double, c10::optional<c10::ScalarType>, int64_t,
+                                                bool);
+using FewbitBwdSig = std::tuple<Tensor, Tensor>(const Tensor &, const Tensor &, int64_t, ArrayRef<double>, int64_t,
+                                                double, c10::ScalarType, c10::optional<c10::ScalarType>);
+const c10::TypedOperatorHandle<FewbitFwdSig> &fewbit_fwd_op() {
+    static auto h = handle<FewbitFwdSig>("gpuact::fewbit_fwd");
+    return h;
+}
+const c10::TypedOperatorHandle<FewbitBwdSig> &fewbit_bwd_op() {
+    static auto h = handle<FewbitBwdSig>("gpuact::fewbit_bwd");
+    return h;
+}
+
+/* fewbit_fwd's backward: keeps only the codes; the bias gradient in the bias's dtype. */
+struct FewbitBackward : public Node {
+    SavedVariable codes;
+    int64_t kind = 0, bits = 1;
+    std::vector<double> params;
+    double scale = 1.0;
+    c10::ScalarType x_dtype = at::kFloat;
+    c10::optional<c10::ScalarType> bias_dtype;
+    std::string name() const override { return "gpuact::FewbitBackward"; }
+    void release_variables() override { codes.reset_data(); }
+    variable_list apply(variable_list &&grads) override {
+        if (!grads[0].defined()) return {Tensor(), Tensor()};
+        auto out = fewbit_bwd_op().call(grads[0], codes.unpack(shared_from_this()), kind, params, bits, scale, x_dtype,
+                                        bias_dtype);
+        return {std::get<0>(out), bias_dtype ? std::get<1>(out) : Tensor()};
+    }
+};
+
+std::tuple<Tensor, Tensor> fewbit_fwd_autograd(const Tensor &x, const c10::optional<Tensor> &bias, int64_t kind,
+                                               ArrayRef<double> params, double scale,
+                                               c10::optional<c10::ScalarType> out_dtype, int64_t bits,
+                                               bool bias_in_x_dtype) {
+    std::tuple<Tensor, Tensor> out;
+    {
+        at::AutoDispatchBelowADInplaceOrView below;
+        out = fewbit_fwd_op().call(x, bias, kind, params, scale, out_dtype, bits, bias_in_x_dtype);
+    }
+    if (!grad_for(x, bias)) return out;
+    auto node = new_node<FewbitBackward>();
+    node->set_next_edges(torch::autograd::collect_next_edges(x, bias));
+    node->codes = SavedVariable(std::get<1>(out), false);
+    node->kind = kind;
+    node->bits = bits;
+    node->params = params.vec();
+    node->scale = scale;
+    node->x_dtype = x.scalar_type();
+    if (opt(bias).defined()) node->bias_dtype = bias->scalar_type();
+    torch::autograd::set_history(std::get<0>(out), node);
+    return out;
+}
+
 /* ---- >>configuration -------------------------------------------------------------------- */
 
 void set_backend(int64_t b) { backend = (gpuact_backend)b; }
@@ -1273,6 +1432,10 @@ TORCH_LIBRARY(gpuact, m) {
     m.def("glu_fwd(Tensor a, Tensor? b, Tensor? bias_a, Tensor? bias_b, int kind) -> Tensor y");
     m.def("glu_bwd(Tensor dy, Tensor a, Tensor? b, Tensor? bias_a, Tensor? bias_b, int kind, "
           "ScalarType? dbias_dtype) -> (Tensor da, Tensor db, Tensor dbias_a, Tensor dbias_b)");
+    m.def("fewbit_fwd(Tensor x, Tensor? bias, int kind, float[] params, float scale, ScalarType? out_dtype, "
+          "int bits, bool bias_in_x_dtype) -> (Tensor y, Tensor codes)");
+    m.def("fewbit_bwd(Tensor dy, Tensor codes, int kind, float[] params, int bits, float scale, "
+          "ScalarType dx_dtype, ScalarType? dbias_dtype) -> (Tensor dx, Tensor dbias)");
     m.def("_raise(int result, str what, str detail) -> ()");
     m.def("_set_backend(int backend) -> ()", &set_backend);
     m.def("_testing_mock(bool on) -> int[]", &testing_mock);
@@ -1291,7 +1454,9 @@ TORCH_LIBRARY(gpuact, m) {
     m.impl("bias_act_bwd", &bias_act_bwd);       \
     m.impl("bias_act_bwd_x", &bias_act_bwd_x);   \
     m.impl("glu_fwd", &glu_fwd);                 \
-    m.impl("glu_bwd", &glu_bwd);
+    m.impl("glu_bwd", &glu_bwd);                 \
+    m.impl("fewbit_fwd", &fewbit_fwd);           \
+    m.impl("fewbit_bwd", &fewbit_bwd);
 
 TORCH_LIBRARY_IMPL(gpuact, CUDA, m) { GPUACT_TORCH_KERNELS(m) }
 TORCH_LIBRARY_IMPL(gpuact, CPU, m) { GPUACT_TORCH_KERNELS(m) }
@@ -1308,6 +1473,8 @@ TORCH_LIBRARY_IMPL(gpuact, Autograd, m) {
     m.impl("bias_act_bwd_x", torch::autograd::autogradNotImplementedFallback());
     m.impl("glu_fwd", &glu_fwd_autograd);
     m.impl("glu_bwd", torch::autograd::autogradNotImplementedFallback());
+    m.impl("fewbit_fwd", &fewbit_fwd_autograd);
+    m.impl("fewbit_bwd", torch::autograd::autogradNotImplementedFallback());
 }
 
 /* The in-place ops bump their outputs' version counters (autograd sees the writes). */

@@ -1,6 +1,7 @@
 """gpuact.torch's eager path without a GPU: CPU tensors stand for CUDA ones and the launches are recorded
 instead of run (the compiled operators: gpuact::_testing_mock; the Python ones: is_cuda reads True, the
-stream is 0, gpuact._C is replaced), so what the path hands to C (pointers, sizes, dtype codes, the mask)
+stream is 0, gpuact._C is replaced), so what the path hands to C (pointers, sizes, dtype codes, the mask
+or the few-bit codes: a record's mask field)
 and which autograd rule it takes are checked here; the values are the GPU tests'
 (tests/test_torch_gpu.py). Also the nn modules made from nn.SIMPLE_MODULES."""
 import inspect
@@ -143,6 +144,19 @@ def test_gated_fused_form_arguments(launches):
     ga.geglu(a, b, ba, bb).sum().backward()  # the bias gradients in the biases' own dtypes
     assert launches()[-1]["dbias"] != 0 and ba.grad.dtype == torch.float32 and bb.grad.dtype == torch.bfloat16
     assert b.grad is None
+
+
+def test_fewbit_keeps_only_the_codes(launches):
+    x = torch.randn(4, 40, requires_grad=True)
+    saved = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
+        y = ga.gelu(x, backward_bits=2)
+    assert y.grad_fn.name() == "gpuact::FewbitBackward"
+    assert [(t.dtype, t.numel()) for t in saved] == [(torch.uint8, 4 * 64 // 8 * 2)]  # rows x 64 codes of 2 bits
+    (fwd,) = launches()
+    y.sum().backward()
+    (bwd,) = launches()
+    assert fwd["mask"] == bwd["mask"] == saved[0].data_ptr() and bwd["out"] == x.grad.data_ptr()
 
 
 def test_simple_modules_match_torch_nn():
