@@ -1,8 +1,7 @@
-"""The operations on torch tensors that are not compiled operators yet (the epilogue, the gated forms):
-argument checks, layouts, output allocation and the call into gpuact._C on the tensor's device and
-torch's current stream. Used by the eager fast path, the autograd functions and the torch.library
-custom ops alike (one implementation); the argument checks serve the compiled operators' fake
-implementations too."""
+"""What the compiled operators' Python side needs: the backend gpuact.torch._ext creates its contexts
+with, the argument checks and shape rules of the fake implementations (torch.compile, meta tensors:
+the same rules and messages as the C++ kernels in src/torch_ops.cpp), and the dtype codes and raw
+stream the host-time benchmark's breakdown uses."""
 import math
 
 import torch
@@ -22,38 +21,6 @@ try:  # the raw cudaStream_t of the current stream without a Stream object (what
 except ImportError:  # pragma: no cover - other torch builds
     def raw_stream(device):
         return torch.cuda.current_stream(device).cuda_stream
-
-
-_Tensor = torch.Tensor
-_empty_like = torch.empty_like
-_contiguous_format = torch.contiguous_format
-_uint8 = torch.uint8
-_is_compiling = torch.compiler.is_compiling
-try:
-    _dispatch_modes = torch._C._len_torch_dispatch_stack
-    _functorch_active = torch._C._are_functorch_transforms_active
-except AttributeError:  # pragma: no cover - other torch builds: always take the custom-op path
-    def _dispatch_modes():
-        return 1
-
-    def _functorch_active():
-        return True
-
-
-def eager(x):
-    """Whether x takes the direct path (straight into gpuact._C, no dispatcher): a plain CUDA tensor, not
-    traced, no dispatch mode and no functorch transform (vmap, grad) active. Otherwise (torch.compile,
-    export, subclasses, modes, transforms, meta tensors) the torch.library custom ops run."""
-    return (type(x) is _Tensor and x.is_cuda and not _is_compiling() and not _dispatch_modes() and
-            not _functorch_active())
-
-
-def new_like(t, dtype=None):
-    """An uninitialised contiguous tensor of t's shape, device and dtype (or dtype). empty_like, whose
-    argument parsing costs a fraction of torch.empty(shape, dtype=, device=)'s per call."""
-    if t.is_contiguous():
-        return _empty_like(t) if dtype is None or dtype == t.dtype else _empty_like(t, dtype=dtype)
-    return _empty_like(t, dtype=dtype, memory_format=_contiguous_format)
 
 
 def _fail(fn, text):
@@ -91,33 +58,9 @@ def dense(t):
     return False
 
 
-def _ptr(t):
-    return t.data_ptr() if t is not None else None
-
-
-# ---------------------------------------------------------------------------------------------
-# Epilogue: y = act(x + bias) * scale on the last dimension
-
 def rows_cols(t):
     cols = t.shape[-1]
     return math.prod(t.shape[:-1]), cols
-
-
-def as_matrix(t):
-    """(tensor, ld): t as rows x cols with unit column stride; a 2-D view
-    with a row stride >= cols is used as it is (ld), anything that is not
-    contiguous otherwise is copied."""
-    rows, cols = rows_cols(t)
-    if t.dim() == 2 and t.stride(1) == 1 and (rows <= 1 or t.stride(0) >= cols):
-        return t, (t.stride(0) if rows > 1 else cols)
-    if t.is_contiguous():
-        return t, cols
-    return t.contiguous(), cols
-
-
-def _check_scale(scale, fn):
-    if scale == 0:
-        _fail(fn, "scale = 0 is not supported (the C API reads 0 as 1); multiply the result by 0 instead")
 
 
 def torch_mask_ld(cols):
@@ -128,13 +71,10 @@ def torch_mask_ld(cols):
     return (cols + 7) // 8 * 8
 
 
-# ---------------------------------------------------------------------------------------------
-# Gated forms: y = act(a + bias_a) * (b + bias_b)
-
 def glu_check(a, b, bias_a, bias_b, fn, devices=("cuda",)):
-    """The gated forms' argument rules (shapes, dtypes, devices, biases both or neither); returns cols.
-    The custom ops' fake implementations apply them too (devices: "meta" as well), so a traced call is
-    refused as an eager one is."""
+    """The gated forms' argument rules (shapes, dtypes, devices, biases both or neither; the C++ kernels'
+    glu_check) for the fakes (devices: "meta" as well), so a traced call is refused as an eager one is;
+    returns cols."""
     check(a, "a", fn, devices)
     if a.dim() < 1:
         _fail(fn, "the input must have at least one dimension (the last one is the gated one)")

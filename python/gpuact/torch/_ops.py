@@ -1,13 +1,16 @@
-"""gpuact's torch.library custom ops (namespace gpuact), with fake (meta)
-implementations and autograd formulas, so torch.compile(fullgraph=True)
-traces code that uses them without graph breaks, torch.export keeps them
-as single nodes, and meta tensors work.
+"""gpuact's torch operators (namespace gpuact), compiled in gpuact.torch._ext
+(src/torch_ops.cpp: schemas, CUDA kernels, autograd), with their fake (meta)
+implementations here, so torch.compile(fullgraph=True) traces code that uses
+them without graph breaks, torch.export keeps them as single nodes, and meta
+tensors work.
 
     gpuact::act(Tensor x, int kind, float[] params) -> Tensor y                   with autograd (the mask or x)
     gpuact::act_fwd(Tensor x, int kind, float[] params, bool with_mask) -> (Tensor y, Tensor mask)
     gpuact::act_bwd(Tensor dy, Tensor? x, Tensor? mask, int kind, float[] params) -> Tensor dx
     gpuact::act_inplace(Tensor(a!) x, int kind, float[] params) -> ()                 in place, no autograd
     gpuact::act_into(Tensor x, Tensor(a!) y, int kind, float[] params) -> ()          out=, no autograd
+    gpuact::bias_act(Tensor x, Tensor? bias, int kind, float[] params, float scale, ScalarType? out_dtype,
+                     bool bias_in_x_dtype=False) -> Tensor y                         with autograd
     gpuact::bias_act_fwd(Tensor x, Tensor? bias, int kind, float[] params, float scale,
                          ScalarType? out_dtype, bool with_mask, bool bias_in_x_dtype=False)
                          -> (Tensor y, Tensor mask)
@@ -16,6 +19,7 @@ as single nodes, and meta tensors work.
     gpuact::bias_act_bwd_x(Tensor dy, Tensor x, Tensor? bias, int kind, float[] params, float scale,
                            ScalarType? dbias_dtype, bool bias_in_x_dtype=False) -> (Tensor dx, Tensor dbias)
     gpuact::glu_fwd, gpuact::glu_bwd: the gated forms (below)
+    gpuact::fewbit_fwd, gpuact::fewbit_bwd: the few-bit backward (gpuact/torch/fewbit.py)
 
 bias_in_x_dtype: the bias is rounded to x's dtype before use (autocast: torch's
 rule for F.linear's bias); its gradient is still accumulated in float32 and
@@ -26,51 +30,27 @@ gpuact_activation after kind, in order (gpuact.ACT_PARAMS): a new field
 needs no new schema. Without with_mask the mask output is empty; without
 dbias_dtype the dbias output is empty.
 
-The elementwise ops are compiled C++ (gpuact.torch._ext: kernels and autograd); the
-others are defined here in Python.
-
-Autograd: act saves the 1-bit mask (the ReLU family, hardtanh) or x (the smooth kinds), making
-the mask only when autograd records the call; act_fwd saves the 1-bit mask (with_mask) or x, never y;
-bias_act_fwd saves the mask (the ReLU family, hardtanh) or, for the smooth
-kinds (GELU, SiLU, squared ReLU: no mask), x and the bias, and computes dx
-and the bias gradient in one pass (bias_act_bwd from the mask,
+Autograd (C++ nodes, one definition per op): act and bias_act save the 1-bit
+mask (the ReLU family, hardtanh) or x (and the bias: the smooth kinds),
+making the mask only when autograd records the call; act_fwd and
+bias_act_fwd save the mask (with_mask) or x, never y. The epilogue's backward
+computes dx and the bias gradient in one pass (bias_act_bwd from the mask,
 bias_act_bwd_x from x: z = x + bias formed again as the forward formed it).
 act_bwd is differentiable again in dy for the kinds with a mask (double
 backward of the ReLU family: its second derivative in x is zero);
-bias_act_bwd and bias_act_bwd_x are not.
-
-gpuact.torch's elementwise functions call gpuact::act (eager and traced); bias_act and the gated forms
-skip the dispatcher for plain CUDA tensors (gpuact/torch/functional.py) and use their ops for
-torch.compile, export, tensor subclasses, dispatch modes and meta tensors.
+bias_act_bwd, bias_act_bwd_x, glu_bwd and fewbit_bwd are not.
 """
-import typing
-
 import torch
-from torch import Tensor
 
-from .._core import KINDS, error_class, kind_info
+from .._core import KINDS, error_class
 from . import _impl
 
 _KIND_NAMES = {k.value: k.name for k in KINDS.values()}
 
-
-def _act(kind, params):
-    return (kind,) + tuple(params)
-
-
-def _has_mask(kind):
-    return kind_info(kind).has_mask
-
-
-def _empty_mask(x):
-    return x.new_empty((0,), dtype=torch.uint8)
-
-
 # ---------------------------------------------------------------------------------------------
-# The compiled operators (gpuact.torch._ext): gpuact::act, act_fwd, act_bwd, act_inplace, act_into, with their
-# CUDA kernels and autograd in C++ (python/src/torch_ops.cpp). Here: their fake implementations (shapes
-# for torch.compile and meta tensors, symbolic shapes included), and the Python kernel of gpuact::_raise,
-# through which the C++ kernels raise gpuact's exception classes.
+# Loading the compiled operators; the Python kernel of gpuact::_raise, through which the C++ kernels raise
+# gpuact's exception classes; the fakes (shapes for torch.compile and meta tensors, symbolic shapes
+# included). Elementwise first.
 
 try:
     from . import _ext  # noqa: F401  registers the operators above

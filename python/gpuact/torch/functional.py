@@ -10,16 +10,11 @@ derivative is not 0 or 1, so their autograd keeps the input x (the
 epilogue: x and the bias), as torch's does. The epilogue's backward writes
 dx and the bias gradient in one pass.
 
-Paths (same kernels, same results):
-  - the elementwise functions: the compiled operator gpuact::act (gpuact.torch._ext: checks,
-    allocation, launch and autograd in C++, as torch's own operators), eager and traced alike;
-  - bias_act and the gated forms, eager on plain CUDA tensors: straight into gpuact._C, with
-    torch.autograd.Function when a gradient is needed (applied through its C entry, without the
-    Python wrapper's functorch handling: this path runs only when no functorch transform is
-    active); the autograd rule is the custom op's (bias_act_setup / bias_act_backward_rule,
-    glu_setup / glu_backward_rule), written once;
-  - bias_act and the gated forms under torch.compile / export / tensor subclasses / dispatch
-    modes / meta tensors: the torch.library custom ops of gpuact/torch/_ops.py.
+Every function calls a compiled operator (gpuact::act, bias_act, glu_fwd, fewbit_fwd of
+gpuact.torch._ext: checks, allocation, launch and autograd in C++, as torch's own operators).
+Eager calls on plain tensors enter it through the dispatcher's unboxed call (_ext.act, ...);
+torch.compile, tensor subclasses and __torch_function__ modes through torch.ops.gpuact.*;
+dispatch modes, functorch transforms and meta tensors are the dispatcher's, as for any operator.
 
 Layouts: elementwise ops run on contiguous, channels_last and
 channels_last_3d tensors as they are (the output has the input's layout);
@@ -30,23 +25,14 @@ in place through the leading dimension; other non-contiguous inputs are
 copied; its output is contiguous.
 """
 import torch
-from torch.autograd.function import once_differentiable
 
 from .._core import (ACT_PARAMS, ACT_PRECISE, ALIASES, GELU_APPROXIMATE, KIND_DEFAULTS, KINDS, PARAM_DEFAULTS, InvalidArgument,
                      gelu_kind)
-from . import _impl, _ops  # noqa: F401  (_ops registers torch.ops.gpuact.*)
+from . import _ops  # noqa: F401  (_ops loads the compiled operators torch.ops.gpuact.*)
 from . import fewbit as _fewbit
 
-_Tensor = torch.Tensor
 _is_compiling = torch.compiler.is_compiling
 _grad_enabled = torch.is_grad_enabled
-_dispatch_modes = _impl._dispatch_modes
-_functorch_active = _impl._functorch_active
-try:
-    _unwrap_if_dead = torch._C._functorch.unwrap_if_dead
-except AttributeError:  # pragma: no cover - other torch builds
-    def _unwrap_if_dead(x):
-        return x
 
 
 def _templates():
@@ -101,12 +87,6 @@ def _kp(kind, params):
     if kp is None:
         kp = _CACHE[key] = _resolve(kind, params)
     return kp
-
-
-def _direct(x):
-    """Whether x takes the direct path (_impl.eager, inlined: it runs on every call)."""
-    return type(x) is _Tensor and x.is_cuda and not _is_compiling() and not _dispatch_modes() and \
-        not _functorch_active()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,7 +289,6 @@ def _cast(t, dt):
 
 _GLU = torch.ops.gpuact.glu_fwd.default
 from ._ext import glu as _glu_entry  # noqa: E402  (as _act_entry)
-_KINDS_BY_VALUE = {info.value: name for name, info in KINDS.items()}
 _GATING = {name: info.value for name, info in KINDS.items() if info.columns.get("glu")}
 
 
