@@ -83,8 +83,9 @@ gpuact_activation activation(int64_t kind, ArrayRef<double> p) {
 
 /* ---- >>errors ------------------------------------------------------------------- */
 
-/* Raises gpuact's exception for result (gpuact_result; detail: gpuact_last_error()'s text, empty for an
-   argument refused here) through gpuact::_raise, whose Python kernel raises it. */
+/* Raises gpuact's exception for result (gpuact_result; what: the call that failed, or with detail empty
+   the whole text of an argument refused here; detail: gpuact_last_error()'s text) through gpuact::_raise,
+   whose Python kernel raises it. */
 [[noreturn]] void fail(int result, const std::string &what, const std::string &detail = "") {
     static auto op = c10::Dispatcher::singleton()
                          .findSchemaOrThrow("gpuact::_raise", "")
@@ -148,7 +149,7 @@ gpuact_context *context(int dev) {
     gpuact_result r = gpuact_context_create(&d, &ctx);
     if (r != GPUACT_SUCCESS)
         fail(r, std::string("gpuact: creating the ") + gpuact_backend_name(backend) + " context of device " +
-                    std::to_string(dev) + " failed: " + gpuact_result_string(r),
+                    std::to_string(dev),
              gpuact_last_error());
     contexts[dev].store(ctx, std::memory_order_release);
     return ctx;
@@ -186,9 +187,9 @@ void record(int op, size_t rows, size_t cols, size_t ld, gpuact_buffer in, gpuac
         mock_calls.push_back(v);
 }
 
+/* what: the call; gpuact.GpuactError adds " failed: <result name>" and the C text. */
 void done(gpuact_result r, const char *call) {
-    if (r != GPUACT_SUCCESS)
-        fail(r, std::string(call) + " failed: " + gpuact_result_string(r), gpuact_last_error());
+    if (r != GPUACT_SUCCESS) fail(r, call, gpuact_last_error());
 }
 
 /* ---- >>checks ---------------------------------------------------------------------- */
