@@ -89,6 +89,17 @@ def _kp(kind, params):
     return kp
 
 
+def _kp_by(key, kind, *names):
+    """_kp for a function whose parameters are its arguments (key: the tuple of their values, in the
+    order of names): no dictionary built per call in eager mode."""
+    if _is_compiling():
+        return _resolve(kind, dict(zip(names, key)))
+    kp = _CACHE.get((kind, key))
+    if kp is None:
+        kp = _CACHE[(kind, key)] = _resolve(kind, dict(zip(names, key)))
+    return kp
+
+
 # ---------------------------------------------------------------------------------------------
 # Elementwise: the compiled operator gpuact::act (its kernel and autograd in C++: gpuact.torch._ext)
 
@@ -141,12 +152,12 @@ def relu(x, inplace=False, *, out=None):
 
 def leaky_relu(x, negative_slope=0.01, inplace=False, *, out=None):
     """torch.nn.functional.leaky_relu (negative_slope >= 0)."""
-    return _activation(x, _kp("leaky", {"negative_slope": negative_slope}), inplace, out)
+    return _activation(x, _kp_by((negative_slope,), "leaky", "negative_slope"), inplace, out)
 
 
 def clipped_relu(x, ceiling=6.0, inplace=False, *, out=None):
     """min(max(x, 0), ceiling) = torch.nn.functional.hardtanh(x, 0, ceiling) (ceiling > 0)."""
-    return _activation(x, _kp("clipped", {"ceiling": ceiling}), inplace, out)
+    return _activation(x, _kp_by((ceiling,), "clipped", "ceiling"), inplace, out)
 
 
 def relu6(x, inplace=False, *, out=None):
@@ -157,7 +168,7 @@ def relu6(x, inplace=False, *, out=None):
 def hardtanh(x, min_val=-1.0, max_val=1.0, inplace=False, *, out=None):
     """torch.nn.functional.hardtanh: min(max(x, min_val), max_val) (min_val <= max_val); bit-exact with
     torch (the bounds rounded to x's dtype, as torch's forward does); autograd keeps the 1-bit mask."""
-    return _activation(x, _kp("hardtanh", {"lower": min_val, "ceiling": max_val}), inplace, out)
+    return _activation(x, _kp_by((min_val, max_val), "hardtanh", "lower", "ceiling"), inplace, out)
 
 
 def gelu(x, approximate="none", *, out=None, precise=False, backward_bits=None):
