@@ -302,7 +302,8 @@ void act_out(const Tensor &x, const Tensor &out, int64_t kind, ArrayRef<double> 
                        shape_str(x) + " and " + dtype_str(x.scalar_type()));
     Tensor src = dense(x) ? x : x.contiguous();
     bool same = out.data_ptr() == src.data_ptr() && out.strides() == src.strides();
-    if (!same && overlap(out, src)) refuse(fn, "out overlaps x without being x itself (in place needs out to be exactly x)");
+    if (!same && overlap(out, src))
+        refuse(fn, "out overlaps x without being x itself (in place needs out to be exactly x)");
     bool direct = same || (out.strides() == src.strides() && dense(out));
     Tensor y = direct ? out : at::empty_like(src);
     launch_forward(src, y, Tensor(), kind, params);
@@ -376,7 +377,8 @@ int64_t rows_of(const Tensor &t) {
    anything else that is not contiguous is copied. */
 std::pair<Tensor, int64_t> as_matrix(const Tensor &t) {
     int64_t rows = rows_of(t), cols = t.size(-1);
-    if (t.dim() == 2 && t.stride(1) == 1 && (rows <= 1 || t.stride(0) >= cols)) return {t, rows > 1 ? t.stride(0) : cols};
+    if (t.dim() == 2 && t.stride(1) == 1 && (rows <= 1 || t.stride(0) >= cols))
+        return {t, rows > 1 ? t.stride(0) : cols};
     if (t.is_contiguous()) return {t, cols};
     return {t.contiguous(), cols};
 }
@@ -391,7 +393,8 @@ void check_scale(double scale, const char *fn) {
 
 void check_out_dtype(c10::ScalarType t, const char *what, const char *fn) {
     if (!supported(t))
-        refuse(fn, std::string(what) + " " + dtype_str(t) + " is not one of torch.float32, torch.float16, torch.bfloat16");
+        refuse(fn, std::string(what) + " " + dtype_str(t) +
+                       " is not one of torch.float32, torch.float16, torch.bfloat16");
 }
 
 /* A contiguous output of t's shape. */
@@ -559,7 +562,8 @@ std::tuple<Tensor, Tensor> epilogue_backward(const Tensor &dy, const Tensor &mas
     Tensor dx = new_like(dy, dx_dtype);
     Tensor dbias;
     if (dbias_dtype)
-        dbias = rows ? at::empty({cols}, dy.options().dtype(*dbias_dtype)) : at::zeros({cols}, dy.options().dtype(*dbias_dtype));
+        dbias = rows ? at::empty({cols}, dy.options().dtype(*dbias_dtype))
+                     : at::zeros({cols}, dy.options().dtype(*dbias_dtype));
     if (!rows || !cols) return {dx, dbias};
     auto dym = as_matrix(dy);
     gpuact_epilogue_backward_desc d;
@@ -609,7 +613,8 @@ std::tuple<Tensor, Tensor> no_dbias(std::tuple<Tensor, Tensor> out, const Tensor
 std::tuple<Tensor, Tensor> bias_act_bwd(const Tensor &dy, const Tensor &mask, int64_t kind, ArrayRef<double> params,
                                         double scale, c10::ScalarType dx_dtype,
                                         c10::optional<c10::ScalarType> dbias_dtype) {
-    return no_dbias(epilogue_backward(dy, mask, kind, params, scale, dx_dtype, dbias_dtype, Tensor(), Tensor(), false), dy);
+    return no_dbias(
+        epilogue_backward(dy, mask, kind, params, scale, dx_dtype, dbias_dtype, Tensor(), Tensor(), false), dy);
 }
 
 std::tuple<Tensor, Tensor> bias_act_bwd_x(const Tensor &dy, const Tensor &x, const c10::optional<Tensor> &bias,
@@ -960,8 +965,9 @@ std::tuple<Tensor, Tensor> fewbit_bwd(const Tensor &dy_in, const Tensor &codes, 
     int64_t rows = rows_of(dy_in), cols = dy_in.size(-1);
     int64_t need = codes_numel(rows, cols, bits);
     if (codes.scalar_type() != at::kByte || !codes.is_contiguous() || codes.numel() < need)
-        refuse(fn, "codes must be the contiguous uint8 tensor the forward wrote (" + std::to_string(need) + " bytes for " +
-                       std::to_string(rows) + " x " + std::to_string(cols) + " " + std::to_string(bits) + "-bit codes)");
+        refuse(fn, "codes must be the contiguous uint8 tensor the forward wrote (" + std::to_string(need) +
+                       " bytes for " + std::to_string(rows) + " x " + std::to_string(cols) + " " +
+                       std::to_string(bits) + "-bit codes)");
     same_device(dy_in, codes, "dy", "codes", fn);
     Tensor dy = dy_in.contiguous();
     Tensor dx = at::empty(dy.sizes(), dy.options().dtype(dx_dtype));

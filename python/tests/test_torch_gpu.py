@@ -396,13 +396,15 @@ def test_every_kind_of_the_table_with_autograd(kind):
     info = gpuact.KINDS[kind]
     x = (torch.arange(-512, 512, device=DEV, dtype=torch.float32) / 64).requires_grad_()
     y, saved = saved_by(lambda: ga.activation(x, kind))
-    assert len(saved) == 1 and saved[0].dtype == (torch.uint8 if info.has_mask else torch.float32), (kind, saved[0].dtype)
+    assert len(saved) == 1, (kind, [t.dtype for t in saved])
+    assert saved[0].dtype == (torch.uint8 if info.has_mask else torch.float32), (kind, saved[0].dtype)
     y.backward(torch.ones_like(y))
     assert bool(torch.isfinite(y).all()) and bool(torch.isfinite(x.grad).all()), kind
     assert bool(torch.isfinite(ga.nn.Activation(kind)(x.detach())).all())
     xb = x.detach().view(16, 64).clone().requires_grad_()
     bb = torch.zeros(64, device=DEV, requires_grad=True)
-    y, saved = saved_by(lambda: ga.bias_act(xb, bb, kind, 0.5))  # the mask, or x and the bias (the smooth kinds)
+    # the mask, or x and the bias (the smooth kinds)
+    y, saved = saved_by(lambda: ga.bias_act(xb, bb, kind, 0.5))
     assert [t.dtype for t in saved] == ([torch.uint8] if info.has_mask else [torch.float32, torch.float32]), kind
     y.sum().backward()
     assert bool(torch.isfinite(xb.grad).all()) and bool(torch.isfinite(bb.grad).all())
