@@ -11,6 +11,7 @@ torch = pytest.importorskip("torch")
 
 import gpuact  # noqa: E402
 import gpuact.torch as ga  # noqa: E402
+from gpuact.torch import _impl  # noqa: E402
 
 
 @pytest.fixture
@@ -20,17 +21,17 @@ def launches():
     call: dicts of op, rows, cols, ld (of in) and the addresses in, out, mask, x, bias, dbias (0: absent)."""
     fields = ("op", "rows", "cols", "ld", "in", "out", "mask", "x", "bias", "dbias")
     ops = ("forward", "backward", "epilogue_forward", "epilogue_backward", "glu_forward", "glu_backward")
-    torch.ops.gpuact._testing_mock(True)
+    _impl.testing_mock(True)
 
     def take():
-        flat = torch.ops.gpuact._testing_mock(True)
+        flat = _impl.testing_mock(True)
         recs = [dict(zip(fields, flat[i:i + len(fields)])) for i in range(0, len(flat), len(fields))]
         for r in recs:
             r["op"] = ops[r["op"]]
         return recs
 
     yield take
-    torch.ops.gpuact._testing_mock(False)
+    _impl.testing_mock(False)
 
 
 def test_without_autograd_one_forward_and_no_mask(launches):
@@ -157,6 +158,27 @@ def test_fewbit_keeps_only_the_codes(launches):
     y.sum().backward()
     (bwd,) = launches()
     assert fwd["mask"] == bwd["mask"] == saved[0].data_ptr() and bwd["out"] == x.grad.data_ptr()
+
+
+def test_compiled_with_inductor(launches):
+    """torch.compile(fullgraph=True) with inductor (its CPU code here) calls the operators in the compiled
+    graph, forward and backward: the same launches as eager."""
+    def f(x, b, h):
+        return ga.relu(x) * 2 + ga.bias_act(x, b, "gelu", 0.5) + ga.swiglu(h).sum() + ga.gelu(x, backward_bits=2)
+
+    torch.compiler.reset()
+    x, b = torch.randn(8, 64, requires_grad=True), torch.randn(64, requires_grad=True)
+    h = torch.randn(8, 128, requires_grad=True)
+    torch.compile(f, fullgraph=True)(x, b, h).sum().backward()
+    assert x.grad.shape == x.shape and b.grad.shape == b.shape and h.grad.shape == h.shape
+    ops = sorted(r["op"] for r in launches())
+    assert ops == sorted(["forward", "epilogue_forward", "glu_forward", "epilogue_forward", "backward",
+                          "epilogue_backward", "glu_backward", "epilogue_backward"]), ops
+    v = torch.randn(16)
+    assert torch.compile(lambda t: ga.leaky_relu(t, 0.2, inplace=True), fullgraph=True)(v) is v  # a mutating op
+    (r,) = launches()
+    assert r["in"] == r["out"] == v.data_ptr()
+    torch.compiler.reset()
 
 
 def test_simple_modules_match_torch_nn():

@@ -27,12 +27,23 @@ def _fail(fn, text):
     raise InvalidArgument(f"gpuact.torch.{fn}: {text}")
 
 
+#: CPU tensors stand for CUDA ones (testing_mock(True)): the fakes accept them as the kernels do
+MOCK = [False]
+
+
+def testing_mock(on):
+    """gpuact::_testing_mock(on) (the kernels record their launches instead of running them, CPU tensors
+    standing for CUDA ones), the fakes following; returns the records made since the last call."""
+    MOCK[0] = bool(on)
+    return torch.ops.gpuact._testing_mock(bool(on))
+
+
 def check(t, name, fn, devices=("cuda",)):
     """t is a tensor on a CUDA device (or meta, for shape inference) with a
     dtype gpuact has (float32, float16, bfloat16)."""
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"gpuact.torch.{fn}: {name} must be a torch.Tensor, not {type(t).__name__}")
-    if not t.is_cuda and t.device.type not in devices:  # is_cuda first: no device object on the fast path
+    if not t.is_cuda and t.device.type not in devices and not (MOCK[0] and t.device.type == "cpu"):
         _fail(fn, f"{name} is on {t.device}; gpuact runs on CUDA (and ROCm) devices only: "
                   f"move it there (.cuda()) or use torch's own op on the CPU")
     if t.dtype not in DTYPE:
