@@ -139,19 +139,23 @@ gpuact_context *context(int dev) {
                                                 std::to_string(max_devices - 1));
     gpuact_context *ctx = contexts[dev].load(std::memory_order_acquire);
     if (ctx) return ctx;
-    std::lock_guard<std::mutex> hold(context_lock);
-    ctx = contexts[dev].load(std::memory_order_relaxed);
-    if (ctx) return ctx;
-    gpuact_context_desc d;
-    memset(&d, 0, sizeof d);
-    d.backend = backend;
-    d.device = dev;
-    gpuact_result r = gpuact_context_create(&d, &ctx);
-    if (r != GPUACT_SUCCESS)
+    gpuact_result r = GPUACT_SUCCESS;
+    {
+        std::lock_guard<std::mutex> hold(context_lock);
+        ctx = contexts[dev].load(std::memory_order_relaxed);
+        if (!ctx) {
+            gpuact_context_desc d;
+            memset(&d, 0, sizeof d);
+            d.backend = backend;
+            d.device = dev;
+            r = gpuact_context_create(&d, &ctx);
+            if (r == GPUACT_SUCCESS) contexts[dev].store(ctx, std::memory_order_release);
+        }
+    }
+    if (r != GPUACT_SUCCESS)  /* raised outside the lock: the Python kernel of gpuact::_raise takes the GIL */
         fail(r, std::string("gpuact: creating the ") + gpuact_backend_name(backend) + " context of device " +
                     std::to_string(dev),
              gpuact_last_error());
-    contexts[dev].store(ctx, std::memory_order_release);
     return ctx;
 }
 
