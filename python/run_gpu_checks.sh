@@ -2,7 +2,8 @@
 # The Python package's checks on a GPU machine, in one run:
 #   python/run_gpu_checks.sh [OUT]       (OUT: where the logs and tables go; default $OUT or /tmp/gpuact-python)
 # Installs ./python into the current Python (--no-build-isolation: the machine
-# has no network; it uses the setuptools already there), prints what gpuact
+# has no network; it uses the setuptools already there, and builds
+# gpuact.torch's compiled operators against the torch installed), prints what gpuact
 # sees (python -m gpuact --self-test), runs the tests (torch, CuPy and JAX
 # ones included; the gated forms' in tests/test_gated_gpu.py, the few-bit
 # backward's in tests/test_fewbit_gpu.py), the per-call host times against
@@ -21,6 +22,10 @@ export PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
 "$py" -m pip install --no-build-isolation --no-deps --force-reinstall -q ./python > "$out/install.txt" 2>&1
 install=$?
 tail -5 "$out/install.txt"
+# gpuact.torch's compiled operators, built by that install against this torch
+"$py" -c "import gpuact.torch._ext as e, torch; print('gpuact.torch._ext:', e.__file__, 'torch', torch.__version__)" \
+  2>&1 | tee -a "$out/install.txt"
+[ "${PIPESTATUS[0]}" = 0 ] || install=1
 "$py" -m gpuact --self-test 2>&1 | tee "$out/info.txt"
 info=${PIPESTATUS[0]}
 "$py" -m pytest python/tests -q -rs -p no:cacheprovider 2>&1 | tee "$out/pytest.txt"

@@ -2,6 +2,15 @@
 one abi3 wheel for CPython >= 3.10). No torch headers, no nvcc: the vendor
 libraries are loaded at run time.
 
+When torch is importable at build time (`pip install --no-build-isolation
+./python` into a Python that has torch), it also builds gpuact.torch._ext:
+gpuact.h compiled into a C++ library of torch dispatcher operators
+(src/torch_ops.cpp, torch's headers and libraries, no CUDA toolkit), which
+gpuact.torch needs. It is tied to the torch and the CPython it was built
+against (its file name says the CPython; the wheel keeps gpuact._C's abi3
+tag): rebuild after upgrading torch.
+GPUACT_NO_TORCH=1 leaves it out.
+
 The C sources (gpuact.h, backends/, kernels/) are found, in order, in
 $GPUACT_SOURCE_DIR, in csrc/ beside this file (an sdist carries them there)
 and in the repository root, the parent of this directory (pip builds a
@@ -64,9 +73,36 @@ class sdist(_sdist):
             shutil.copy2(path, dest)
 
 
+def torch_extension():
+    """gpuact.torch._ext, when torch is importable here (None otherwise)."""
+    if os.environ.get("GPUACT_NO_TORCH"):
+        return None
+    try:
+        import torch
+        from torch.utils import cpp_extension
+    except ImportError as e:
+        print(f"gpuact: torch is not importable here ({e}): gpuact.torch._ext is not built (gpuact.torch needs it; "
+              f"install with torch present: pip install --no-build-isolation ./python)", file=sys.stderr)
+        return None
+    abi = int(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", 1))
+    return Extension(
+        "gpuact.torch._ext",
+        sources=["src/torch_ops.cpp"],
+        include_dirs=[ROOT] + cpp_extension.include_paths(),
+        library_dirs=cpp_extension.library_paths(),
+        libraries=["c10", "torch", "torch_cpu", "torch_python", "dl", "pthread"],
+        depends=c_headers(ROOT),
+        define_macros=[("_GLIBCXX_USE_CXX11_ABI", str(abi))],
+        language="c++",
+        extra_compile_args=["-std=c++17", "-O2", "-Wno-unused-function", "-Wno-missing-field-initializers"],
+    )
+
+
+TORCH_EXTENSION = torch_extension()
+
 setup(
     version=version(),
-    ext_modules=[
+    ext_modules=[e for e in (
         Extension(
             "gpuact._C",
             sources=["src/_C.c"],
@@ -76,8 +112,9 @@ setup(
             py_limited_api=True,
             libraries=["dl", "pthread"],
             extra_compile_args=["-Wno-unused-function"],
-        )
-    ],
+        ),
+        TORCH_EXTENSION,
+    ) if e is not None],
     cmdclass={"sdist": sdist},
     options={"bdist_wheel": {"py_limited_api": "cp310"}},
 )

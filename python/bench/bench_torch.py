@@ -134,7 +134,7 @@ class Bench:
         row("torch.relu(x)", self.host_us(lambda: t.relu(x)))
         row("gpuact.torch.relu(x)", self.host_us(lambda: ga.relu(x)), "eager fast path, allocates y")
         row("torch.ops.gpuact.act_fwd(x, ...)", self.host_us(lambda: t.ops.gpuact.act_fwd(x, kp[0], plist, False)),
-            "the custom op through the dispatcher (torch.compile's path)")
+            "the operator through torch.ops (torch.compile's path)")
         row("torch.relu(x + b), 8 x 128", self.host_us(lambda: t.relu(x2 + b)))
         row("gpuact.torch.bias_act(x, b), 8 x 128", self.host_us(lambda: ga.bias_act(x2, b)))
         old = C.set_release_gil(True)

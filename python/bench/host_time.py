@@ -11,8 +11,9 @@ batches, outside the timing; the median batch is reported, in microseconds per c
 gpuact (>= 1.00: gpuact's call costs no more host time than torch's).
 
 A second table splits gpuact's relu call into its pieces (the C enqueue alone in a C loop, the extension
-call from Python, the allocation, the stream lookup, torch.autograd.Function's own cost) next to torch's
-relu with and without autograd. --compile adds rows for torch.compile(fullgraph=True) functions of both
+call from Python, the allocation, the stream lookup, the operator gpuact::act through torch.ops and through
+gpuact.torch._ext's unboxed entry, with and without autograd) next to torch's relu with and without
+autograd. --compile adds rows for torch.compile(fullgraph=True) functions of both
 (one compile each, tens of seconds)."""
 import argparse
 import json
@@ -151,16 +152,9 @@ def pieces(args, dt, host_us):
     act = ga.functional._RELU[4]  # (kind, params...) as the call passes it
     fwd = (_impl.BACKEND, dev, _impl.raw_stream(dev), act, _impl.DTYPE[dt], args.n, x.data_ptr(), y.data_ptr(), None)
 
-    class Nothing(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, v):
-            return torch.empty_like(v)
-
-        @staticmethod
-        def backward(ctx, dv):
-            return dv
-
-    direct = torch._C._FunctionBase.__dict__["apply"].__get__(None, Nothing)
+    from gpuact.torch import _ext
+    op = torch.ops.gpuact.act.default
+    kind, plist = ga.functional._RELU[0], ga.functional._RELU[5]
     gelu = fwd[:3] + (ga.functional._GELU["none"][4],) + fwd[4:]
 
     def c_loop(a):  # batches of calls in C, the device synchronized between them, as host_us does
@@ -177,8 +171,10 @@ def pieces(args, dt, host_us):
             ("torch.empty_like(x)", host_us(lambda: torch.empty_like(x))),
             ("torch._C._cuda_getCurrentRawStream(dev)", host_us(lambda: _impl.raw_stream(dev))),
             ("torch.cuda.current_stream(dev).cuda_stream", host_us(lambda: torch.cuda.current_stream(dev).cuda_stream)),
-            ("autograd.Function.apply, forward = empty_like", host_us(lambda: Nothing.apply(xg))),
-            ("_FunctionBase.apply (no Python wrapper), same", host_us(lambda: direct(xg))),
+            ("torch.ops.gpuact.act.default(x, ...)", host_us(lambda: op(x, kind, plist))),
+            ("torch.ops.gpuact.act.default(x, ...), x requires grad", host_us(lambda: op(xg, kind, plist))),
+            ("gpuact.torch._ext.act(x, ...) (unboxed entry)", host_us(lambda: _ext.act(x, kind, plist))),
+            ("gpuact.torch._ext.act(x, ...), x requires grad", host_us(lambda: _ext.act(xg, kind, plist))),
             ("ga.relu(x)", host_us(lambda: ga.relu(x))),
             ("ga.relu(x), x requires grad", host_us(lambda: ga.relu(xg))),
             ("torch.relu(x)", host_us(lambda: torch.relu(x))),

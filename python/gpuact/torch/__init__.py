@@ -14,8 +14,9 @@ squared_relu, activation (any kind of the C table: gpuact.KIND_NAMES),
 bias_act; the gated forms swiglu, geglu, reglu, gated (a and b, or the
 fused projection h = gate || up). Modules: gpuact.torch.nn.ReLU, LeakyReLU,
 ReLU6, Hardtanh, GELU, SiLU, Activation, Linear, GatedMLP (the LLaMA FFN).
-Custom ops: torch.ops.gpuact.*
-(gpuact/torch/_ops.py).
+Custom ops: torch.ops.gpuact.* (gpuact/torch/_ops.py); the elementwise ones are
+compiled C++ operators (gpuact.torch._ext, built with the package when torch is
+importable at build time: pip install --no-build-isolation ./python).
 
 Numerics: the ReLU family, hardtanh and squared ReLU are torch's results bit
 for bit (the exceptions: docs/NUMERICS.md, python/README.md); GELU and SiLU
@@ -51,6 +52,7 @@ def _wait_for_queued_work():
 
 
 _BEFORE_SHUTDOWN.append(_wait_for_queued_work)
+_BEFORE_SHUTDOWN.append(torch.ops.gpuact._shutdown)  # the compiled operators' contexts, after that wait
 
 __all__ = ["activation", "bias_act", "clipped_relu", "gated", "geglu", "gelu", "hardtanh", "leaky_relu", "reglu",
            "relu", "relu6", "silu", "squared_relu", "swiglu", "nn", "ops"]

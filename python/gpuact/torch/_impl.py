@@ -1,7 +1,7 @@
-"""The operations on torch tensors: argument checks, layouts, output
-allocation and the call into gpuact._C on the tensor's device and
-torch's current stream. Used by the eager fast path, the autograd
-functions and the torch.library custom ops alike (one implementation)."""
+"""What the compiled operators' Python side needs: the backend gpuact.torch._ext creates its contexts
+with, the argument checks and shape rules of the fake implementations (torch.compile, meta tensors:
+the same rules and messages as the C++ kernels in src/torch_ops.cpp), and the dtype codes and raw
+stream the host-time benchmark's breakdown uses."""
 import math
 
 import torch
@@ -23,40 +23,19 @@ except ImportError:  # pragma: no cover - other torch builds
         return torch.cuda.current_stream(device).cuda_stream
 
 
-_Tensor = torch.Tensor
-_empty_like = torch.empty_like
-_contiguous_format = torch.contiguous_format
-_uint8 = torch.uint8
-_is_compiling = torch.compiler.is_compiling
-try:
-    _dispatch_modes = torch._C._len_torch_dispatch_stack
-    _functorch_active = torch._C._are_functorch_transforms_active
-except AttributeError:  # pragma: no cover - other torch builds: always take the custom-op path
-    def _dispatch_modes():
-        return 1
-
-    def _functorch_active():
-        return True
-
-
-def eager(x):
-    """Whether x takes the direct path (straight into gpuact._C, no dispatcher): a plain CUDA tensor, not
-    traced, no dispatch mode and no functorch transform (vmap, grad) active. Otherwise (torch.compile,
-    export, subclasses, modes, transforms, meta tensors) the torch.library custom ops run."""
-    return (type(x) is _Tensor and x.is_cuda and not _is_compiling() and not _dispatch_modes() and
-            not _functorch_active())
-
-
-def new_like(t, dtype=None):
-    """An uninitialised contiguous tensor of t's shape, device and dtype (or dtype). empty_like, whose
-    argument parsing costs a fraction of torch.empty(shape, dtype=, device=)'s per call."""
-    if t.is_contiguous():
-        return _empty_like(t) if dtype is None or dtype == t.dtype else _empty_like(t, dtype=dtype)
-    return _empty_like(t, dtype=dtype, memory_format=_contiguous_format)
-
-
 def _fail(fn, text):
     raise InvalidArgument(f"gpuact.torch.{fn}: {text}")
+
+
+#: CPU tensors stand for CUDA ones (testing_mock(True)): the fakes accept them as the kernels do
+MOCK = [False]
+
+
+def testing_mock(on):
+    """gpuact::_testing_mock(on) (the kernels record their launches instead of running them, CPU tensors
+    standing for CUDA ones), the fakes following; returns the records made since the last call."""
+    MOCK[0] = bool(on)
+    return torch.ops.gpuact._testing_mock(bool(on))
 
 
 def check(t, name, fn, devices=("cuda",)):
@@ -64,7 +43,7 @@ def check(t, name, fn, devices=("cuda",)):
     dtype gpuact has (float32, float16, bfloat16)."""
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"gpuact.torch.{fn}: {name} must be a torch.Tensor, not {type(t).__name__}")
-    if not t.is_cuda and t.device.type not in devices:  # is_cuda first: no device object on the fast path
+    if not t.is_cuda and t.device.type not in devices and not (MOCK[0] and t.device.type == "cpu"):
         _fail(fn, f"{name} is on {t.device}; gpuact runs on CUDA (and ROCm) devices only: "
                   f"move it there (.cuda()) or use torch's own op on the CPU")
     if t.dtype not in DTYPE:
@@ -90,138 +69,9 @@ def dense(t):
     return False
 
 
-def with_strides(t, stride):
-    """t with exactly these (dense) strides: t itself, or a copy."""
-    if tuple(t.stride()) == tuple(stride):
-        return t
-    out = torch.empty_strided(t.shape, stride, dtype=t.dtype, device=t.device)
-    out.copy_(t)
-    return out
-
-
-def _overlap(a, b):
-    """Whether the memory spans of a and b (first to last element) intersect."""
-    if not a.numel() or not b.numel():
-        return False
-
-    def span(t):
-        lo = t.data_ptr()
-        hi = lo + (sum((s - 1) * st for s, st in zip(t.shape, t.stride())) + 1) * t.element_size()
-        return lo, hi
-
-    (a0, a1), (b0, b1) = span(a), span(b)
-    return a0 < b1 and b0 < a1
-
-
-def _ptr(t):
-    return t.data_ptr() if t is not None else None
-
-
-# ---------------------------------------------------------------------------------------------
-# Elementwise
-
-def act_forward(x, act, want_mask, out=None, fn="activation"):
-    """y = act(x) (and the 1-bit mask, ceil(n/8) bytes). Returns (y, mask or
-    None, src): src is the tensor computed on, x or (x not dense) its
-    contiguous copy; the mask's bits follow src's memory order.
-    out: the tensor to write (x itself for in place); when its layout is not
-    the computed one, the result is computed apart and copied into it."""
-    check(x, "x", fn)
-    dt = DTYPE[x.dtype]
-    src = x if dense(x) else x.contiguous()
-    if out is not None:
-        check(out, "out", fn)
-        same_device(x, out, "x", "out", fn)
-        if out.shape != x.shape or out.dtype != x.dtype:
-            _fail(fn, f"out has shape {tuple(out.shape)} and dtype {out.dtype}; x has {tuple(x.shape)} and {x.dtype}")
-        same = out.data_ptr() == src.data_ptr() and tuple(out.stride()) == tuple(src.stride())
-        if not same and _overlap(out, src):
-            _fail(fn, "out overlaps x without being x itself (in place needs out to be exactly x)")
-        direct = same or (tuple(out.stride()) == tuple(src.stride()) and dense(out))
-        y = out if direct else torch.empty_like(src)
-    else:
-        y = torch.empty_like(src)
-    n = src.numel()
-    mask = x.new_empty((n + 7) // 8, dtype=_uint8) if want_mask else None
-    if n:
-        dev = x.get_device()
-        _C.forward(BACKEND, dev, raw_stream(dev), act, dt, n, src.data_ptr(), y.data_ptr(), _ptr(mask))
-    if out is not None and y is not out:
-        out.copy_(y)
-        y = out
-    return y, mask, src
-
-
-def act_new(x, act, want_mask, fn="activation"):
-    """(y, mask or None): y = act(x) into a new tensor (and the 1-bit mask), the eager call with the fewest
-    torch calls for a contiguous x; any other layout or dtype takes act_forward, which checks and reports."""
-    dt = DTYPE.get(x.dtype)
-    if dt is None or not x.is_contiguous():
-        return act_forward(x, act, want_mask, fn=fn)[:2]
-    y = _empty_like(x)
-    n = x.numel()
-    mask = x.new_empty((n + 7) // 8, dtype=_uint8) if want_mask else None
-    if n:
-        dev = x.get_device()
-        _C.forward(BACKEND, dev, raw_stream(dev), act, dt, n, x.data_ptr(), y.data_ptr(),
-                   mask.data_ptr() if want_mask else None)
-    return y, mask
-
-
-def act_backward(dy, act, x=None, mask=None, fn="activation backward"):
-    """dx from dy and the forward's x (or y) or its 1-bit mask (exactly one).
-    The mask's bits follow dy's memory order (autograd passes dy in the
-    forward's layout, see with_strides); x is brought to dy's layout."""
-    check(dy, "dy", fn)
-    if (x is None) == (mask is None):
-        _fail(fn, "give exactly one of x (the forward's input or output) and mask")
-    if not dense(dy):
-        dy = dy.contiguous()
-    n = dy.numel()
-    if x is not None:
-        check(x, "x", fn)
-        same_device(dy, x, "dy", "x", fn)
-        if x.shape != dy.shape or x.dtype != dy.dtype:
-            _fail(fn, f"x has shape {tuple(x.shape)} and dtype {x.dtype}; dy has {tuple(dy.shape)} and {dy.dtype}")
-        x = with_strides(x, dy.stride())
-    else:
-        if not isinstance(mask, torch.Tensor) or mask.dtype != torch.uint8:
-            _fail(fn, "mask must be the uint8 tensor the forward wrote")
-        same_device(dy, mask, "dy", "mask", fn)
-        if not mask.is_contiguous() or mask.numel() < (n + 7) // 8:
-            _fail(fn, f"mask has {mask.numel()} bytes (contiguous: {mask.is_contiguous()}); "
-                      f"{n} elements need {(n + 7) // 8} contiguous bytes")
-    dx = torch.empty_like(dy)
-    if n:
-        dev = dy.get_device()
-        _C.backward(BACKEND, dev, raw_stream(dev), act, DTYPE[dy.dtype], n, dy.data_ptr(), dx.data_ptr(), _ptr(x),
-                    _ptr(mask))
-    return dx
-
-
-# ---------------------------------------------------------------------------------------------
-# Epilogue: y = act(x + bias) * scale on the last dimension
-
 def rows_cols(t):
     cols = t.shape[-1]
     return math.prod(t.shape[:-1]), cols
-
-
-def as_matrix(t):
-    """(tensor, ld): t as rows x cols with unit column stride; a 2-D view
-    with a row stride >= cols is used as it is (ld), anything that is not
-    contiguous otherwise is copied."""
-    rows, cols = rows_cols(t)
-    if t.dim() == 2 and t.stride(1) == 1 and (rows <= 1 or t.stride(0) >= cols):
-        return t, (t.stride(0) if rows > 1 else cols)
-    if t.is_contiguous():
-        return t, cols
-    return t.contiguous(), cols
-
-
-def _check_scale(scale, fn):
-    if scale == 0:
-        _fail(fn, "scale = 0 is not supported (the C API reads 0 as 1); multiply the result by 0 instead")
 
 
 def torch_mask_ld(cols):
@@ -232,224 +82,10 @@ def torch_mask_ld(cols):
     return (cols + 7) // 8 * 8
 
 
-def epilogue_forward(x, bias, act, scale, out_dtype, want_mask, fn="bias_act", bias_in_x_dtype=False):
-    """y = act(x + bias) * scale, bias along the last dimension. Returns (y,
-    mask or None): y is contiguous with x's shape and out_dtype (default x's);
-    the mask has rows x mask_ld bits (mask_ld = cols rounded up to 8: torch_mask_ld).
-    bias_in_x_dtype: the bias is rounded to x's dtype first (torch's autocast rule for F.linear's bias), so
-    that the whole epilogue, and its backward from x, run in one dtype."""
-    if out_dtype is None and type(x) is _Tensor:
-        done = _epilogue_plain(x, bias, act, scale, want_mask, bias_in_x_dtype)
-        if done is not None:
-            return done
-    check(x, "x", fn)
-    if x.dim() < 1:
-        _fail(fn, "x must have at least one dimension (the last one is the bias's)")
-    _check_scale(scale, fn)
-    rows, cols = rows_cols(x)
-    ydt = x.dtype if out_dtype is None else out_dtype
-    if ydt not in DTYPE:
-        _fail(fn, f"out_dtype {ydt} is not one of torch.float32, torch.float16, torch.bfloat16")
-    if bias is not None:
-        check(bias, "bias", fn)
-        same_device(x, bias, "x", "bias", fn)
-        if bias.dim() != 1 or bias.shape[0] != cols:
-            _fail(fn, f"bias has shape {tuple(bias.shape)}; x's last dimension is {cols}, so bias must be ({cols},)")
-        if bias_in_x_dtype and bias.dtype != x.dtype:
-            bias = bias.to(x.dtype)
-        if bias.stride(0) != 1 and cols > 1:
-            bias = bias.contiguous()
-    mask_ld = torch_mask_ld(cols)
-    y = new_like(x, ydt)
-    mask = x.new_empty(rows * mask_ld // 8, dtype=_uint8) if want_mask else None
-    if rows and cols:
-        xm, ld = as_matrix(x)
-        dev = x.get_device()
-        _C.epilogue_forward(BACKEND, dev, raw_stream(dev), act, rows, cols, DTYPE[x.dtype], DTYPE[ydt],
-                            DTYPE[bias.dtype] if bias is not None else DTYPE[x.dtype], ld, cols, scale,
-                            xm.data_ptr(), _ptr(bias), y.data_ptr(), _ptr(mask), mask_ld)
-    return y, mask
-
-
-def _epilogue_plain(x, bias, act, scale, want_mask, bias_in_x_dtype):
-    """epilogue_forward's common case in the fewest torch calls: x contiguous with rows and columns, y in x's
-    dtype, the bias absent or a contiguous (cols,) tensor on x's device. None for anything else: the full
-    path then checks, copies and reports."""
-    shape = x.shape
-    xdt = DTYPE.get(x.dtype)
-    n = x.numel()
-    if xdt is None or not n or not scale or not x.is_contiguous():
-        return None
-    cols = shape[-1]
-    dev = x.get_device()
-    bdt = xdt
-    if bias is not None:
-        if type(bias) is not _Tensor or bias.dim() != 1 or bias.shape[0] != cols or bias.get_device() != dev or \
-                not bias.is_contiguous():
-            return None
-        if bias_in_x_dtype and bias.dtype != x.dtype:
-            bias = bias.to(x.dtype)
-        bdt = DTYPE.get(bias.dtype)
-        if bdt is None:
-            return None
-    rows = n // cols
-    mask_ld = (cols + 7) // 8 * 8  # torch_mask_ld
-    y = _empty_like(x)
-    mask = x.new_empty(rows * mask_ld // 8, dtype=_uint8) if want_mask else None
-    _C.epilogue_forward(BACKEND, dev, raw_stream(dev), act, rows, cols, xdt, xdt, bdt, cols, cols, scale,
-                        x.data_ptr(), None if bias is None else bias.data_ptr(), y.data_ptr(),
-                        None if mask is None else mask.data_ptr(), mask_ld)
-    return y, mask
-
-
-def epilogue_backward(dy, mask, act, scale, dx_dtype, dbias_dtype, fn="bias_act backward", x=None, bias=None,
-                      bias_in_x_dtype=False):
-    """dx, and with dbias_dtype the bias gradient (column sums of dx, f32
-    accumulation) in the same pass, from dy and exactly one source: the
-    forward's mask (the ReLU family, hardtanh: dx = select(mask, dy * scale,
-    +0), leaky: * slope outside), or its input x and bias (the smooth kinds:
-    dx = (dy * scale) * act'(x + bias), z formed again as the forward formed
-    it). dx has dx_dtype (x's dtype). Returns (dx, dbias or None).
-
-    A bias whose dtype differs from x's (a bfloat16 x with a float32 bias):
-    gpuact's backward reads the bias in x's dtype, so z = x + bias is formed
-    here in float32 (the same single f32 addition as the forward's) and
-    passed as x, without a bias: one extra elementwise pass. With bias_in_x_dtype (the forward rounded the
-    bias to x's dtype: autocast) the bias is rounded the same way here instead, and no float32 tensor of
-    x's size is made.
-
-    Under CUDA-graph capture the bias gradient is summed by torch instead:
-    gpuact's bias-gradient workspace pool records and queries events, which a
-    capturing stream does not allow (and an event recorded in a capture
-    cannot be queried or waited for afterwards)."""
-    check(dy, "dy", fn)
-    if (mask is None) == (x is None):
-        _fail(fn, "give exactly one of mask (the ReLU family, hardtanh) and x (the smooth kinds)")
-    if mask is not None:
-        if not isinstance(mask, torch.Tensor) or mask.dtype != torch.uint8:
-            _fail(fn, "mask must be the uint8 tensor the forward wrote")
-        same_device(dy, mask, "dy", "mask", fn)
-    _check_scale(scale, fn)
-    if dy.dim() < 1:
-        _fail(fn, "dy must have at least one dimension")
-    rows, cols = rows_cols(dy)
-    mask_ld = torch_mask_ld(cols)
-    if mask is not None and (not mask.is_contiguous() or mask.numel() < rows * mask_ld // 8):
-        _fail(fn, f"mask has {mask.numel()} bytes; {rows} rows of {cols} need {rows * mask_ld // 8} contiguous bytes")
-    if x is not None:
-        check(x, "x", fn)
-        same_device(dy, x, "dy", "x", fn)
-        if x.shape != dy.shape:
-            _fail(fn, f"x has shape {tuple(x.shape)}; dy has {tuple(dy.shape)}")
-        if bias is not None:
-            check(bias, "bias", fn)
-            same_device(x, bias, "x", "bias", fn)
-            if bias.dim() != 1 or bias.shape[0] != cols:
-                _fail(fn, f"bias has shape {tuple(bias.shape)}; it must be ({cols},)")
-            if bias.dtype != x.dtype and bias_in_x_dtype:  # read in x's dtype, as the forward did
-                bias = bias.to(x.dtype).contiguous()
-            elif bias.dtype != x.dtype:  # z in f32 here (see above)
-                x, bias = x.float() + bias.float(), None
-            elif bias.stride(0) != 1 and cols > 1:
-                bias = bias.contiguous()
-    elif bias is not None:
-        _fail(fn, "bias is read only with x (the smooth kinds)")
-    for name, dt in (("dx_dtype", dx_dtype), ("dbias_dtype", dbias_dtype)):
-        if dt is not None and dt not in DTYPE:
-            _fail(fn, f"{name} {dt} is not one of torch.float32, torch.float16, torch.bfloat16")
-    dx = new_like(dy, dx_dtype)
-    dbias = None
-    if dbias_dtype is not None:
-        dbias = dy.new_empty(cols, dtype=dbias_dtype) if rows else dy.new_zeros(cols, dtype=dbias_dtype)
-    if rows and cols:
-        dym, ld = as_matrix(dy)
-        dev = dy.get_device()
-        by_torch = dbias is not None and torch.cuda.is_current_stream_capturing()
-        xdt = DTYPE[x.dtype] if x is not None else None
-        if dbias is not None and not by_torch:
-            _build_capture_variant(dev, act, dym.dtype, dx_dtype, scale, None if x is None else x.dtype)
-        args = (BACKEND, dev, raw_stream(dev), act, rows, cols, DTYPE[dym.dtype], DTYPE[dx_dtype], DTYPE[dym.dtype],
-                DTYPE[dbias_dtype] if dbias is not None else 0, ld, cols, cols, scale, dym.data_ptr(), dx.data_ptr(),
-                None, _ptr(mask), mask_ld, None if by_torch or dbias is None else dbias.data_ptr())
-        if x is not None:
-            xm, ld_x = as_matrix(x)
-            args += (xm.data_ptr(), _ptr(bias), xdt, ld_x)
-        _C.epilogue_backward(*args)
-        if by_torch:
-            dbias.copy_(dx.view(rows, cols).sum(0, dtype=torch.float32))
-    return dx, dbias
-
-
-_CAPTURE_VARIANTS = set()
-
-
-def _build_capture_variant(dev, act, dy_dtype, dx_dtype, scale, x_dtype=None):
-    """Launches, once per variant, the backward kernel that a CUDA-graph
-    capture of this call uses (the same without the bias gradient) on one
-    element, so that its first use (an NVRTC build and a module load) does
-    not fall inside a capture whose warm-up only ran the dbias variant.
-    x_dtype: the backward from x (the smooth kinds), else from the mask."""
-    key = (dev, act[0], dy_dtype, dx_dtype, scale == 1.0, x_dtype)
-    if key in _CAPTURE_VARIANTS:
-        return
-    _CAPTURE_VARIANTS.add(key)
-    dy1 = torch.zeros((1,), dtype=dy_dtype, device=torch.device("cuda", dev))
-    dx1 = torch.empty((1,), dtype=dx_dtype, device=dy1.device)
-    args = (BACKEND, dev, raw_stream(dev), act, 1, 1, DTYPE[dy_dtype], DTYPE[dx_dtype], DTYPE[dy_dtype], 0, 1, 1, 1,
-            scale, dy1.data_ptr(), dx1.data_ptr(), None)
-    if x_dtype is None:
-        m1 = torch.zeros((16,), dtype=torch.uint8, device=dy1.device)
-        _C.epilogue_backward(*args, m1.data_ptr(), 128, None)
-    else:
-        x1 = torch.zeros((1,), dtype=x_dtype, device=dy1.device)
-        _C.epilogue_backward(*args, None, 128, None, x1.data_ptr(), None, DTYPE[x_dtype], 1)
-
-
-def no_mask_saved(kind_name, fn):
-    raise InvalidArgument(f"gpuact.torch.{fn}: {kind_name}'s backward needs the forward's mask, and the forward "
-                          f"was called with with_mask=False")
-
-
-# ---------------------------------------------------------------------------------------------
-# Gated forms: y = act(a + bias_a) * (b + bias_b)
-
-def rows_view(t):
-    """(t or a contiguous copy of it, ld): t's elements as rows x cols (cols: the last dimension) with unit
-    column stride and row stride ld >= cols. A contiguous t has ld = cols; a t whose leading dimensions
-    collapse into one row stride (a half of a contiguous (..., 2 cols) tensor: ld = 2 cols; a column slice
-    of a matrix) is used in place; anything else is copied."""
-    cols = t.shape[-1]
-    if t.is_contiguous():
-        return t, cols
-    if t.stride(-1) == 1 or cols == 1:
-        lead = [(s, st) for s, st in zip(t.shape[:-1], t.stride()[:-1]) if s != 1]
-        if not lead:
-            return t, cols
-        ld = lead[-1][1]
-        ok = ld >= cols
-        want = ld
-        for s, st in reversed(lead):
-            ok = ok and st == want
-            want = st * s
-        if ok:
-            return t, ld
-    return t.contiguous(), cols
-
-
-def _bias_for(bias, x, name, cols, fn):
-    """A glu bias (cols,) (checked by glu_check), read in x's dtype (a float32 bias of a bfloat16 x is rounded
-    to bfloat16 first, as torch's autocast does to F.linear's bias), contiguous."""
-    if bias is None:
-        return None
-    if bias.dtype != x.dtype:
-        bias = bias.to(x.dtype)
-    return bias.contiguous()
-
-
 def glu_check(a, b, bias_a, bias_b, fn, devices=("cuda",)):
-    """The gated forms' argument rules (shapes, dtypes, devices, biases both or neither); returns cols.
-    The custom ops' fake implementations apply them too (devices: "meta" as well), so a traced call is
-    refused as an eager one is."""
+    """The gated forms' argument rules (shapes, dtypes, devices, biases both or neither; the C++ kernels'
+    glu_check) for the fakes (devices: "meta" as well), so a traced call is refused as an eager one is;
+    returns cols."""
     check(a, "a", fn, devices)
     if a.dim() < 1:
         _fail(fn, "the input must have at least one dimension (the last one is the gated one)")
@@ -477,113 +113,3 @@ def glu_check(a, b, bias_a, bias_b, fn, devices=("cuda",)):
             if bias.dim() != 1 or bias.shape[0] != n:
                 _fail(fn, f"{name} has shape {tuple(bias.shape)}; it must be ({n},)")
     return cols
-
-
-def _glu_inputs(a, b, bias_a, bias_b, fn):
-    """(rows, cols, a source, b source, a ptr, b ptr, ld_a, ld_b, bias_a, bias_b): b None means a is the
-    fused projection (..., 2 cols), split into its halves along the last dimension; its bias (bias_a,
-    with bias_b None) is then (2 cols,). The biases come back in a's dtype, contiguous."""
-    cols = glu_check(a, b, bias_a, bias_b, fn)
-    if b is None:
-        if bias_a is not None:
-            full = _bias_for(bias_a, a, "bias", 2 * cols, fn)
-            bias_a, bias_b = full[:cols], full[cols:]
-        src, ld = rows_view(a)
-        rows = math.prod(a.shape[:-1])
-        return rows, cols, src, src, src.data_ptr(), src.data_ptr() + cols * a.element_size(), ld, ld, bias_a, bias_b
-    bias_a = _bias_for(bias_a, a, "bias_a", cols, fn)
-    bias_b = _bias_for(bias_b, a, "bias_b", cols, fn)
-    sa, lda = rows_view(a)
-    sb, ldb = rows_view(b)
-    return math.prod(a.shape[:-1]), cols, sa, sb, sa.data_ptr(), sb.data_ptr(), lda, ldb, bias_a, bias_b
-
-
-def glu_forward(a, b, bias_a, bias_b, act, fn="glu"):
-    """y = act(a + bias_a) * (b + bias_b), contiguous, a's dtype and shape (the fused form, b None:
-    a's shape with the last dimension halved). act: (kind, params...) of a gating kind (silu, gelu,
-    gelu_tanh, relu)."""
-    rows, cols, sa, sb, pa, pb, lda, ldb, ba, bb = _glu_inputs(a, b, bias_a, bias_b, fn)
-    y = new_like(a) if b is not None else a.new_empty(a.shape[:-1] + (cols,))
-    if rows and cols:
-        dev = a.get_device()
-        dt = DTYPE[a.dtype]
-        _C.glu_forward(BACKEND, dev, raw_stream(dev), act, rows, cols, dt, dt, lda, ldb, cols, pa, pb,
-                       y.data_ptr(), _ptr(ba), _ptr(bb))
-    return y
-
-
-def glu_backward(dy, a, b, bias_a, bias_b, act, dbias_dtype, fn="glu backward"):
-    """The gated form's backward in one pass from the forward's inputs: (da, db, dbias_a, dbias_b), or,
-    for the fused form (b None), (dh, None, dbias, None) with dh of h's shape (da and db its halves,
-    one allocation) and dbias (2 cols,). With dbias_dtype (and the forward's biases, or without: a
-    bias may be given to this backward alone to get its gradient) the bias gradients are the column sums
-    of da and db accumulated in float32, returned in dbias_dtype; without it they are None. The biases
-    are read in a's dtype, as the forward read them."""
-    rows, cols, sa, sb, pa, pb, lda, ldb, ba, bb = _glu_inputs(a, b, bias_a, bias_b, fn)
-    check(dy, "dy", fn)
-    same_device(a, dy, "a", "dy", fn)
-    shape = a.shape if b is not None else a.shape[:-1] + (cols,)
-    if tuple(dy.shape) != tuple(shape):
-        _fail(fn, f"dy has shape {tuple(dy.shape)}; the forward's output has {tuple(shape)}")
-    if dbias_dtype is not None and dbias_dtype not in DTYPE:
-        _fail(fn, f"dbias_dtype {dbias_dtype} is not one of torch.float32, torch.float16, torch.bfloat16")
-    es = a.element_size()
-    if b is None:
-        dh = new_like(a)
-        pda, pdb, ldd = dh.data_ptr(), dh.data_ptr() + cols * es, 2 * cols
-        dbias = None
-        if dbias_dtype is not None:
-            dbias = (torch.empty if rows else torch.zeros)((2 * cols,), dtype=dbias_dtype, device=a.device)
-        pdba = _ptr(dbias)
-        pdbb = dbias.data_ptr() + cols * dbias.element_size() if dbias is not None else None
-        outs = (dh, None, dbias, None)  # the order of gpuact::glu_bwd (and its fake)
-        da_rows = dh.view(rows, 2 * cols)[:, :cols] if rows else None
-        db_rows = dh.view(rows, 2 * cols)[:, cols:] if rows else None
-    else:
-        da = new_like(a)
-        db = new_like(a)
-        pda, pdb, ldd = da.data_ptr(), db.data_ptr(), cols
-        dba = dbb = None
-        if dbias_dtype is not None:
-            alloc = torch.empty if rows else torch.zeros
-            dba = alloc((cols,), dtype=dbias_dtype, device=a.device)
-            dbb = alloc((cols,), dtype=dbias_dtype, device=a.device)
-        pdba, pdbb = _ptr(dba), _ptr(dbb)
-        outs = (da, db, dba, dbb)
-        da_rows, db_rows = (da.view(rows, cols), db.view(rows, cols)) if rows else (None, None)
-    if rows and cols:
-        sdy, lddy = rows_view(dy)
-        dev = a.get_device()
-        by_torch = dbias_dtype is not None and torch.cuda.is_current_stream_capturing()
-        if dbias_dtype is not None and not by_torch:
-            _build_glu_capture_variant(dev, act, dy.dtype, a.dtype)
-        _C.glu_backward(BACKEND, dev, raw_stream(dev), act, rows, cols, DTYPE[dy.dtype], DTYPE[a.dtype],
-                        DTYPE[dbias_dtype] if dbias_dtype is not None else 0, lddy, lda, ldb, ldd, ldd,
-                        sdy.data_ptr(), pa, pb, _ptr(ba), _ptr(bb), pda, pdb,
-                        None if by_torch else pdba, None if by_torch else pdbb)
-        if by_torch:  # gpuact's bias-gradient workspace pool uses events, which a capture does not allow
-            if b is None:
-                outs[2][:cols].copy_(da_rows.sum(0, dtype=torch.float32))
-                outs[2][cols:].copy_(db_rows.sum(0, dtype=torch.float32))
-            else:
-                outs[2].copy_(da_rows.sum(0, dtype=torch.float32))
-                outs[3].copy_(db_rows.sum(0, dtype=torch.float32))
-    return outs
-
-
-_GLU_CAPTURE_VARIANTS = set()
-
-
-def _build_glu_capture_variant(dev, act, dy_dtype, x_dtype):
-    """The gated backward without the bias gradients (what a CUDA-graph capture of the call runs), launched
-    once per variant on one element outside any capture, as _build_capture_variant does for the epilogue."""
-    key = (dev, act[0], dy_dtype, x_dtype)
-    if key in _GLU_CAPTURE_VARIANTS:
-        return
-    _GLU_CAPTURE_VARIANTS.add(key)
-    d = torch.device("cuda", dev)
-    dy1 = torch.zeros((1,), dtype=dy_dtype, device=d)
-    x1 = torch.zeros((4,), dtype=x_dtype, device=d)
-    p, es = x1.data_ptr(), x1.element_size()
-    _C.glu_backward(BACKEND, dev, raw_stream(dev), act, 1, 1, DTYPE[dy_dtype], DTYPE[x_dtype], 0, 1, 1, 1, 1, 1,
-                    dy1.data_ptr(), p, p + es, None, None, p + 2 * es, p + 3 * es, None, None)

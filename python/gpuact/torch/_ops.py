@@ -1,12 +1,16 @@
-"""gpuact's torch.library custom ops (namespace gpuact), with fake (meta)
-implementations and autograd formulas, so torch.compile(fullgraph=True)
-traces code that uses them without graph breaks, torch.export keeps them
-as single nodes, and meta tensors work.
+"""gpuact's torch operators (namespace gpuact), compiled in gpuact.torch._ext
+(src/torch_ops.cpp: schemas, CUDA kernels, autograd), with their fake (meta)
+implementations here, so torch.compile(fullgraph=True) traces code that uses
+them without graph breaks, torch.export keeps them as single nodes, and meta
+tensors work.
 
+    gpuact::act(Tensor x, int kind, float[] params) -> Tensor y                   with autograd (the mask or x)
     gpuact::act_fwd(Tensor x, int kind, float[] params, bool with_mask) -> (Tensor y, Tensor mask)
     gpuact::act_bwd(Tensor dy, Tensor? x, Tensor? mask, int kind, float[] params) -> Tensor dx
     gpuact::act_inplace(Tensor(a!) x, int kind, float[] params) -> ()                 in place, no autograd
     gpuact::act_into(Tensor x, Tensor(a!) y, int kind, float[] params) -> ()          out=, no autograd
+    gpuact::bias_act(Tensor x, Tensor? bias, int kind, float[] params, float scale, ScalarType? out_dtype,
+                     bool bias_in_x_dtype=False) -> Tensor y                         with autograd
     gpuact::bias_act_fwd(Tensor x, Tensor? bias, int kind, float[] params, float scale,
                          ScalarType? out_dtype, bool with_mask, bool bias_in_x_dtype=False)
                          -> (Tensor y, Tensor mask)
@@ -15,6 +19,7 @@ as single nodes, and meta tensors work.
     gpuact::bias_act_bwd_x(Tensor dy, Tensor x, Tensor? bias, int kind, float[] params, float scale,
                            ScalarType? dbias_dtype, bool bias_in_x_dtype=False) -> (Tensor dx, Tensor dbias)
     gpuact::glu_fwd, gpuact::glu_bwd: the gated forms (below)
+    gpuact::fewbit_fwd, gpuact::fewbit_bwd: the few-bit backward (gpuact/torch/fewbit.py)
 
 bias_in_x_dtype: the bias is rounded to x's dtype before use (autocast: torch's
 rule for F.linear's bias); its gradient is still accumulated in float32 and
@@ -25,279 +30,130 @@ gpuact_activation after kind, in order (gpuact.ACT_PARAMS): a new field
 needs no new schema. Without with_mask the mask output is empty; without
 dbias_dtype the dbias output is empty.
 
-Autograd: act_fwd saves the 1-bit mask (with_mask) or x, never y;
-bias_act_fwd saves the mask (the ReLU family, hardtanh) or, for the smooth
-kinds (GELU, SiLU, squared ReLU: no mask), x and the bias, and computes dx
-and the bias gradient in one pass (bias_act_bwd from the mask,
+Autograd (C++ nodes, one definition per op): act and bias_act save the 1-bit
+mask (the ReLU family, hardtanh) or x (and the bias: the smooth kinds),
+making the mask only when autograd records the call; act_fwd and
+bias_act_fwd save the mask (with_mask) or x, never y. The epilogue's backward
+computes dx and the bias gradient in one pass (bias_act_bwd from the mask,
 bias_act_bwd_x from x: z = x + bias formed again as the forward formed it).
 act_bwd is differentiable again in dy for the kinds with a mask (double
 backward of the ReLU family: its second derivative in x is zero);
-bias_act_bwd and bias_act_bwd_x are not.
-
-Eager calls of gpuact.torch's functions on plain CUDA tensors skip the
-dispatcher (gpuact/torch/functional.py); these ops serve torch.compile,
-export, tensor subclasses, dispatch modes and meta tensors.
+bias_act_bwd, bias_act_bwd_x, glu_bwd and fewbit_bwd are not.
 """
-import typing
-
 import torch
-from torch import Tensor
 
-from .._core import KINDS, NotSupported, kind_info
+from .._core import KINDS, error_class
 from . import _impl
 
 _KIND_NAMES = {k.value: k.name for k in KINDS.values()}
 
-
-def _act(kind, params):
-    return (kind,) + tuple(params)
-
-
-def _has_mask(kind):
-    return kind_info(kind).has_mask
-
-
-def _empty_mask(x):
-    return x.new_empty((0,), dtype=torch.uint8)
-
-
 # ---------------------------------------------------------------------------------------------
-# Elementwise
+# Loading the compiled operators; the Python kernel of gpuact::_raise, through which the C++ kernels raise
+# gpuact's exception classes; the fakes (shapes for torch.compile and meta tensors, symbolic shapes
+# included). Elementwise first.
 
-@torch.library.custom_op("gpuact::act_fwd", mutates_args=())
-def act_fwd(x: Tensor, kind: int, params: typing.List[float], with_mask: bool) -> typing.Tuple[Tensor, Tensor]:
-    y, mask, _ = _impl.act_forward(x, _act(kind, params), with_mask, fn=_KIND_NAMES.get(kind, "activation"))
-    return y, (mask if mask is not None else _empty_mask(x))
+try:
+    from . import _ext  # noqa: F401  registers the operators above
+except ImportError as e:  # pragma: no cover - depends on the install
+    raise ImportError(
+        f"gpuact.torch needs its compiled torch operators, gpuact.torch._ext, which this install lacks or cannot "
+        f"load ({e}). They are built when torch is importable at build time, against that torch: install "
+        f"with `pip install --no-build-isolation ./python` (from a clone) into the Python that has torch, and "
+        f"again after upgrading torch.") from e
+
+_LIB = torch.library.Library("gpuact", "IMPL")
 
 
-@act_fwd.register_fake
+def _raise(result, what, detail):
+    cls = error_class(result)
+    raise cls(what, result, detail) if detail else cls(what)
+
+
+_LIB.impl("_raise", _raise, "CompositeExplicitAutograd")
+torch.ops.gpuact._set_backend(_impl.BACKEND)
+
+
+@torch.library.register_fake("gpuact::act")
+def _act_fake(x, kind, params):
+    _impl.check(x, "x", _KIND_NAMES.get(kind, "activation"), devices=("cuda", "meta"))
+    return torch.empty_like(x) if _impl.dense(x) else x.new_empty(x.shape)
+
+
+@torch.library.register_fake("gpuact::act_fwd")
 def _act_fwd_fake(x, kind, params, with_mask):
-    y = torch.empty_like(x) if _impl.dense(x) else x.new_empty(x.shape)
+    y = _act_fake(x, kind, params)
     n = x.numel()
     return y, x.new_empty(((n + 7) // 8 if with_mask else 0,), dtype=torch.uint8)
 
 
-def act_setup(ctx, kind, params, with_mask, y_stride, saved):
-    """What the elementwise autograd keeps: the 1-bit mask (with_mask: the ReLU family, hardtanh) or x (the
-    smooth kinds), never y, and y's strides (the mask's bit order is y's memory order). One definition: the
-    custom op gpuact::act_fwd registers it, and the eager path's functional._Act calls it."""
-    ctx.kind, ctx.params, ctx.with_mask = kind, params, with_mask
-    ctx.y_stride = tuple(y_stride)
-    ctx.save_for_backward(saved)
-
-
-def act_backward_rule(ctx, dy):
-    """dx from dy and the saved mask or x. A first-order backward of eager CUDA tensors goes straight into
-    gpuact._C; a traced one, or one whose graph is recorded (create_graph=True: double backward), goes
-    through the custom op gpuact::act_bwd, which is differentiable again for the kinds with a mask."""
-    (saved,) = ctx.saved_tensors
-    dy = _impl.with_strides(dy, ctx.y_stride)
-    x, mask = (None, saved) if ctx.with_mask else (_impl.with_strides(saved, ctx.y_stride), None)
-    if not torch.is_grad_enabled() and _impl.eager(dy):
-        return _impl.act_backward(dy, _act(ctx.kind, ctx.params), x=x, mask=mask,
-                                  fn=f"{_KIND_NAMES.get(ctx.kind, 'activation')} backward")
-    return torch.ops.gpuact.act_bwd(dy, x, mask, ctx.kind, list(ctx.params))
-
-
-def _act_fwd_setup(ctx, inputs, output):
-    x, kind, params, with_mask = inputs
-    y, mask = output
-    act_setup(ctx, kind, tuple(params), with_mask, y.stride(), mask if with_mask else x)
-
-
-def _act_fwd_backward(ctx, dy, dmask):
-    return act_backward_rule(ctx, dy), None, None, None
-
-
-act_fwd.register_autograd(_act_fwd_backward, setup_context=_act_fwd_setup)
-
-
-@torch.library.custom_op("gpuact::act_bwd", mutates_args=())
-def act_bwd(dy: Tensor, x: typing.Optional[Tensor], mask: typing.Optional[Tensor], kind: int,
-            params: typing.List[float]) -> Tensor:
-    return _impl.act_backward(dy, _act(kind, params), x=x, mask=mask,
-                              fn=f"{_KIND_NAMES.get(kind, 'activation')} backward")
-
-
-@act_bwd.register_fake
+@torch.library.register_fake("gpuact::act_bwd")
 def _act_bwd_fake(dy, x, mask, kind, params):
     return torch.empty_like(dy) if _impl.dense(dy) else dy.new_empty(dy.shape)
 
 
-def _act_bwd_setup(ctx, inputs, output):
-    dy, x, mask, kind, params = inputs
-    ctx.kind, ctx.params = kind, list(params)
-    ctx.dy_stride = tuple(output.stride())
-    ctx.from_mask = mask is not None
-    ctx.save_for_backward(mask if mask is not None else x)
+@torch.library.register_fake("gpuact::act_inplace")
+def _act_inplace_fake(x, kind, params):
+    return None
 
 
-def _act_bwd_backward(ctx, gdx):
-    # dx = select(region, dy, dy * slope or 0): linear in dy; its derivative in
-    # x is zero almost everywhere for the kinds with a mask (a piecewise-linear
-    # activation). Kinds without one (smooth activations) are not supported here.
-    if not _has_mask(ctx.kind):
-        raise NotSupported(f"gpuact.torch: double backward of {_KIND_NAMES.get(ctx.kind)} is not supported")
-    (saved,) = ctx.saved_tensors
-    gdx = _impl.with_strides(gdx, ctx.dy_stride)
-    if ctx.from_mask:
-        gdy = torch.ops.gpuact.act_bwd(gdx, None, saved, ctx.kind, ctx.params)
-    else:
-        gdy = torch.ops.gpuact.act_bwd(gdx, saved, None, ctx.kind, ctx.params)
-    return gdy, None, None, None, None
-
-
-act_bwd.register_autograd(_act_bwd_backward, setup_context=_act_bwd_setup)
-
-
-@torch.library.custom_op("gpuact::act_inplace", mutates_args=("x",))
-def act_inplace(x: Tensor, kind: int, params: typing.List[float]) -> None:
-    _impl.act_forward(x, _act(kind, params), False, out=x, fn=_KIND_NAMES.get(kind, "activation"))
-
-
-@torch.library.custom_op("gpuact::act_into", mutates_args=("y",))
-def act_into(x: Tensor, y: Tensor, kind: int, params: typing.List[float]) -> None:
-    _impl.act_forward(x, _act(kind, params), False, out=y, fn=_KIND_NAMES.get(kind, "activation"))
+@torch.library.register_fake("gpuact::act_into")
+def _act_into_fake(x, y, kind, params):
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
-# Epilogue
+# Epilogue (compiled: gpuact::bias_act, bias_act_fwd, bias_act_bwd, bias_act_bwd_x): the fakes
 
-@torch.library.custom_op("gpuact::bias_act_fwd", mutates_args=())
-def bias_act_fwd(x: Tensor, bias: typing.Optional[Tensor], kind: int, params: typing.List[float], scale: float,
-                 out_dtype: typing.Optional[torch.dtype], with_mask: bool,
-                 bias_in_x_dtype: bool = False) -> typing.Tuple[Tensor, Tensor]:
-    y, mask = _impl.epilogue_forward(x, bias, _act(kind, params), scale, out_dtype, with_mask,
-                                     bias_in_x_dtype=bias_in_x_dtype)
-    return y, (mask if mask is not None else _empty_mask(x))
+def _bias_act_y(x, bias, kind, out_dtype):
+    _impl.check(x, "x", "bias_act", devices=("cuda", "meta"))
+    if bias is not None:
+        _impl.check(bias, "bias", "bias_act", devices=("cuda", "meta"))
+    return x.new_empty(x.shape, dtype=x.dtype if out_dtype is None else out_dtype)
 
 
-@bias_act_fwd.register_fake
+@torch.library.register_fake("gpuact::bias_act")
+def _bias_act_fake(x, bias, kind, params, scale, out_dtype, bias_in_x_dtype=False):
+    return _bias_act_y(x, bias, kind, out_dtype)
+
+
+@torch.library.register_fake("gpuact::bias_act_fwd")
 def _bias_act_fwd_fake(x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype=False):
     rows, cols = _impl.rows_cols(x)
-    y = x.new_empty(x.shape, dtype=x.dtype if out_dtype is None else out_dtype)
     nmask = rows * _impl.torch_mask_ld(cols) // 8 if with_mask else 0
-    return y, x.new_empty((nmask,), dtype=torch.uint8)
-
-
-def bias_act_setup(ctx, x, bias, kind, params, scale, with_mask, mask, bias_in_x_dtype):
-    """What the epilogue's autograd keeps: the 1-bit mask (the ReLU family, hardtanh) or, for the smooth
-    kinds, x and the bias (z = x + bias is formed again in the backward). One definition: the custom op
-    gpuact::bias_act_fwd registers it, and the eager path's functional._BiasAct calls it."""
-    ctx.kind, ctx.params, ctx.scale, ctx.with_mask = kind, list(params), scale, with_mask
-    ctx.bias_in_x_dtype = bias_in_x_dtype
-    ctx.from_x = not _has_mask(kind)  # smooth kinds: the backward takes x and the bias
-    ctx.x_dtype = x.dtype
-    ctx.bias_dtype = bias.dtype if bias is not None else None
-    if ctx.from_x:
-        ctx.save_for_backward(x, bias)
-    else:
-        ctx.save_for_backward(mask)
-
-
-def bias_act_backward_rule(ctx, dy):
-    """(dx, dbias) from dy in one pass: from the mask, or from x and the bias (the smooth kinds). The bias
-    gradient is accumulated in float32 and returned in the bias's own dtype. Eager CUDA tensors go straight
-    into gpuact._C; traced ones through gpuact::bias_act_bwd / bias_act_bwd_x."""
-    need_dbias = ctx.bias_dtype is not None and ctx.needs_input_grad[1]
-    dbias_dtype = ctx.bias_dtype if need_dbias else None
-    name = _KIND_NAMES.get(ctx.kind, "activation")
-    act = _act(ctx.kind, ctx.params)
-    direct = _impl.eager(dy)
-    if ctx.from_x:
-        x, bias = ctx.saved_tensors
-        if direct:
-            dx, dbias = _impl.epilogue_backward(dy, None, act, ctx.scale, x.dtype, dbias_dtype,
-                                                fn=f"{name} bias_act backward", x=x, bias=bias,
-                                                bias_in_x_dtype=ctx.bias_in_x_dtype)
-        else:
-            dx, dbias = torch.ops.gpuact.bias_act_bwd_x(dy, x, bias, ctx.kind, ctx.params, ctx.scale, dbias_dtype,
-                                                        ctx.bias_in_x_dtype)
-    else:
-        if not ctx.with_mask:
-            _impl.no_mask_saved(name, "bias_act")
-        (mask,) = ctx.saved_tensors
-        if direct:
-            dx, dbias = _impl.epilogue_backward(dy, mask, act, ctx.scale, ctx.x_dtype, dbias_dtype,
-                                                fn=f"{name} bias_act backward")
-        else:
-            dx, dbias = torch.ops.gpuact.bias_act_bwd(dy, mask, ctx.kind, ctx.params, ctx.scale, ctx.x_dtype,
-                                                      dbias_dtype)
-    return (dx if ctx.needs_input_grad[0] else None), (dbias if need_dbias else None)
-
-
-def _bias_act_fwd_setup(ctx, inputs, output):
-    x, bias, kind, params, scale, out_dtype, with_mask = inputs[:7]
-    bias_in_x_dtype = inputs[7] if len(inputs) > 7 else False
-    bias_act_setup(ctx, x, bias, kind, params, scale, with_mask, output[1], bias_in_x_dtype)
-
-
-def _bias_act_fwd_backward(ctx, dy, dmask):
-    return bias_act_backward_rule(ctx, dy) + (None,) * 6
-
-
-bias_act_fwd.register_autograd(_bias_act_fwd_backward, setup_context=_bias_act_fwd_setup)
+    return _bias_act_y(x, bias, kind, out_dtype), x.new_empty((nmask,), dtype=torch.uint8)
 
 
 def _no_dbias(dy):
     return dy.new_empty((0,), dtype=torch.float32)
 
 
-@torch.library.custom_op("gpuact::bias_act_bwd", mutates_args=())
-def bias_act_bwd(dy: Tensor, mask: Tensor, kind: int, params: typing.List[float], scale: float,
-                 dx_dtype: torch.dtype, dbias_dtype: typing.Optional[torch.dtype]) -> typing.Tuple[Tensor, Tensor]:
-    dx, dbias = _impl.epilogue_backward(dy, mask, _act(kind, params), scale, dx_dtype, dbias_dtype)
-    return dx, (dbias if dbias is not None else _no_dbias(dy))
-
-
-@bias_act_bwd.register_fake
-def _bias_act_bwd_fake(dy, mask, kind, params, scale, dx_dtype, dbias_dtype):
+def _bwd_fake(dy, dx_dtype, dbias_dtype):
     dx = dy.new_empty(dy.shape, dtype=dx_dtype)
     if dbias_dtype is None:
         return dx, _no_dbias(dy)
     return dx, dy.new_empty((dy.shape[-1],), dtype=dbias_dtype)
 
 
-@torch.library.custom_op("gpuact::bias_act_bwd_x", mutates_args=())
-def bias_act_bwd_x(dy: Tensor, x: Tensor, bias: typing.Optional[Tensor], kind: int, params: typing.List[float],
-                   scale: float, dbias_dtype: typing.Optional[torch.dtype],
-                   bias_in_x_dtype: bool = False) -> typing.Tuple[Tensor, Tensor]:
-    dx, dbias = _impl.epilogue_backward(dy, None, _act(kind, params), scale, x.dtype, dbias_dtype,
-                                        fn=f"{_KIND_NAMES.get(kind, 'activation')} bias_act backward", x=x, bias=bias,
-                                        bias_in_x_dtype=bias_in_x_dtype)
-    return dx, (dbias if dbias is not None else _no_dbias(dy))
+@torch.library.register_fake("gpuact::bias_act_bwd")
+def _bias_act_bwd_fake(dy, mask, kind, params, scale, dx_dtype, dbias_dtype):
+    return _bwd_fake(dy, dx_dtype, dbias_dtype)
 
 
-@bias_act_bwd_x.register_fake
+@torch.library.register_fake("gpuact::bias_act_bwd_x")
 def _bias_act_bwd_x_fake(dy, x, bias, kind, params, scale, dbias_dtype, bias_in_x_dtype=False):
-    dx = dy.new_empty(dy.shape, dtype=x.dtype)
-    if dbias_dtype is None:
-        return dx, _no_dbias(dy)
-    return dx, dy.new_empty((dy.shape[-1],), dtype=dbias_dtype)
+    return _bwd_fake(dy, x.dtype, dbias_dtype)
 
 
 # ---------------------------------------------------------------------------------------------
-# Gated forms: y = act(a + bias_a) * (b + bias_b); b None: a is the fused projection (gate || up)
-#
-#     gpuact::glu_fwd(Tensor a, Tensor? b, Tensor? bias_a, Tensor? bias_b, int kind) -> Tensor y
-#     gpuact::glu_bwd(Tensor dy, Tensor a, Tensor? b, Tensor? bias_a, Tensor? bias_b, int kind,
-#                     ScalarType? dbias_dtype) -> (Tensor da, Tensor db, Tensor dbias_a, Tensor dbias_b)
-#
-# The fused form's glu_bwd gives (dh, empty, dbias (2 cols,), empty). The autograd rule below (glu_setup,
-# glu_backward_rule) is the one definition: the custom op registers it, and the eager path's
-# torch.autograd.Function (functional._Glu) calls the same two functions.
+# Gated forms (compiled: gpuact::glu_fwd, glu_bwd): y = act(a + bias_a) * (b + bias_b); b None: a is the
+# fused projection (gate || up), whose glu_bwd gives (dh, empty, dbias (2 cols,), empty). The fakes apply
+# the argument rules of the real kernels (_impl.glu_check), so a traced call is refused as an eager one is.
 
 def _glu_out_shape(a, b):
     return tuple(a.shape) if b is not None else tuple(a.shape[:-1]) + (a.shape[-1] // 2,)
 
 
-@torch.library.custom_op("gpuact::glu_fwd", mutates_args=())
-def glu_fwd(a: Tensor, b: typing.Optional[Tensor], bias_a: typing.Optional[Tensor], bias_b: typing.Optional[Tensor],
-            kind: int) -> Tensor:
-    return _impl.glu_forward(a, b, bias_a, bias_b, (kind,), fn=_KIND_NAMES.get(kind, "glu") + " glu")
-
-
-@glu_fwd.register_fake
+@torch.library.register_fake("gpuact::glu_fwd")
 def _glu_fwd_fake(a, b, bias_a, bias_b, kind):
     _impl.glu_check(a, b, bias_a, bias_b, _KIND_NAMES.get(kind, "glu") + " glu", devices=("cuda", "meta"))
     return a.new_empty(_glu_out_shape(a, b))
@@ -307,16 +163,7 @@ def _absent(t):
     return t.new_empty((0,))
 
 
-@torch.library.custom_op("gpuact::glu_bwd", mutates_args=())
-def glu_bwd(dy: Tensor, a: Tensor, b: typing.Optional[Tensor], bias_a: typing.Optional[Tensor],
-            bias_b: typing.Optional[Tensor], kind: int,
-            dbias_dtype: typing.Optional[torch.dtype]) -> typing.Tuple[Tensor, Tensor, Tensor, Tensor]:
-    outs = _impl.glu_backward(dy, a, b, bias_a, bias_b, (kind,), dbias_dtype,
-                              fn=_KIND_NAMES.get(kind, "glu") + " glu backward")
-    return tuple(t if t is not None else _absent(a) for t in outs)
-
-
-@glu_bwd.register_fake
+@torch.library.register_fake("gpuact::glu_bwd")
 def _glu_bwd_fake(dy, a, b, bias_a, bias_b, kind, dbias_dtype):
     _impl.glu_check(a, b, bias_a, bias_b, _KIND_NAMES.get(kind, "glu") + " glu backward", devices=("cuda", "meta"))
     cols = a.shape[-1] if b is not None else a.shape[-1] // 2
@@ -327,44 +174,3 @@ def _glu_bwd_fake(dy, a, b, bias_a, bias_b, kind, dbias_dtype):
     if b is None:
         return first, second, a.new_empty((2 * cols,), dtype=dbias_dtype), _absent(a)
     return first, second, a.new_empty((cols,), dtype=dbias_dtype), a.new_empty((cols,), dtype=dbias_dtype)
-
-
-def glu_setup(ctx, a, b, bias_a, bias_b, kind):
-    """What the gated forms' autograd keeps: the forward's inputs only (a, b, the biases), never y."""
-    ctx.kind = kind
-    ctx.bias_dtypes = tuple(t.dtype if t is not None else None for t in (bias_a, bias_b))
-    ctx.save_for_backward(a, b, bias_a, bias_b)
-
-
-def glu_backward_rule(ctx, dy):
-    """The gradients of (a, b, bias_a, bias_b, kind) from dy: one gpuact_glu_backward pass (da, db and
-    the bias gradients, accumulated in float32 and returned in each bias's own dtype). Eager CUDA tensors
-    go straight into gpuact._C; traced ones through gpuact::glu_bwd."""
-    a, b, bias_a, bias_b = ctx.saved_tensors
-    need = ctx.needs_input_grad
-    want_dbias = (bias_a is not None and need[2]) or (bias_b is not None and need[3])
-    dbias_dtype = None
-    if want_dbias:
-        dts = {d for d in ctx.bias_dtypes if d is not None}
-        dbias_dtype = dts.pop() if len(dts) == 1 else torch.float32
-    if _impl.eager(dy) and _impl.eager(a):
-        first, second, dba, dbb = _impl.glu_backward(dy, a, b, bias_a, bias_b, (ctx.kind,), dbias_dtype,
-                                                     fn=_KIND_NAMES.get(ctx.kind, "glu") + " glu backward")
-    else:
-        first, second, dba, dbb = torch.ops.gpuact.glu_bwd(dy, a, b, bias_a, bias_b, ctx.kind, dbias_dtype)
-    if not want_dbias:
-        dba = dbb = None
-    if b is None:  # fused: dh, and the fused bias's gradient
-        return (first if need[0] else None), None, dba, None, None
-    if dba is not None:
-        dba = dba if dba.dtype == ctx.bias_dtypes[0] else dba.to(ctx.bias_dtypes[0])
-        dbb = dbb if dbb.dtype == ctx.bias_dtypes[1] else dbb.to(ctx.bias_dtypes[1])
-    return ((first if need[0] else None), (second if need[1] else None), (dba if need[2] else None),
-            (dbb if need[3] else None), None)
-
-
-def _glu_fwd_setup(ctx, inputs, output):
-    glu_setup(ctx, *inputs)
-
-
-glu_fwd.register_autograd(glu_backward_rule, setup_context=_glu_fwd_setup)

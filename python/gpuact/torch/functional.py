@@ -10,16 +10,11 @@ derivative is not 0 or 1, so their autograd keeps the input x (the
 epilogue: x and the bias), as torch's does. The epilogue's backward writes
 dx and the bias gradient in one pass.
 
-Paths (same kernels, same results):
-  - eager, plain CUDA tensors: straight into gpuact._C (microseconds of host
-    time), with torch.autograd.Function when a gradient is needed (applied
-    through its C entry, without the Python wrapper's functorch handling:
-    this path runs only when no functorch transform is active); the
-    autograd rule is the custom op's (_ops.act_setup / act_backward_rule,
-    bias_act_setup / bias_act_backward_rule, glu_setup / glu_backward_rule),
-    written once;
-  - torch.compile / export / tensor subclasses / dispatch modes / meta
-    tensors: the torch.library custom ops of gpuact/torch/_ops.py.
+Every function calls a compiled operator (gpuact::act, bias_act, glu_fwd, fewbit_fwd of
+gpuact.torch._ext: checks, allocation, launch and autograd in C++, as torch's own operators).
+Eager calls on plain tensors enter it through the dispatcher's unboxed call (_ext.act, ...);
+torch.compile, tensor subclasses and __torch_function__ modes through torch.ops.gpuact.*;
+dispatch modes, functorch transforms and meta tensors are the dispatcher's, as for any operator.
 
 Layouts: elementwise ops run on contiguous, channels_last and
 channels_last_3d tensors as they are (the output has the input's layout);
@@ -30,23 +25,14 @@ in place through the leading dimension; other non-contiguous inputs are
 copied; its output is contiguous.
 """
 import torch
-from torch.autograd.function import once_differentiable
 
 from .._core import (ACT_PARAMS, ACT_PRECISE, ALIASES, GELU_APPROXIMATE, KIND_DEFAULTS, KINDS, PARAM_DEFAULTS, InvalidArgument,
                      gelu_kind)
-from . import _impl, _ops  # noqa: F401  (_ops registers torch.ops.gpuact.*)
+from . import _ops  # noqa: F401  (_ops loads the compiled operators torch.ops.gpuact.*)
 from . import fewbit as _fewbit
 
-_Tensor = torch.Tensor
 _is_compiling = torch.compiler.is_compiling
 _grad_enabled = torch.is_grad_enabled
-_dispatch_modes = _impl._dispatch_modes
-_functorch_active = _impl._functorch_active
-try:
-    _unwrap_if_dead = torch._C._functorch.unwrap_if_dead
-except AttributeError:  # pragma: no cover - other torch builds
-    def _unwrap_if_dead(x):
-        return x
 
 
 def _templates():
@@ -69,7 +55,7 @@ _PARAM_INDEX = {p: i for i, p in enumerate(ACT_PARAMS)}
 
 def _resolve(kind, params):
     """(kind value, params tuple in ACT_PARAMS order, has_mask, table name, act = (kind value,) + params:
-    the activation tuple gpuact._C takes) from a kind name (or alias) and a dict of parameters by the C
+    the activation tuple gpuact._C takes, params as a list: what gpuact::act takes) from a kind name (or alias) and a dict of parameters by the C
     field names (None: the default). Plain Python that torch.compile traces to constants."""
     t = _TEMPLATES.get(kind)
     if t is None:
@@ -86,7 +72,7 @@ def _resolve(kind, params):
         if k in implied and float(v) != implied[k]:
             raise InvalidArgument(f"gpuact.torch: {kind} means {k}={implied[k]}; got {k}={v}")
         p[i] = float(v)
-    return value, tuple(p), has_mask, name, (value,) + tuple(p)
+    return value, tuple(p), has_mask, name, (value,) + tuple(p), list(p)
 
 
 _CACHE = {}
@@ -103,78 +89,51 @@ def _kp(kind, params):
     return kp
 
 
-def _direct(x):
-    """Whether x takes the direct path (_impl.eager, inlined: it runs on every call)."""
-    return type(x) is _Tensor and x.is_cuda and not _is_compiling() and not _dispatch_modes() and \
-        not _functorch_active()
+def _kp_by(key, kind, *names):
+    """_kp for a function whose parameters are its arguments (key: the tuple of their values, in the
+    order of names): no dictionary built per call in eager mode."""
+    if _is_compiling():
+        return _resolve(kind, dict(zip(names, key)))
+    kp = _CACHE.get((kind, key))
+    if kp is None:
+        kp = _CACHE[(kind, key)] = _resolve(kind, dict(zip(names, key)))
+    return kp
 
 
 # ---------------------------------------------------------------------------------------------
-# Elementwise: the eager path's autograd. Its rule is _ops.act_setup / _ops.act_backward_rule, the two
-# functions the custom op gpuact::act_fwd registers (one definition; the double backward of the ReLU
-# family is the custom op gpuact::act_bwd's).
+# Elementwise: the compiled operator gpuact::act (its kernel and autograd in C++: gpuact.torch._ext)
 
-class _Act(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, kp, inplace):
-        kind, params, has_mask, name, act = kp
-        if inplace:
-            saved = None if has_mask else x.clone()  # a smooth kind keeps x: a copy of it, as torch's silu_
-            y, mask, src = _impl.act_forward(x, act, has_mask, out=x, fn=name)
-            ctx.mark_dirty(x)
-            stride = src.stride()
-        else:
-            y, mask = _impl.act_new(x, act, has_mask, fn=name)
-            saved, stride = x, y.stride()
-        _ops.act_setup(ctx, kind, params, has_mask, stride, mask if has_mask else saved)
-        return y
+_ACT = torch.ops.gpuact.act.default
+_ACT_INPLACE = torch.ops.gpuact.act_inplace.default
+_ACT_INTO = torch.ops.gpuact.act_into.default
+# gpuact::act through the dispatcher's unboxed entry (eager; NotImplemented for what it does not take)
+from ._ext import act as _act_entry  # noqa: E402
 
-    @staticmethod
-    def backward(ctx, dy):
-        return _ops.act_backward_rule(ctx, dy), None, None
-
-
-# torch.autograd.Function.apply less its Python wrapper (functorch checks, default-argument binding):
-# the direct path runs only when no functorch transform is active, and unwraps x as the wrapper would.
-_act_apply = torch._C._FunctionBase.__dict__["apply"].__get__(None, _Act)
-
-
-# ---------------------------------------------------------------------------------------------
-# Elementwise: the functions
 
 def _activation(x, kp, inplace, out):
-    if out is None and _direct(x):
-        if x.requires_grad and _grad_enabled():
-            return _act_apply(_unwrap_if_dead(x), kp, inplace)
-        if not inplace:
-            return _impl.act_new(x, kp[4], False, kp[3])[0]
-        return _impl.act_forward(x, kp[4], False, out=x, fn=kp[3])[0]
-    kind, params, has_mask, name, act = kp
+    if out is None and not inplace:
+        if not _is_compiling():  # torch.compile traces the OpOverload
+            y = _act_entry(x, kp[0], kp[5])
+            if y is not NotImplemented:
+                return y
+        return _ACT(x, kp[0], kp[5])
+    kind, params, has_mask, name, act, plist = kp
     if out is not None and inplace:
         raise InvalidArgument(f"gpuact.torch.{name}: give inplace=True or out=, not both")
     grad = _grad_enabled() and x.requires_grad
-    if out is not None and grad:
-        raise InvalidArgument(f"gpuact.torch.{name}: out= does not support autograd (x requires grad); "
-                              f"call it under torch.no_grad() or without out=")
-    if _impl.eager(x):  # out= on a plain CUDA tensor
-        return _impl.act_forward(x, act, False, out=out, fn=name)[0]
-    # torch.compile, export, subclasses, modes, meta tensors: the custom ops
-    _impl.check(x, "x", name, devices=("cuda", "meta"))
-    plist = list(params)
     if out is not None:
-        torch.ops.gpuact.act_into(x, out, kind, plist)
+        if grad:
+            raise InvalidArgument(f"gpuact.torch.{name}: out= does not support autograd (x requires grad); "
+                                  f"call it under torch.no_grad() or without out=")
+        _ACT_INTO(x, out, kind, plist)
         return out
-    if inplace and not grad:
-        torch.ops.gpuact.act_inplace(x, kind, plist)
+    if not grad:
+        _ACT_INPLACE(x, kind, plist)
         return x
-    if inplace and not has_mask:  # autograd keeps x: compute from a copy, whose value the backward reads
-        y, _ = torch.ops.gpuact.act_fwd(x.clone(), kind, plist, False)
-    else:
-        y, _ = torch.ops.gpuact.act_fwd(x, kind, plist, bool(grad and has_mask))
-    if inplace:  # with autograd: the result is written back (one extra copy)
-        x.copy_(y)
-        return x
-    return y
+    # in place with autograd: computed apart, then written back (one extra copy); a smooth kind's autograd
+    # keeps x, so it computes from a copy whose value the backward reads, as torch's silu_ does
+    x.copy_(_ACT(x if has_mask else x.clone(), kind, plist))
+    return x
 
 
 def activation(x, kind="relu", *, inplace=False, out=None, **params):
@@ -193,12 +152,12 @@ def relu(x, inplace=False, *, out=None):
 
 def leaky_relu(x, negative_slope=0.01, inplace=False, *, out=None):
     """torch.nn.functional.leaky_relu (negative_slope >= 0)."""
-    return _activation(x, _kp("leaky", {"negative_slope": negative_slope}), inplace, out)
+    return _activation(x, _kp_by((negative_slope,), "leaky", "negative_slope"), inplace, out)
 
 
 def clipped_relu(x, ceiling=6.0, inplace=False, *, out=None):
     """min(max(x, 0), ceiling) = torch.nn.functional.hardtanh(x, 0, ceiling) (ceiling > 0)."""
-    return _activation(x, _kp("clipped", {"ceiling": ceiling}), inplace, out)
+    return _activation(x, _kp_by((ceiling,), "clipped", "ceiling"), inplace, out)
 
 
 def relu6(x, inplace=False, *, out=None):
@@ -209,7 +168,7 @@ def relu6(x, inplace=False, *, out=None):
 def hardtanh(x, min_val=-1.0, max_val=1.0, inplace=False, *, out=None):
     """torch.nn.functional.hardtanh: min(max(x, min_val), max_val) (min_val <= max_val); bit-exact with
     torch (the bounds rounded to x's dtype, as torch's forward does); autograd keeps the 1-bit mask."""
-    return _activation(x, _kp("hardtanh", {"lower": min_val, "ceiling": max_val}), inplace, out)
+    return _activation(x, _kp_by((min_val, max_val), "hardtanh", "lower", "ceiling"), inplace, out)
 
 
 def gelu(x, approximate="none", *, out=None, precise=False, backward_bits=None):
@@ -262,25 +221,8 @@ _SQRELU = _resolve("sqrelu", {})
 # ---------------------------------------------------------------------------------------------
 # Epilogue
 
-class _BiasAct(torch.autograd.Function):
-    """The eager path's autograd of bias_act; its rule is _ops.bias_act_setup / _ops.bias_act_backward_rule,
-    the same two functions the custom op gpuact::bias_act_fwd registers."""
-
-    @staticmethod
-    def forward(ctx, x, bias, kp, scale, out_dtype, bias_in_x_dtype):
-        kind, params, has_mask, name, act = kp
-        y, mask = _impl.epilogue_forward(x, bias, act, scale, out_dtype, has_mask, fn=name,
-                                         bias_in_x_dtype=bias_in_x_dtype)
-        _ops.bias_act_setup(ctx, x, bias, kind, params, scale, has_mask, mask, bias_in_x_dtype)
-        return y
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, dy):
-        return _ops.bias_act_backward_rule(ctx, dy) + (None, None, None, None)
-
-
-_bias_act_apply = torch._C._FunctionBase.__dict__["apply"].__get__(None, _BiasAct)
+_BIAS_ACT = torch.ops.gpuact.bias_act.default
+from ._ext import bias_act as _bias_act_entry  # noqa: E402  (as _act_entry)
 
 
 def bias_act(x, bias=None, activation="relu", scale=1.0, *, out_dtype=None, backward_bits=None, **params):
@@ -321,20 +263,11 @@ def _bias_act(x, bias, kp, scale, out_dtype):
     if dt is not None:
         x = _cast(x, dt)
         cast_bias = bias is not None and bias.dtype != x.dtype
-    if _direct(x):
-        if _grad_enabled() and (x.requires_grad or (bias is not None and bias.requires_grad)):
-            return _bias_act_apply(_unwrap_if_dead(x), bias, kp, scale, out_dtype, cast_bias)
-        return _impl.epilogue_forward(x, bias, kp[4], scale, out_dtype, False, fn=kp[3],
-                                      bias_in_x_dtype=cast_bias)[0]
-    grad = _grad_enabled() and (x.requires_grad or (bias is not None and bias.requires_grad))
-    _impl.check(x, "x", "bias_act", devices=("cuda", "meta"))
-    kind, prm, has_mask, name, _ = kp
-    if cast_bias:
-        y, _ = torch.ops.gpuact.bias_act_fwd(x, bias, kind, list(prm), scale, out_dtype, bool(grad and has_mask),
-                                             True)
-    else:
-        y, _ = torch.ops.gpuact.bias_act_fwd(x, bias, kind, list(prm), scale, out_dtype, bool(grad and has_mask))
-    return y
+    if not _is_compiling():
+        y = _bias_act_entry(x, bias, kp[0], kp[5], scale, out_dtype, cast_bias)
+        if y is not NotImplemented:
+            return y
+    return _BIAS_ACT(x, bias, kp[0], kp[5], scale, out_dtype, cast_bias)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -365,23 +298,8 @@ def _cast(t, dt):
 # ---------------------------------------------------------------------------------------------
 # Gated forms
 
-class _Glu(torch.autograd.Function):
-    """The eager path's autograd of the gated forms; its rule is _ops.glu_setup / _ops.glu_backward_rule,
-    the same two functions the custom op gpuact::glu_fwd registers."""
-
-    @staticmethod
-    def forward(ctx, a, b, bias_a, bias_b, kind):
-        _ops.glu_setup(ctx, a, b, bias_a, bias_b, kind)
-        return _impl.glu_forward(a, b, bias_a, bias_b, (kind,), fn=f"{_KINDS_BY_VALUE[kind]} glu")
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, dy):
-        return _ops.glu_backward_rule(ctx, dy)
-
-
-_glu_apply = torch._C._FunctionBase.__dict__["apply"].__get__(None, _Glu)
-_KINDS_BY_VALUE = {info.value: name for name, info in KINDS.items()}
+_GLU = torch.ops.gpuact.glu_fwd.default
+from ._ext import glu as _glu_entry  # noqa: E402  (as _act_entry)
 _GATING = {name: info.value for name, info in KINDS.items() if info.columns.get("glu")}
 
 
@@ -398,15 +316,11 @@ def _glu(a, b, bias_a, bias_b, bias, kind, fn):
     dt = autocast_dtype()
     if dt is not None:  # torch's rule for F.linear: inputs in the autocast dtype; the biases are read in it too
         a, b = _cast(a, dt), _cast(b, dt)
-    grad = _grad_enabled() and (a.requires_grad or (b is not None and b.requires_grad) or
-                                (bias_a is not None and bias_a.requires_grad) or
-                                (bias_b is not None and bias_b.requires_grad))
-    if _direct(a) and (b is None or _direct(b)):
-        if grad:
-            return _glu_apply(_unwrap_if_dead(a), b if b is None else _unwrap_if_dead(b), bias_a, bias_b, kind)
-        return _impl.glu_forward(a, b, bias_a, bias_b, (kind,), fn=fn)
-    _impl.check(a, "a", fn, devices=("cuda", "meta"))
-    return torch.ops.gpuact.glu_fwd(a, b, bias_a, bias_b, kind)
+    if not _is_compiling():
+        y = _glu_entry(a, b, bias_a, bias_b, kind)
+        if y is not NotImplemented:
+            return y
+    return _GLU(a, b, bias_a, bias_b, kind)
 
 
 def gated(a, b=None, bias_a=None, bias_b=None, *, activation="silu", bias=None):
