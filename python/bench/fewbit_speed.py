@@ -13,7 +13,6 @@ import torch
 
 import gpuact
 import gpuact.torch as ga
-from gpuact.torch import fewbit
 
 
 def timed_round_robin(fns, reps=20):
@@ -48,13 +47,15 @@ def main():
         for dt in (getattr(torch, d) for d in a.dtypes.split(",")):
             x = torch.randn(a.n, device="cuda", dtype=dt)
             dy = torch.randn_like(x)
-            act = (gpuact.KINDS[kind].value,) + (0.0,) * len(gpuact.ACT_PARAMS)
+            k, params = gpuact.KINDS[kind].value, [0.0] * len(gpuact.ACT_PARAMS)
             for bits in (int(b) for b in a.bits.split(",")):
-                _, codes = fewbit.forward(x, None, act, 1.0, None, bits, kind)
+                # the operators behind backward_bits= (gpuact.torch.fewbit), without autograd
+                fwd_op = lambda: torch.ops.gpuact.fewbit_fwd(x, None, k, params, 1.0, None, bits, False)
+                _, codes = fwd_op()
                 plain, fwd, bwd, ref = timed_round_robin([
                     lambda: gfn(x),
-                    lambda: fewbit.forward(x, None, act, 1.0, None, bits, kind),
-                    lambda: fewbit.backward(dy, codes, act, bits, 1.0, dt, None, kind),
+                    fwd_op,
+                    lambda: torch.ops.gpuact.fewbit_bwd(dy, codes, k, params, bits, 1.0, dt, None),
                     lambda: tb(dy, x)])
                 print(f"{kind:9} {str(dt)[6:]:>8} {bits} bits: forward+codes {fwd:.3f} ms = {fwd / plain:.3f}x plain "
                       f"forward ({plain:.3f} ms); backward from codes {bwd:.3f} ms, torch {ref:.3f} ms: "
