@@ -134,9 +134,9 @@ compile-test: | $(BUILD)
 # Every CUDA kernel variant through NVRTC for each architecture; every HIP
 # variant through hiprtc for each AMD target. SKIP where the compiler is absent.
 # The first architecture of each list gets every variant (see tests/kernel_names.h).
-# The two compilers run side by side.
-rtc-check:
-	@$(MAKE) -s --no-print-directory -j2 rtc-check-cuda rtc-check-hip
+# Each check compiles its jobs in child processes, one per CPU (under make -j
+# the two checks also run side by side).
+rtc-check: rtc-check-cuda rtc-check-hip
 rtc-check-cuda: $(BUILD)/rtc_check
 	@if [ -n "$(NVRTC_LIB)" ]; then GPUACT_NVRTC_LIBRARY=$(NVRTC_LIB) $(BUILD)/rtc_check cuda $(CUDA_ARCHS) \
 	  > $(BUILD)/rtc_cuda.txt; r=$$?; cat $(BUILD)/rtc_cuda.txt; exit $$r; \
