@@ -9,12 +9,21 @@
    smooth.h functions a kernel calls and nothing else, and those functions
    are compiled in the precise variants of one dtype. Its variants go to
    jobs of at most RTC_CHUNK kernels in slot order, so that the jobs spread
-   evenly over the cores. The other targets
-   compile every dtype triple at a few settings of the fields per op, the
-   most involved ones (leaky writing/reading the mask with dbias and the
-   general paths; clipped on the selection path; GELU, the heaviest smooth
-   math, with dbias; the glu ops with SiLU and dbias), so the check stays
-   within minutes. Then every kernel is looked up by its name in the code,
+   evenly over the cores.
+
+   The other targets compile what a target changes. In the source that is
+   the CUDA dialect's inline PTX by architecture (act.h's two-at-once 16-bit
+   conversions and NaN-propagating min/max from sm_80, two-lane 16-bit
+   comparisons from sm_90, each with its portable fallback), which sits in
+   the per-element code of the ReLU family and in every 16-bit store; for
+   HIP nothing in the source changes, only the ISA the compiler emits. So
+   they compile a few settings of the fields per op, the most involved ones:
+   leaky writing/reading the mask with dbias and the general paths, at
+   every dtype triple (the loads, stores and vector widths of each mix);
+   clipped on the selection path; GELU, the heaviest smooth math, with the
+   few-bit codes and dbias, in each dtype (f32, f16, bf16 throughout: its
+   math is the same PTX on every target, its stores the leaky job's); the
+   glu ops with SiLU and dbias. Then every kernel is looked up by its name in the code,
    and a job that holds no kernel fails. */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -58,7 +67,7 @@ static const char *job_label(int op, int full, int job) {
     }
     if (op == GPUACT_OP_dbias) return "every variant";
     if (glu_op(op)) return "silu";
-    return job == 0 ? "leaky, general" : job == 1 ? "clipped, plain" : "gelu";
+    return job == 0 ? "leaky, general" : job == 1 ? "clipped, plain" : "gelu, one dtype";
 }
 
 /* Whether the variant in slot i is in the job. */
@@ -70,7 +79,9 @@ static int in_job(int i, const gpuact__variant *V, int full, int job) {
     if (!in_full(V)) return 0;
     if (V->op == GPUACT_OP_dbias) return 1;
     if (glu_op(V->op)) return V->kind == GPUACT_KIND_silu && V->dbias == (V->op == GPUACT_OP_glu_backward);
-    if (job == 2) return V->kind == GPUACT_KIND_gelu && V->dbias == (V->op == GPUACT_OP_backward);
+    if (job == 2) /* the smooth math, in each dtype (the dtype triples: the leaky job) */
+        return V->kind == GPUACT_KIND_gelu && V->dbias == (V->op == GPUACT_OP_backward) && V->t[0] == V->t[1] &&
+               V->t[1] == V->t[2];
     if (job == 0)
         return V->kind == GPUACT_KIND_leaky && V->mask && !V->select && V->dbias == (V->op == GPUACT_OP_backward);
     return V->kind == GPUACT_KIND_clipped && V->select && V->mask == (V->op == GPUACT_OP_backward) &&
@@ -164,7 +175,7 @@ typedef int (*rtc_job_fn)(void *check, const char *target, int full, int op, int
 /* The line of a compiled job: its code size, kernel count and CPU time. */
 static void job_line(int failed, const char *target, int op, int full, int job, size_t size, const char *what,
                      int kernels, clock_t t0) {
-    printf("%s %-8s %-12s %-14s %9zu bytes of %s, %3d kernels, %5.1f s CPU\n", failed ? "FAIL" : "ok  ", target,
+    printf("%s %-8s %-12s %-15s %9zu bytes of %s, %3d kernels, %5.1f s CPU\n", failed ? "FAIL" : "ok  ", target,
            gpuact__op_names[op], job_label(op, full, job), size, what, kernels, (double)(clock() - t0) / CLOCKS_PER_SEC);
 }
 
