@@ -153,10 +153,13 @@ $(BUILD)/libhip_on_cuda.so: tests/hip_on_cuda.c | $(BUILD)
 # compiled as one translation unit with tests/conformance.c.
 $(BUILD)/conformance $(BUILD)/asan/conformance: $(wildcard tests/conformance/*)
 # The conformance suite in two parts side by side (tests/conformance_parts.sh),
-# balanced by their time on PoCL; together they launch every variant.
+# balanced by their time on PoCL; together they launch every variant. Before
+# the tests, tests/prewarm.c builds every variant once, one process per CPU,
+# into the driver's kernel cache (PoCL's), which the tests then load.
 CONF_PARTS = epilogue,glu,large,codes elementwise,variant
 
-test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) rtc-check
+test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) $(BUILD)/prewarm rtc-check
+	$(BUILD)/prewarm
 	$(BUILD)/test_reference
 	$(BUILD)/test_validation
 	$(BUILD)/test_threads
