@@ -21,31 +21,6 @@
 
 #include "kernel_names.h"
 
-/* One job through hiprtc, with the backend's own options (run_jobs). */
-static int hiprtc_job(void *check, const char *target, int full, int op, int job) {
-    gpuact__gpu *g = (gpuact__gpu *)check;
-    const clock_t t0 = clock();
-    const char *opts[3];
-    char *code = NULL;
-    size_t size = 0;
-    int i, missing, nopts = 1, total = 0;
-    char *src = job_source(g->sources[op], op, full, job, &total);
-    snprintf(g->arch, sizeof g->arch, "%s", target);
-    snprintf(g->arch_option, sizeof g->arch_option, "--gpu-architecture=%s", target);
-    opts[0] = g->arch_option;
-    for (i = 0; i < 2 && g->rtc_options[i]; i++) opts[nopts++] = g->rtc_options[i];
-    if (!src || gpuact__gpu_compile(g, src, opts, nopts, gpuact__op_names[op], &code, &size) != GPUACT_SUCCESS) {
-        printf("FAIL %s %s %s:\n%s\n", target, gpuact__op_names[op], job_label(op, full, job), gpuact_last_error());
-        GPUACT_FREE(src);
-        return 1;
-    }
-    missing = missing_kernels(op, full, job, code, size, target) + (total == 0); /* an empty job proves nothing */
-    job_line(missing, target, op, full, job, size, "code object", total, t0);
-    GPUACT_FREE(code);
-    GPUACT_FREE(src);
-    return missing != 0;
-}
-
 /* comgr's targets ("amdgcn-amd-amdhsa--gfx90a" ...), in a malloc'd string of
    lines, or NULL when comgr cannot be asked (then every target is tried). */
 static char *known_targets(char *version, size_t vsize) {
@@ -104,7 +79,7 @@ int main(int argc, char **argv) {
             skip[a] = skip_line[a];
         }
     }
-    failed = run_jobs(hiprtc_job, &g, targets, argv + 1, skip);
+    failed = run_jobs(&g, targets, argv + 1, skip);
     free(known);
     return failed;
 }

@@ -169,22 +169,40 @@ static GPUACT__UNUSED void print_all_variants(void) {
 
 /* ---- the jobs in child processes ------------------------------------------------ */
 
-/* One job: compiles it for the target and prints its line(s); returns 1 if it failed. */
-typedef int (*rtc_job_fn)(void *check, const char *target, int full, int op, int job);
-
-/* The line of a compiled job: its code size, kernel count and CPU time. */
-static void job_line(int failed, const char *target, int op, int full, int job, size_t size, const char *what,
-                     int kernels, clock_t t0) {
-    printf("%s %-8s %-12s %-15s %9zu bytes of %s, %3d kernels, %5.1f s CPU\n", failed ? "FAIL" : "ok  ", target,
-           gpuact__op_names[op], job_label(op, full, job), size, what, kernels, (double)(clock() - t0) / CLOCKS_PER_SEC);
+/* One job through the backend's compiler as the backend calls it (g: its
+   sources and options), in a child of run_jobs: prints the job's line(s)
+   with its code size, kernel count and CPU time; returns 1 if it failed. */
+static int compile_job(gpuact__gpu *g, const char *target, int full, int op, int job) {
+    const clock_t t0 = clock();
+    const char *opts[3];
+    char *code = NULL;
+    size_t size = 0;
+    int i, missing, nopts = 1, total = 0;
+    char *src = job_source(g->sources[op], op, full, job, &total);
+    snprintf(g->arch, sizeof g->arch, "%s", target);
+    snprintf(g->arch_option, sizeof g->arch_option, "--gpu-architecture=%s", target);
+    opts[0] = g->arch_option;
+    for (i = 0; i < 2 && g->rtc_options[i]; i++) opts[nopts++] = g->rtc_options[i];
+    if (!src || gpuact__gpu_compile(g, src, opts, nopts, gpuact__op_names[op], &code, &size) != GPUACT_SUCCESS) {
+        printf("FAIL %s %s %s:\n%s\n", target, gpuact__op_names[op], job_label(op, full, job), gpuact_last_error());
+        GPUACT_FREE(src);
+        return 1;
+    }
+    missing = missing_kernels(op, full, job, code, size, target) + (total == 0); /* an empty job proves nothing */
+    printf("%s %-8s %-12s %-15s %9zu bytes of %s, %3d kernels, %5.1f s CPU\n", missing ? "FAIL" : "ok  ", target,
+           gpuact__op_names[op], job_label(op, full, job), size, strcmp(g->api.name, "cuda") ? "code object" : "SASS",
+           total, (double)(clock() - t0) / CLOCKS_PER_SEC);
+    GPUACT_FREE(code);
+    GPUACT_FREE(src);
+    return missing != 0;
 }
 
 /* Every job of every target (the first: every variant; skip[t] non-NULL: the
-   target's SKIP line instead), each in a child process, as many at a time
+   target's SKIP line instead) through g's compiler, each in a child process, as many at a time
    as there are CPUs (a crash is that job's FAIL); the output follows in the
    order of the targets and jobs, then "N passed, N failed". Returns whether
    a job failed. */
-static int run_jobs(rtc_job_fn fn, void *check, int ntargets, char *const *targets, const char *const *skip) {
+static int run_jobs(gpuact__gpu *g, int ntargets, char *const *targets, const char *const *skip) {
     enum { MAX_JOBS = 1024 };
     static pid_t pid[MAX_JOBS];
     static int status[MAX_JOBS];
@@ -224,7 +242,7 @@ static int run_jobs(rtc_job_fn fn, void *check, int ntargets, char *const *targe
         if (pid[j] == 0) {
             int f;
             if (dup2(fileno(out[j]), 1) < 0) _exit(1);
-            f = fn(check, job_target[j], job_full[j], job_op[j], job_no[j]);
+            f = compile_job(g, job_target[j], job_full[j], job_op[j], job_no[j]);
             fflush(stdout);
             _exit(f != 0);
         }

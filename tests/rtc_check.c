@@ -15,35 +15,6 @@
 
 #include "kernel_names.h"
 
-#define RTC_PROGRAM_(name, short_name) gpuact__cuda_##name,
-static const char *const *const *const sources[GPUACT_OP_COUNT] = {GPUACT_OPS(RTC_PROGRAM_)};
-
-/* One job through NVRTC, with the backend's own options (run_jobs). */
-static int nvrtc_job(void *check, const char *target, int full, int op, int job) {
-    gpuact__gpu *g = (gpuact__gpu *)check;
-    const clock_t t0 = clock();
-    const char *opts[3];
-    char *code = NULL;
-    size_t size = 0;
-    int missing, total = 0;
-    char *src = job_source(sources[op], op, full, job, &total);
-    snprintf(g->arch, sizeof g->arch, "%s", target);
-    snprintf(g->arch_option, sizeof g->arch_option, "--gpu-architecture=%s", target);
-    opts[0] = g->arch_option;
-    opts[1] = gpuact__cuda_rtc_options[0];
-    opts[2] = gpuact__cuda_rtc_options[1];
-    if (!src || gpuact__gpu_compile(g, src, opts, 3, gpuact__op_names[op], &code, &size) != GPUACT_SUCCESS) {
-        printf("FAIL %s %s %s:\n%s\n", target, gpuact__op_names[op], job_label(op, full, job), gpuact_last_error());
-        GPUACT_FREE(src);
-        return 1;
-    }
-    missing = missing_kernels(op, full, job, code, size, target) + (total == 0); /* an empty job proves nothing */
-    job_line(missing, target, op, full, job, size, "SASS", total, t0);
-    GPUACT_FREE(code);
-    GPUACT_FREE(src);
-    return missing != 0;
-}
-
 int main(int argc, char **argv) {
     static char skip_line[64][160];
     const char *skip[64];
@@ -65,6 +36,10 @@ int main(int argc, char **argv) {
         return 0;
     }
     g.api.name = "cuda";
+    g.rtc_options[0] = gpuact__cuda_rtc_options[0]; /* the backend's own options and sources */
+    g.rtc_options[1] = gpuact__cuda_rtc_options[1];
+#define RTC_PROGRAM_(name, short_name) g.sources[GPUACT_OP_##name] = gpuact__cuda_##name;
+    GPUACT_OPS(RTC_PROGRAM_)
     {
         int (*num_archs)(int *) = NULL, (*get_archs)(int *) = NULL;
         gpuact__symbol q[] = {{"nvrtcGetNumSupportedArchs", (void *)&num_archs},
@@ -85,5 +60,5 @@ int main(int argc, char **argv) {
             skip[a - 2] = skip_line[a - 2];
         }
     }
-    return run_jobs(nvrtc_job, &g, argc - 2, argv + 2, skip);
+    return run_jobs(&g, argc - 2, argv + 2, skip);
 }
