@@ -134,9 +134,9 @@ compile-test: | $(BUILD)
 # Every CUDA kernel variant through NVRTC for each architecture; every HIP
 # variant through hiprtc for each AMD target. SKIP where the compiler is absent.
 # The first architecture of each list gets every variant (see tests/kernel_names.h).
-# The two compilers run side by side.
-rtc-check:
-	@$(MAKE) -s --no-print-directory -j2 rtc-check-cuda rtc-check-hip
+# Each check compiles its jobs in child processes, one per CPU (under make -j
+# the two checks also run side by side).
+rtc-check: rtc-check-cuda rtc-check-hip
 rtc-check-cuda: $(BUILD)/rtc_check
 	@if [ -n "$(NVRTC_LIB)" ]; then GPUACT_NVRTC_LIBRARY=$(NVRTC_LIB) $(BUILD)/rtc_check cuda $(CUDA_ARCHS) \
 	  > $(BUILD)/rtc_cuda.txt; r=$$?; cat $(BUILD)/rtc_cuda.txt; exit $$r; \
@@ -153,10 +153,13 @@ $(BUILD)/libhip_on_cuda.so: tests/hip_on_cuda.c | $(BUILD)
 # compiled as one translation unit with tests/conformance.c.
 $(BUILD)/conformance $(BUILD)/asan/conformance: $(wildcard tests/conformance/*)
 # The conformance suite in two parts side by side (tests/conformance_parts.sh),
-# balanced by their time on PoCL; together they launch every variant.
+# balanced by their time on PoCL; together they launch every variant. Before
+# the tests, tests/prewarm.c builds every variant once, one process per CPU,
+# into the driver's kernel cache (PoCL's), which the tests then load.
 CONF_PARTS = epilogue,glu,large,codes elementwise,variant
 
-test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) rtc-check
+test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) $(BUILD)/prewarm rtc-check
+	$(BUILD)/prewarm
 	$(BUILD)/test_reference
 	$(BUILD)/test_validation
 	$(BUILD)/test_threads

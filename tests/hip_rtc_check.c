@@ -10,51 +10,16 @@
    A target the installed ROCm does not know is a SKIP: ROCm 5.2's hiprtc
    aborts the process on one (its code object manager, comgr, frees an
    invalid pointer) instead of reporting it, so the check asks comgr for the
-   targets it knows first. Targets compile in parallel, one child process
-   each (a crash is then that target's FAIL), and print in the given order.
+   targets it knows first. The jobs compile in child processes, one per CPU
+   (a crash is then that job's FAIL), and print in the given order.
    With GPUACT_HIP_LIBRARY=build/libhip_on_cuda.so, sm_XY targets check the
    same sources through the test mapping onto NVRTC. */
 #define GPUACT_NO_OPENCL
 #define GPUACT_NO_CUDA
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
-#include <sys/types.h>
-#include <sys/wait.h>
 
 #include "kernel_names.h"
-
-/* The child's work: every op for one target (full: every variant; else the
-   quick jobs of kernel_names.h); returns the number of failed jobs. */
-static int check_target(gpuact__gpu *g, const char *target, int full) {
-    int op, failed = 0;
-    snprintf(g->arch, sizeof g->arch, "%s", target);
-    snprintf(g->arch_option, sizeof g->arch_option, "--gpu-architecture=%s", target);
-    for (op = 0; op < GPUACT_OP_COUNT; op++) {
-        int job;
-        for (job = 0; job < jobs_of(op, full); job++) {
-            const char *opts[6];
-            char *code = NULL;
-            size_t size = 0;
-            int i, missing, nopts = 1, total = 0;
-            char *src = job_source(g->sources[op], op, full, job, &total);
-            opts[0] = g->arch_option;
-            for (i = 0; i < 2 && g->rtc_options[i]; i++) opts[nopts++] = g->rtc_options[i];
-            if (!src || gpuact__gpu_compile(g, src, opts, nopts, gpuact__op_names[op], &code, &size) != GPUACT_SUCCESS) {
-                printf("FAIL %s %s:\n%s\n", target, gpuact__op_names[op], gpuact_last_error());
-                failed++;
-                GPUACT_FREE(src);
-                continue;
-            }
-            missing = missing_kernels(op, full, job, code, size, target) + (total == 0); /* an empty job proves nothing */
-            failed += missing != 0;
-            printf("%s %-8s %-8s %-14s %8zu bytes of code object, %d kernels\n", missing ? "FAIL" : "ok  ", target,
-                   gpuact__op_names[op], job_label(op, full, job), size, total);
-            GPUACT_FREE(code);
-            GPUACT_FREE(src);
-        }
-    }
-    return failed;
-}
 
 /* comgr's targets ("amdgcn-amd-amdhsa--gfx90a" ...), in a malloc'd string of
    lines, or NULL when comgr cannot be asked (then every target is tried). */
@@ -87,24 +52,13 @@ static int is_known(const char *list, const char *target) {
     return strstr(list, want) != NULL;
 }
 
-static pid_t pid[64];
-static int status[64];
-
-/* Waits for one child and keeps its status by target. */
-static void reap_one(int targets) {
-    int st = 0, a;
-    pid_t p = wait(&st);
-    for (a = 0; a < targets; a++)
-        if (p > 0 && pid[a] == p) status[a] = st;
-}
-
 int main(int argc, char **argv) {
+    static char skip_line[64][256];
+    const char *skip[64];
     gpuact__gpu g;
     gpuact__hip_setup s;
-    FILE *out[64];
     char comgr[64] = "", *known;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int a, targets = argc - 1, running = 0, passed = 0, failed = 0;
+    int a, targets = argc - 1, failed;
     if (argc < 2 || targets > 64) {
         fprintf(stderr, "usage: hip_rtc_check TARGET... (at most 64, e.g. gfx90a)\n");
         return 2;
@@ -116,59 +70,16 @@ int main(int argc, char **argv) {
         return 0;
     }
     known = known_targets(comgr, sizeof comgr);
-    fflush(stdout);
     for (a = 0; a < targets; a++) {
         const char *target = argv[a + 1];
-        pid[a] = 0;
-        out[a] = tmpfile();
-        if (!out[a]) {
-            perror("hip_rtc_check: tmpfile");
-            return 2;
-        }
+        skip[a] = NULL;
         if (known && !strncmp(target, "gfx", 3) && !is_known(known, target)) {
-            fprintf(out[a], "SKIP %s: unknown to this ROCm: %s, which hiprtc compiles through, does not "
-                            "list amdgcn-amd-amdhsa--%.*s\n", target, comgr, (int)strcspn(target, ":"), target);
-            continue;
-        }
-        for (; running >= (cpus > 0 ? cpus : 1); running--) reap_one(targets);
-        pid[a] = fork();
-        if (pid[a] < 0) {
-            perror("hip_rtc_check: fork");
-            return 2;
-        }
-        if (pid[a] == 0) {
-            int f;
-            fflush(stdout);
-            if (dup2(fileno(out[a]), 1) < 0) _exit(GPUACT_OP_COUNT);
-            f = check_target(&g, target, a == 0); /* the first target: every variant */
-            fflush(stdout);
-            _exit(f);
-        }
-        running++;
-    }
-    for (; running > 0; running--) reap_one(targets);
-    for (a = 0; a < targets; a++) { /* in the order given */
-        char line[4096];
-        int ok = 0;
-        rewind(out[a]);
-        while (fgets(line, sizeof line, out[a])) {
-            fputs(line, stdout);
-            ok += !strncmp(line, "ok  ", 4);
-        }
-        fclose(out[a]);
-        if (!pid[a]) continue;
-        passed += ok;
-        if (WIFEXITED(status[a])) {
-            failed += WEXITSTATUS(status[a]);
-        } else {
-            int op, jobs = 0;
-            for (op = 0; op < GPUACT_OP_COUNT; op++) jobs += jobs_of(op, a == 0);
-            printf("FAIL %s: the compiler crashed (signal %d)\n", argv[a + 1],
-                   WIFSIGNALED(status[a]) ? WTERMSIG(status[a]) : 0);
-            failed += jobs - ok;
+            snprintf(skip_line[a], sizeof skip_line[0], "SKIP %s: unknown to this ROCm: %s, which hiprtc compiles "
+                     "through, does not list amdgcn-amd-amdhsa--%.*s", target, comgr, (int)strcspn(target, ":"), target);
+            skip[a] = skip_line[a];
         }
     }
+    failed = run_jobs(&g, targets, argv + 1, skip);
     free(known);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return failed;
 }

@@ -1,5 +1,5 @@
-/* Shared by rtc_check.c and hip_rtc_check.c: which kernels a check compiles
-   and how it finds them.
+/* Shared by rtc_check.c and hip_rtc_check.c: which kernels a check compiles,
+   how it finds them, and the child processes that compile them.
 
    A job is one op's program (as the backend composes it) followed by one
    GPUACT_KERNEL line for each variant of the job, named as the backend
@@ -7,29 +7,81 @@
    (gpuact__variant_reachable: the ones the API can launch) but the precise
    ones (GPUACT_ACT_PRECISE) with mixed dtypes: the precise field swaps the
    smooth.h functions a kernel calls and nothing else, and those functions
-   are compiled in the precise variants of one dtype; the others
-   compile every dtype triple at a few settings of the fields per op, the
-   most involved ones (leaky writing/reading the mask with dbias and the
-   general paths; clipped on the selection path; GELU, the heaviest smooth
-   math, with dbias; the glu ops with SiLU and dbias), so the check stays
-   within minutes. Then every kernel is looked up by its name in the code,
+   are compiled in the precise variants of one dtype. Its variants go to
+   jobs of at most RTC_CHUNK kernels in slot order, so that the jobs spread
+   evenly over the cores.
+
+   The other targets compile what a target changes. In the source that is
+   the CUDA dialect's inline PTX by architecture (act.h's two-at-once 16-bit
+   conversions and NaN-propagating min/max from sm_80, two-lane 16-bit
+   comparisons from sm_90, each with its portable fallback), which sits in
+   the per-element code of the ReLU family and in every 16-bit store; for
+   HIP nothing in the source changes, only the ISA the compiler emits. So
+   they compile a few settings of the fields per op, the most involved ones:
+   leaky writing/reading the mask with dbias and the general paths, at
+   every dtype triple (the loads, stores and vector widths of each mix);
+   clipped on the selection path; GELU, the heaviest smooth math, with the
+   few-bit codes and dbias, in each dtype (f32, f16, bf16 throughout: its
+   math is the same PTX on every target, its stores the leaky job's); the
+   glu ops with SiLU and dbias. Then every kernel is looked up by its name in the code,
    and a job that holds no kernel fails. */
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RTC_CHUNK 64
+
 static int glu_op(int op) { return op == GPUACT_OP_glu_forward || op == GPUACT_OP_glu_backward; }
 
-static int jobs_of(int op, int full) { return full || op == GPUACT_OP_dbias || glu_op(op) ? 1 : 3; }
-
-static const char *job_label(int op, int full, int job) {
-    if (full || op == GPUACT_OP_dbias) return "every variant";
-    if (glu_op(op)) return "silu";
-    return job == 0 ? "leaky, general" : job == 1 ? "clipped, plain" : "gelu";
+/* Whether the first target compiles V. */
+static int in_full(const gpuact__variant *V) {
+    return gpuact__variant_reachable(V) && (!V->precise || (V->t[0] == V->t[1] && V->t[1] == V->t[2]));
 }
 
-static int in_job(const gpuact__variant *V, int full, int job) {
-    if (!gpuact__variant_reachable(V)) return 0;
-    if (V->precise && !(V->t[0] == V->t[1] && V->t[1] == V->t[2])) return 0;
-    if (full || V->op == GPUACT_OP_dbias) return 1;
+/* The first target's job of each slot it compiles (-1: none), and its job count per op. */
+static int full_job[GPUACT__VARIANTS], full_jobs[GPUACT_OP_COUNT];
+static void number_full_jobs(void) {
+    static int done;
+    int i, count[GPUACT_OP_COUNT] = {0};
+    if (done) return;
+    done = 1;
+    for (i = 0; i < GPUACT__VARIANTS; i++) {
+        gpuact__variant V;
+        gpuact__variant_at(i, &V);
+        full_job[i] = in_full(&V) ? count[V.op]++ / RTC_CHUNK : -1;
+    }
+    for (i = 0; i < GPUACT_OP_COUNT; i++) full_jobs[i] = (count[i] + RTC_CHUNK - 1) / RTC_CHUNK;
+}
+
+static int jobs_of(int op, int full) {
+    number_full_jobs();
+    return full ? full_jobs[op] : op == GPUACT_OP_dbias || glu_op(op) ? 1 : 3;
+}
+
+static const char *job_label(int op, int full, int job) {
+    static char label[32];
+    if (full) {
+        snprintf(label, sizeof label, "every, %d of %d", job + 1, jobs_of(op, 1));
+        return label;
+    }
+    if (op == GPUACT_OP_dbias) return "every variant";
+    if (glu_op(op)) return "silu";
+    return job == 0 ? "leaky, general" : job == 1 ? "clipped, plain" : "gelu, one dtype";
+}
+
+/* Whether the variant in slot i is in the job. */
+static int in_job(int i, const gpuact__variant *V, int full, int job) {
+    if (full) {
+        number_full_jobs();
+        return full_job[i] == job;
+    }
+    if (!in_full(V)) return 0;
+    if (V->op == GPUACT_OP_dbias) return 1;
     if (glu_op(V->op)) return V->kind == GPUACT_KIND_silu && V->dbias == (V->op == GPUACT_OP_glu_backward);
-    if (job == 2) return V->kind == GPUACT_KIND_gelu && V->dbias == (V->op == GPUACT_OP_backward);
+    if (job == 2) /* the smooth math, in each dtype (the dtype triples: the leaky job) */
+        return V->kind == GPUACT_KIND_gelu && V->dbias == (V->op == GPUACT_OP_backward) && V->t[0] == V->t[1] &&
+               V->t[1] == V->t[2];
     if (job == 0)
         return V->kind == GPUACT_KIND_leaky && V->mask && !V->select && V->dbias == (V->op == GPUACT_OP_backward);
     return V->kind == GPUACT_KIND_clipped && V->select && V->mask == (V->op == GPUACT_OP_backward) &&
@@ -69,7 +121,7 @@ static char *job_source(const char *const *const *program, int op, int full, int
     for (i = 0; i < GPUACT__VARIANTS; i++) {
         gpuact__variant V;
         gpuact__variant_at(i, &V);
-        if (V.op != op || !in_job(&V, full, job)) continue;
+        if (V.op != op || !in_job(i, &V, full, job)) continue;
         p += kernel_line(&V, p, line);
         ++*count;
     }
@@ -91,7 +143,7 @@ static int missing_kernels(int op, int full, int job, const char *code, size_t s
         gpuact__variant V;
         char name[GPUACT__NAME_MAX];
         gpuact__variant_at(i, &V);
-        if (V.op != op || !in_job(&V, full, job)) continue;
+        if (V.op != op || !in_job(i, &V, full, job)) continue;
         gpuact__variant_name(&V, name, sizeof name);
         if (!kernel_present(code, size, name)) {
             printf("FAIL %s: %s missing from the compiled code\n", target, name);
@@ -113,4 +165,109 @@ static GPUACT__UNUSED void print_all_variants(void) {
         kernel_line(&V, line, sizeof line);
         fputs(line, stdout);
     }
+}
+
+/* ---- the jobs in child processes ------------------------------------------------ */
+
+/* One job through the backend's compiler as the backend calls it (g: its
+   sources and options), in a child of run_jobs: prints the job's line(s)
+   with its code size, kernel count and CPU time; returns 1 if it failed. */
+static int compile_job(gpuact__gpu *g, const char *target, int full, int op, int job) {
+    const clock_t t0 = clock();
+    const char *opts[3];
+    char *code = NULL;
+    size_t size = 0;
+    int i, missing, nopts = 1, total = 0;
+    char *src = job_source(g->sources[op], op, full, job, &total);
+    snprintf(g->arch, sizeof g->arch, "%s", target);
+    snprintf(g->arch_option, sizeof g->arch_option, "--gpu-architecture=%s", target);
+    opts[0] = g->arch_option;
+    for (i = 0; i < 2 && g->rtc_options[i]; i++) opts[nopts++] = g->rtc_options[i];
+    if (!src || gpuact__gpu_compile(g, src, opts, nopts, gpuact__op_names[op], &code, &size) != GPUACT_SUCCESS) {
+        printf("FAIL %s %s %s:\n%s\n", target, gpuact__op_names[op], job_label(op, full, job), gpuact_last_error());
+        GPUACT_FREE(src);
+        return 1;
+    }
+    missing = missing_kernels(op, full, job, code, size, target) + (total == 0); /* an empty job proves nothing */
+    printf("%s %-8s %-12s %-15s %9zu bytes of %s, %3d kernels, %5.1f s CPU\n", missing ? "FAIL" : "ok  ", target,
+           gpuact__op_names[op], job_label(op, full, job), size, strcmp(g->api.name, "cuda") ? "code object" : "SASS",
+           total, (double)(clock() - t0) / CLOCKS_PER_SEC);
+    GPUACT_FREE(code);
+    GPUACT_FREE(src);
+    return missing != 0;
+}
+
+/* Every job of every target (the first: every variant; skip[t] non-NULL: the
+   target's SKIP line instead) through g's compiler, each in a child process, as many at a time
+   as there are CPUs (a crash is that job's FAIL); the output follows in the
+   order of the targets and jobs, then "N passed, N failed". Returns whether
+   a job failed. */
+static int run_jobs(gpuact__gpu *g, int ntargets, char *const *targets, const char *const *skip) {
+    enum { MAX_JOBS = 1024 };
+    static pid_t pid[MAX_JOBS];
+    static int status[MAX_JOBS];
+    static FILE *out[MAX_JOBS];
+    static const char *job_target[MAX_JOBS];
+    static int job_op[MAX_JOBS], job_no[MAX_JOBS], job_full[MAX_JOBS];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int t, op, j, n = 0, running = 0, passed = 0, failed = 0;
+    for (t = 0; t < ntargets; t++) {
+        if (skip[t]) continue;
+        for (op = 0; op < GPUACT_OP_COUNT; op++)
+            for (j = 0; j < jobs_of(op, t == 0); j++, n++) {
+                if (n == MAX_JOBS) {
+                    printf("FAIL more than %d jobs\n", MAX_JOBS);
+                    return 1;
+                }
+                job_target[n] = targets[t];
+                job_op[n] = op;
+                job_no[n] = j;
+                job_full[n] = t == 0;
+            }
+    }
+    fflush(stdout);
+    for (j = 0; j <= n; j++) {
+        /* at most one child per CPU: wait for one to end before the next starts, and for all at the end */
+        for (; running >= (j < n ? (cpus > 0 ? cpus : 1) : 1); running--) {
+            int st = 0, k;
+            pid_t p = wait(&st);
+            for (k = 0; k < j; k++)
+                if (p > 0 && pid[k] == p) status[k] = st;
+        }
+        if (j == n) break;
+        if (!(out[j] = tmpfile()) || (pid[j] = fork()) < 0) {
+            perror("rtc check: tmpfile or fork");
+            return 1;
+        }
+        if (pid[j] == 0) {
+            int f;
+            if (dup2(fileno(out[j]), 1) < 0) _exit(1);
+            f = compile_job(g, job_target[j], job_full[j], job_op[j], job_no[j]);
+            fflush(stdout);
+            _exit(f != 0);
+        }
+        running++;
+    }
+    for (t = 0, j = 0; t < ntargets; t++) {
+        if (skip[t]) {
+            printf("%s\n", skip[t]);
+            continue;
+        }
+        for (; j < n && job_target[j] == targets[t]; j++) {
+            char line[4096];
+            rewind(out[j]);
+            while (fgets(line, sizeof line, out[j])) fputs(line, stdout);
+            fclose(out[j]);
+            if (WIFEXITED(status[j]) && WEXITSTATUS(status[j]) == 0) {
+                passed++;
+                continue;
+            }
+            failed++;
+            if (!WIFEXITED(status[j]))
+                printf("FAIL %s %s %s: the compiler crashed (signal %d)\n", targets[t], gpuact__op_names[job_op[j]],
+                       job_label(job_op[j], job_full[j], job_no[j]), WIFSIGNALED(status[j]) ? WTERMSIG(status[j]) : 0);
+        }
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
 }

@@ -1,52 +1,64 @@
 /* prewarm: builds every reachable kernel variant of the backend that AUTO
-   (or GPUACT_BACKEND) picks, from several threads with a context each, so
-   the CUDA/HIP disk cache is full before a test run (the conformance suite
-   builds them one after another). Usage: prewarm [threads]. */
+   (or GPUACT_BACKEND) picks, split over child processes with a context
+   each, so the kernel cache (CUDA/HIP: gpuact's disk cache; OpenCL: the
+   driver's, e.g. PoCL's $POCL_CACHE_DIR) holds them all before a test run
+   that builds them one after another. Each child takes every Nth variant,
+   and PoCL builds one program at a time per process: N processes keep N
+   cores busy. `make test` runs it before the conformance suite, whose
+   parts then load the programs instead of building the same ones side by
+   side. Usage: prewarm [processes] (default: one per CPU). */
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
-static int nthreads = 8, failed;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void *work(void *arg) {
-    const int t = (int)(size_t)arg;
+/* Child part of nparts: builds its variants; returns the number of failures. */
+static int build_part(int part, int nparts) {
     gpuact_context *ctx;
-    int i, state;
+    int i, state, reachable = 0, failed = 0;
     if (gpuact_context_create(NULL, &ctx) != GPUACT_SUCCESS) {
         fprintf(stderr, "prewarm: %s\n", gpuact_last_error());
-        pthread_mutex_lock(&lock);
-        failed++;
-        pthread_mutex_unlock(&lock);
-        return NULL;
+        return 1;
     }
-    for (i = t; (state = gpuact_testing_variant(ctx, i, NULL, 0)) >= 0; i += nthreads) {
-        gpuact_result r;
-        if (state == 0) continue;
-        if ((r = gpuact_testing_prepare(ctx, i)) != GPUACT_SUCCESS) {
-            pthread_mutex_lock(&lock);
-            failed++;
+    for (i = 0; (state = gpuact_testing_variant(ctx, i, NULL, 0)) >= 0; i++) {
+        if (state == 0 || reachable++ % nparts != part) continue;
+        if (gpuact_testing_prepare(ctx, i) != GPUACT_SUCCESS) {
             fprintf(stderr, "prewarm: slot %d: %s\n", i, gpuact_last_error());
-            pthread_mutex_unlock(&lock);
+            failed++;
         }
     }
     gpuact_context_destroy(ctx);
-    return NULL;
+    return failed;
 }
 
 int main(int argc, char **argv) {
-    pthread_t th[64];
+    pid_t pid[64];
     struct timespec t0, t1;
-    int t;
-    if (argc > 1) nthreads = atoi(argv[1]);
-    if (nthreads < 1 || nthreads > 64) nthreads = 8;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = argc > 1 ? atoi(argv[1]) : (int)(cpus > 0 ? cpus : 1), p, failed = 0;
+    if (n < 1 || n > 64) {
+        fprintf(stderr, "usage: prewarm [processes, 1 to 64]\n");
+        return 2;
+    }
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (t = 0; t < nthreads; t++) pthread_create(&th[t], NULL, work, (void *)(size_t)t);
-    for (t = 0; t < nthreads; t++) pthread_join(th[t], NULL);
+    fflush(stdout);
+    for (p = 0; p < n; p++) {
+        if ((pid[p] = fork()) < 0) {
+            perror("prewarm: fork");
+            return 1;
+        }
+        if (pid[p] == 0) _exit(build_part(p, n) != 0);
+    }
+    for (p = 0; p < n; p++) {
+        int st = 0;
+        if (waitpid(pid[p], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) failed++;
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    printf("prewarm: %d threads, %.1f s, %d failures\n", nthreads,
+    printf("prewarm: every reachable variant built by %d processes in %.1f s, %d of them failed\n", n,
            (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), failed);
     return failed != 0;
 }

@@ -1,8 +1,8 @@
 /* rtc_check: compiles the embedded CUDA kernels with NVRTC, the way the
    CUDA backend does at run time: every variant for the first architecture,
    every dtype combination at the most involved field settings for the
-   others (see
-   kernel_names.h), and checks every kernel name is in the result. Needs
+   others (see kernel_names.h; the jobs run in child processes, one per
+   CPU), and checks every kernel name is in the result. Needs
    only libnvrtc (no GPU, no driver): `make test` runs it where the CUDA
    toolkit is installed.
 
@@ -16,19 +16,19 @@
 #include "kernel_names.h"
 
 int main(int argc, char **argv) {
-#define RTC_PROGRAM_(name, short_name) gpuact__cuda_##name,
-    static const char *const *const *const sources[GPUACT_OP_COUNT] = {GPUACT_OPS(RTC_PROGRAM_)};
+    static char skip_line[64][160];
+    const char *skip[64];
     gpuact__gpu g;
     gpuact__cuda_setup s;
-    int a, op, failed = 0, passed = 0, supported[64], nsupported = 0;
+    int a, supported[64], nsupported = 0;
     memset(&g, 0, sizeof g);
     memset(&s, 0, sizeof s);
     if (argc == 2 && !strcmp(argv[1], "list")) {
         print_all_variants();
         return 0;
     }
-    if (argc < 3 || strcmp(argv[1], "cuda") != 0) {
-        fprintf(stderr, "usage: rtc_check cuda FULL_ARCH [ARCH...]\n");
+    if (argc < 3 || argc > 66 || strcmp(argv[1], "cuda") != 0) {
+        fprintf(stderr, "usage: rtc_check cuda FULL_ARCH [ARCH...] (at most 64)\n");
         return 2;
     }
     if (gpuact__nvrtc_load(&g, &s) != GPUACT_SUCCESS) { /* the backend's own list of NVRTC entry points */
@@ -36,6 +36,10 @@ int main(int argc, char **argv) {
         return 0;
     }
     g.api.name = "cuda";
+    g.rtc_options[0] = gpuact__cuda_rtc_options[0]; /* the backend's own options and sources */
+    g.rtc_options[1] = gpuact__cuda_rtc_options[1];
+#define RTC_PROGRAM_(name, short_name) g.sources[GPUACT_OP_##name] = gpuact__cuda_##name;
+    GPUACT_OPS(RTC_PROGRAM_)
     {
         int (*num_archs)(int *) = NULL, (*get_archs)(int *) = NULL;
         gpuact__symbol q[] = {{"nvrtcGetNumSupportedArchs", (void *)&num_archs},
@@ -48,43 +52,13 @@ int main(int argc, char **argv) {
     for (a = 2; a < argc; a++) {
         int known = nsupported == 0, i, sm = atoi(argv[a] + 3);
         for (i = 0; i < nsupported; i++) known |= supported[i] == sm;
+        skip[a - 2] = NULL;
         if (!known) {
             /* CUDA 13's NVRTC dropped sm_70 and older: say so, compile the rest. */
-            printf("SKIP %s: this NVRTC does not support it (it supports sm_%d to sm_%d)\n", argv[a], supported[0],
-                   supported[nsupported - 1]);
-            continue;
-        }
-        for (op = 0; op < GPUACT_OP_COUNT; op++) {
-            const int full = a == 2; /* the first target: every variant; the others: kernel_names.h */
-            int job;
-            for (job = 0; job < jobs_of(op, full); job++) {
-                const char *opts[6];
-                char *code = NULL;
-                size_t size = 0;
-                int missing, total = 0, nopts = 1;
-                char *src = job_source(sources[op], op, full, job, &total);
-                snprintf(g.arch, sizeof g.arch, "%s", argv[a]);
-                snprintf(g.arch_option, sizeof g.arch_option, "--gpu-architecture=%s", argv[a]);
-                opts[0] = g.arch_option;
-                opts[nopts++] = gpuact__cuda_rtc_options[0]; /* the backend's own options */
-                opts[nopts++] = gpuact__cuda_rtc_options[1];
-                if (!src || gpuact__gpu_compile(&g, src, opts, nopts, gpuact__op_names[op], &code, &size) != GPUACT_SUCCESS) {
-                    printf("FAIL %s %s:\n%s\n", argv[a], gpuact__op_names[op], gpuact_last_error());
-                    failed++;
-                    GPUACT_FREE(src);
-                    continue;
-                }
-                missing = missing_kernels(op, full, job, code, size, argv[a]) + (total == 0); /* an empty job proves nothing */
-                if (missing) failed++;
-                else passed++;
-                printf("%s %-8s %-8s %-14s %8zu bytes of SASS, %d kernels\n", missing ? "FAIL" : "ok  ", argv[a],
-                       gpuact__op_names[op], job_label(op, full, job), size, total);
-                fflush(stdout);
-                GPUACT_FREE(code);
-                GPUACT_FREE(src);
-            }
+            snprintf(skip_line[a - 2], sizeof skip_line[0], "SKIP %s: this NVRTC does not support it (it supports sm_%d to sm_%d)",
+                     argv[a], supported[0], supported[nsupported - 1]);
+            skip[a - 2] = skip_line[a - 2];
         }
     }
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return run_jobs(&g, argc - 2, argv + 2, skip);
 }
