@@ -1027,18 +1027,15 @@ template <class Sig>
 c10::TypedOperatorHandle<Sig> handle(const char *name) {
     return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Sig>();
 }
-const c10::TypedOperatorHandle<ActSig> &act_op() {
-    static auto h = handle<ActSig>("gpuact::act");
-    return h;
-}
-const c10::TypedOperatorHandle<ActFwdSig> &act_fwd_op() {
-    static auto h = handle<ActFwdSig>("gpuact::act_fwd");
-    return h;
-}
-const c10::TypedOperatorHandle<ActBwdSig> &act_bwd_op() {
-    static auto h = handle<ActBwdSig>("gpuact::act_bwd");
-    return h;
-}
+/* fn(): the typed handle of the operator `name`, looked up once */
+#define GPUACT_OP_HANDLE(fn, Sig, name)                    \
+    const c10::TypedOperatorHandle<Sig> &fn() {            \
+        static auto h = handle<Sig>(name);                 \
+        return h;                                          \
+    }
+GPUACT_OP_HANDLE(act_op, ActSig, "gpuact::act")
+GPUACT_OP_HANDLE(act_fwd_op, ActFwdSig, "gpuact::act_fwd")
+GPUACT_OP_HANDLE(act_bwd_op, ActBwdSig, "gpuact::act_bwd")
 
 /* The activation of the elementwise backwards: kind and params as the forward had them. */
 struct ActNode : public Node {
@@ -1147,22 +1144,10 @@ using BiasActBwdSig = std::tuple<Tensor, Tensor>(const Tensor &, const Tensor &,
 using BiasActBwdXSig = std::tuple<Tensor, Tensor>(const Tensor &, const Tensor &, const c10::optional<Tensor> &,
                                                   int64_t, ArrayRef<double>, double, c10::optional<c10::ScalarType>,
                                                   bool);
-const c10::TypedOperatorHandle<BiasActSig> &bias_act_op() {
-    static auto h = handle<BiasActSig>("gpuact::bias_act");
-    return h;
-}
-const c10::TypedOperatorHandle<BiasActFwdSig> &bias_act_fwd_op() {
-    static auto h = handle<BiasActFwdSig>("gpuact::bias_act_fwd");
-    return h;
-}
-const c10::TypedOperatorHandle<BiasActBwdSig> &bias_act_bwd_op() {
-    static auto h = handle<BiasActBwdSig>("gpuact::bias_act_bwd");
-    return h;
-}
-const c10::TypedOperatorHandle<BiasActBwdXSig> &bias_act_bwd_x_op() {
-    static auto h = handle<BiasActBwdXSig>("gpuact::bias_act_bwd_x");
-    return h;
-}
+GPUACT_OP_HANDLE(bias_act_op, BiasActSig, "gpuact::bias_act")
+GPUACT_OP_HANDLE(bias_act_fwd_op, BiasActFwdSig, "gpuact::bias_act_fwd")
+GPUACT_OP_HANDLE(bias_act_bwd_op, BiasActBwdSig, "gpuact::bias_act_bwd")
+GPUACT_OP_HANDLE(bias_act_bwd_x_op, BiasActBwdXSig, "gpuact::bias_act_bwd_x")
 
 /* bias_act's backward: dx and the bias gradient in one pass, from the mask (the ReLU family, hardtanh) or
    from x and the bias (the smooth kinds); the bias gradient is accumulated in float32 and returned in the
@@ -1265,14 +1250,8 @@ using GluBwdSig = std::tuple<Tensor, Tensor, Tensor, Tensor>(const Tensor &, con
                                                              const c10::optional<Tensor> &,
                                                              const c10::optional<Tensor> &, int64_t,
                                                              c10::optional<c10::ScalarType>);
-const c10::TypedOperatorHandle<GluFwdSig> &glu_fwd_op() {
-    static auto h = handle<GluFwdSig>("gpuact::glu_fwd");
-    return h;
-}
-const c10::TypedOperatorHandle<GluBwdSig> &glu_bwd_op() {
-    static auto h = handle<GluBwdSig>("gpuact::glu_bwd");
-    return h;
-}
+GPUACT_OP_HANDLE(glu_fwd_op, GluFwdSig, "gpuact::glu_fwd")
+GPUACT_OP_HANDLE(glu_bwd_op, GluBwdSig, "gpuact::glu_bwd")
 
 /* The gated forms' backward: keeps the forward's inputs only (a, b, the biases; never y or act(a)); one
    gpuact_glu_backward pass gives da and db (the fused form: dh) and both bias gradients, accumulated in
@@ -1351,14 +1330,8 @@ using FewbitFwdSig = std::tuple<Tensor, Tensor>(const Tensor &, const c10::optio
                                                 bool);
 using FewbitBwdSig = std::tuple<Tensor, Tensor>(const Tensor &, const Tensor &, int64_t, ArrayRef<double>, int64_t,
                                                 double, c10::ScalarType, c10::optional<c10::ScalarType>);
-const c10::TypedOperatorHandle<FewbitFwdSig> &fewbit_fwd_op() {
-    static auto h = handle<FewbitFwdSig>("gpuact::fewbit_fwd");
-    return h;
-}
-const c10::TypedOperatorHandle<FewbitBwdSig> &fewbit_bwd_op() {
-    static auto h = handle<FewbitBwdSig>("gpuact::fewbit_bwd");
-    return h;
-}
+GPUACT_OP_HANDLE(fewbit_fwd_op, FewbitFwdSig, "gpuact::fewbit_fwd")
+GPUACT_OP_HANDLE(fewbit_bwd_op, FewbitBwdSig, "gpuact::fewbit_bwd")
 
 /* fewbit_fwd's backward: keeps only the codes; the bias gradient in the bias's dtype. */
 struct FewbitBackward : public Node {
