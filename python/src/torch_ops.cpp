@@ -1469,6 +1469,19 @@ TORCH_LIBRARY_IMPL(gpuact, ADInplaceOrView, m) {
 
 /* ---- >>Python entry ------------------------------------------------------------------------ */
 
+/* kind (an int) and params (a list of at most 8 floats, checked by the caller) into kind, p and np;
+   false with the Python error set where a conversion failed. */
+static bool kind_params(PyObject *k, PyObject *list, int64_t &kind, double (&p)[8], Py_ssize_t &np) {
+    kind = PyLong_AsLongLong(k);
+    if (kind == -1 && PyErr_Occurred()) return false;
+    np = PyList_GET_SIZE(list);
+    for (Py_ssize_t i = 0; i < np; i++) {
+        p[i] = PyFloat_AsDouble(PyList_GET_ITEM(list, i));
+        if (p[i] == -1.0 && PyErr_Occurred()) return false;
+    }
+    return true;
+}
+
 /* act(x, kind, params) -> y: gpuact::act called from Python through the dispatcher's unboxed entry,
    without the generic argument handling of torch.ops (what torch's own functions do). Only for a plain
    tensor with no __torch_function__ mode active and params a list of floats; anything else returns
@@ -1479,14 +1492,10 @@ static PyObject *py_act(PyObject *, PyObject *const *a, Py_ssize_t na) {
         at::impl::torch_function_mode_enabled())
         Py_RETURN_NOTIMPLEMENTED;
     const Tensor &x = THPVariable_Unpack(a[0]);
-    int64_t kind = PyLong_AsLongLong(a[1]);
-    if (kind == -1 && PyErr_Occurred()) return nullptr;
+    int64_t kind;
     double p[8];
-    Py_ssize_t np = PyList_GET_SIZE(a[2]);
-    for (Py_ssize_t i = 0; i < np; i++) {
-        p[i] = PyFloat_AsDouble(PyList_GET_ITEM(a[2], i));
-        if (p[i] == -1.0 && PyErr_Occurred()) return nullptr;
-    }
+    Py_ssize_t np;
+    if (!kind_params(a[1], a[2], kind, p, np)) return nullptr;
     Tensor y;
     {
         pybind11::gil_scoped_release no_gil;
@@ -1513,14 +1522,10 @@ static PyObject *py_bias_act(PyObject *, PyObject *const *a, Py_ssize_t na) {
         at::impl::torch_function_mode_enabled())
         Py_RETURN_NOTIMPLEMENTED;
     const Tensor &x = THPVariable_Unpack(a[0]);
-    int64_t kind = PyLong_AsLongLong(a[2]);
-    if (kind == -1 && PyErr_Occurred()) return nullptr;
+    int64_t kind;
     double p[8];
-    Py_ssize_t np = PyList_GET_SIZE(a[3]);
-    for (Py_ssize_t i = 0; i < np; i++) {
-        p[i] = PyFloat_AsDouble(PyList_GET_ITEM(a[3], i));
-        if (p[i] == -1.0 && PyErr_Occurred()) return nullptr;
-    }
+    Py_ssize_t np;
+    if (!kind_params(a[2], a[3], kind, p, np)) return nullptr;
     double scale = PyFloat_AS_DOUBLE(a[4]);
     c10::optional<c10::ScalarType> out_dtype;
     if (a[5] != Py_None) out_dtype = ((THPDtype *)a[5])->scalar_type;
