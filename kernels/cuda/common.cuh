@@ -171,11 +171,12 @@ __device__ __forceinline__ gpuact_u32 gpuact_mask_read(const unsigned char *row,
 
 /* Few-bit codes (../contract.h, ../fewbit.h). The code of z: how many of
    the table's sorted boundaries are <= z; NaN compares false: 0. By binary
-   search over the 2^steps - 1 entries of bnd (in shared memory; NaN past
-   the table's boundaries), in unrolled steps when steps is a constant. */
-__device__ __forceinline__ gpuact_u32 gpuact_code_search(float z, const float *bnd, int steps) {
+   search in four steps over the 15 entries of bnd (in shared memory, NaN
+   past the table's boundaries: 3-bit tables too). */
+__device__ __forceinline__ gpuact_u32 gpuact_code_search(float z, const float *bnd) {
     gpuact_u32 c = 0;
-    for (int s = 1 << (steps - 1); s; s >>= 1) c += z >= bnd[c + s - 1] ? (gpuact_u32)s : 0u;
+#pragma unroll
+    for (int s = 8; s; s >>= 1) c += z >= bnd[c + s - 1] ? (gpuact_u32)s : 0u;
     return c;
 }
 /* For b <= 2 (N = 3) or, in f32 vectors, 3 (N = 7), as a float, from the first N boundaries (NaN past the 2^b - 1):
@@ -192,7 +193,7 @@ __device__ __forceinline__ float gpuact_codef(float z, const float *bnd) {
     return c[0];
 }
 /* The codes of elements [k0, k0 + n) of a vector, element k in bits [(k - k0) * slot, + slot):
-   a float Horner sum, exact below 2^24 bits (n * slot <= 16), then its bits. */
+   a float Horner sum (m = 2^slot; exact, as n * slot <= 16 bits), then its bits. */
 template <int N, class Z>
 __device__ __forceinline__ gpuact_u32 gpuact_codes_pack(const Z &z_of, int k0, int n, const float *bnd, float m) {
     float acc = gpuact_codef<N>(z_of(k0 + n - 1), bnd);

@@ -127,7 +127,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                             gpuact_codes_pack<7>(z_of, VEC / 2, VEC / 2, bnd, 16.0f) << (VEC / 2 * 4);
                     else if (nb >= 3)
 #pragma unroll
-                        for (int k = 0; k < VEC; k++) w |= gpuact_code_search(z_of(k), bnd, 4) << (k * 4);
+                        for (int k = 0; k < VEC; k++) w |= gpuact_code_search(z_of(k), bnd) << (k * 4);
                     bits[u] = !FULL && c0 + VEC > cols && (cols - c0) * slot < 32 ? w & ((1u << ((cols - c0) * slot)) - 1u) : w;
                 } else if (!FULL && c0 + VEC > cols) {
                     bits[u] &= (1u << (cols - c0)) - 1u; /* padding bits are 0 */
