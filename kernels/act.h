@@ -508,6 +508,46 @@ GPUACT_FN void gpuact_fwd_words_qbf16(int kind, int precise, const gpuact_u32 *x
         y[j] = (gpuact_pack2_dt(GPUACT_DT_bf16, 1, v[2 * j], v[2 * j + 1]) & ~nan) | (x[j] & nan);
     }
 }
+/* The same in two steps, for the bf16 codes forward (its codes follow the forward in the same
+   loop), which ran faster so: gpuact_qbf16_words, y's words from the quick values, and as the
+   result the elements where one was not kept (bit k: element k; a NaN x keeps its bits and is
+   never one); then, after a uniform branch on the warps that have any, gpuact_qbf16_fix: the
+   lean (or precise) function's values into y there, in a loop over a lane's pending elements,
+   which runs the function as many times as the lanes' largest count (a branch per element slot
+   runs it once per slot that has one). */
+GPUACT_FN gpuact_u32 gpuact_qbf16_words(int kind, const gpuact_u32 *x, gpuact_u32 *y) {
+    const int xd = GPUACT_DT_bf16;
+    gpuact_u32 pending = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const gpuact_u32 nan = gpuact_nan_lanes(x[j], gpuact_inf16(xd));
+        float z[2], v[2];
+        int ok[2];
+        gpuact_unpack2_dt(xd, x[j], &z[0], &z[1]);
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+            v[h] = kind == GPUACT_KIND_gelu        ? gpuact_gelu_erf_qbf16(z[h], &ok[h])
+                   : kind == GPUACT_KIND_gelu_tanh ? gpuact_gelu_tanh_qbf16(z[h], &ok[h])
+                                                   : gpuact_silu_qbf16(z[h], &ok[h]);
+        y[j] = (gpuact_pack2_dt(xd, 1, v[0], v[1]) & ~nan) | (x[j] & nan);
+        pending |= ((gpuact_u32)!ok[0] & ~nan) << (2 * j) | ((gpuact_u32)!ok[1] & ~(nan >> 16)) << (2 * j + 1);
+    }
+    return pending;
+}
+GPUACT_FN void gpuact_qbf16_fix(int kind, int precise, const gpuact_u32 *x, gpuact_u32 *y, gpuact_u32 pending) {
+    const int xd = GPUACT_DT_bf16;
+    while (pending) {
+        /* the lowest pending element: its index from the float exponent of its bit (exact) */
+        const gpuact_u32 k = (gpuact_as_u32((float)(pending & (0u - pending))) >> 23) - 127u, j = k >> 1;
+        const gpuact_u32 w = j == 0 ? x[0] : j == 1 ? x[1] : j == 2 ? x[2] : x[3];
+        const float v = gpuact_act_fl(kind, GPUACT_F_RAW, (k & 1u) ? gpuact_hi2f(xd, w) : gpuact_lo2f(xd, w), 0.0f, 0.0f,
+                                      0.0f, gpuact_eval(2, precise));
+        const gpuact_u32 b = gpuact_fromf_dt(xd, v) << (16 * (k & 1u)), keep = (k & 1u) ? 0xffffu : 0xffff0000u;
+#pragma unroll
+        for (int i = 0; i < 4; i++) y[i] = (gpuact_u32)i == j ? (y[i] & keep) | b : y[i];
+        pending &= pending - 1u;
+    }
+}
 #endif
 /* The forward of four words of two lanes each (8 elements, element 2j in
    word j's low lane), every array 16-bit: y's words, and the mask bits as
