@@ -1,6 +1,8 @@
 /* How far the quick bf16 forwards (kernels/smooth.h, gpuact_*_qbf16) lie from the lean
-   functions (gpuact_*_16) over every bf16 input, and whether any kept value rounds differently:
-   the numbers behind each function's margin d (docs/NUMERICS_SMOOTH.md). Needs an NVIDIA GPU:
+   functions (gpuact_*_16) over every bf16 input, and whether any kept value rounds to bf16
+   differently from the lean or the precise function's value: what lets GELU and tanh-GELU keep
+   every quick value of their range, and SiLU's margin d (docs/NUMERICS_SMOOTH.md). Needs an
+   NVIDIA GPU:
        nvcc -O2 -arch=sm_90 --fmad=false -Ikernels tools/qbf16_distance.cu -o build/qbf16_distance
        build/qbf16_distance */
 #include <cstdio>
@@ -17,11 +19,13 @@ __global__ void distance(int kind, float hi, int *dist, unsigned long long *kept
     const float q = kind == 0 ? gpuact_gelu_erf_qbf16(x, &ok) : kind == 1 ? gpuact_gelu_tanh_qbf16(x, &ok)
                                                                           : gpuact_silu_qbf16(x, &ok);
     const float l = kind == 0 ? gpuact_gelu_erf_16(x) : kind == 1 ? gpuact_gelu_tanh_16(x) : gpuact_silu_16(x);
+    const float p = kind == 0 ? gpuact_gelu_erf(x) : kind == 1 ? gpuact_gelu_tanh(x) : gpuact_silu(x);
     if (y >= 2.44140625e-04f && y <= hi) /* the quick range: same sign, so the bit distance is in ulps */
         atomicMax(dist, abs((int)(__float_as_uint(q) & 0x7fffffffu) - (int)(__float_as_uint(l) & 0x7fffffffu)));
     if (ok) {
         atomicAdd(kept, 1ull);
-        if (__bfloat16_as_ushort(__float2bfloat16_rn(q)) != __bfloat16_as_ushort(__float2bfloat16_rn(l)))
+        const unsigned short b = __bfloat16_as_ushort(__float2bfloat16_rn(q));
+        if (b != __bfloat16_as_ushort(__float2bfloat16_rn(l)) || b != __bfloat16_as_ushort(__float2bfloat16_rn(p)))
             atomicAdd(differ, 1ull);
     }
 }
@@ -39,7 +43,7 @@ int main() {
         distance<<<256, 256>>>(k, hi[k], d, c, c + 1);
         cudaMemcpy(&hd, d, sizeof hd, cudaMemcpyDeviceToHost);
         cudaMemcpy(hc, c, sizeof hc, cudaMemcpyDeviceToHost);
-        printf("%-9s largest distance %d f32 ulps, %llu of 65536 inputs kept, %llu of them rounding differently\n",
+        printf("%-9s largest distance %d f32 ulps, %llu of 65536 inputs kept, %llu of them rounding differently (lean or precise)\n",
                names[k], hd, hc[0], hc[1]);
         status |= hc[1] != 0;
     }
