@@ -39,9 +39,9 @@ Three kinds of constant:
              distance in ulps and both fits' largest error. So does the quick
              bf16 GELU's p (gpuact_gelu_erf_qbf16, a Chebyshev fit): its error
              adds to the float rounding of its argument, and the minimax refit
-             lies farther from the lean value than the file's, up to the margin
-             d of gpuact_sm_qbf16_ok, where the file's keeps a wide margin
-             (tools/qbf16_distance.cu measures it). And so is the low part of
+             lies farther from the lean value than the file's, whose values
+             round to the lean function's bf16 value on every bf16 input of
+             the range (tools/qbf16_distance.cu checks it). And so is the low part of
              the slope P'(1.75) of the erf-GELU derivative's near range: its
              high part is the exact slope's, its low part was fitted with the
              polynomial after it.
