@@ -482,15 +482,16 @@ GPUACT_FN gpuact_u32 gpuact_fwd_elems(int kind, int precise, int xd, int yd, int
     return bits;
 }
 #ifdef GPUACT_QUICK_BF16
-/* The elementwise bf16 forward of GELU, tanh-GELU and SiLU (no bias, scale 1) through
-   smooth.h's quick functions: every quick value first, in straight-line code so the
-   words interleave, then the lean (or precise) function where one was not kept; the
-   bits are those of the general path below. */
-GPUACT_FN void gpuact_fwd_words_qbf16(int kind, int precise, const gpuact_u32 *x, gpuact_u32 *y) {
+/* The elementwise 16-bit forward (no bias, scale 1; xd: bf16, or f16 for GELU and tanh-GELU
+   in the default evaluation) of GELU, tanh-GELU and SiLU through smooth.h's quick functions:
+   every quick value first, in straight-line code so the words interleave, then the lean (or
+   precise) function where one was not kept. In bf16 the bits are those of the general path
+   below; in f16 they differ at a counted few inputs (smooth.h, docs/NUMERICS_SMOOTH.md). */
+GPUACT_FN void gpuact_fwd_words_qbf16(int kind, int precise, int xd, const gpuact_u32 *x, gpuact_u32 *y) {
     float z[8], v[8];
     int ok[8], bad = 0;
 #pragma unroll
-    for (int j = 0; j < 4; j++) gpuact_unpack2_dt(GPUACT_DT_bf16, x[j], &z[2 * j], &z[2 * j + 1]);
+    for (int j = 0; j < 4; j++) gpuact_unpack2_dt(xd, x[j], &z[2 * j], &z[2 * j + 1]);
 #pragma unroll
     for (int k = 0; k < 8; k++) {
         v[k] = kind == GPUACT_KIND_gelu        ? gpuact_gelu_erf_qbf16(z[k], &ok[k])
@@ -504,8 +505,8 @@ GPUACT_FN void gpuact_fwd_words_qbf16(int kind, int precise, const gpuact_u32 *x
             if (!ok[k]) v[k] = gpuact_act_fl(kind, GPUACT_F_RAW, z[k], 0.0f, 0.0f, 0.0f, gpuact_eval(2, precise));
 #pragma unroll
     for (int j = 0; j < 4; j++) {
-        const gpuact_u32 nan = gpuact_nan_lanes(x[j], gpuact_inf16(GPUACT_DT_bf16)); /* a NaN x keeps its bits */
-        y[j] = (gpuact_pack2_dt(GPUACT_DT_bf16, 1, v[2 * j], v[2 * j + 1]) & ~nan) | (x[j] & nan);
+        const gpuact_u32 nan = gpuact_nan_lanes(x[j], gpuact_inf16(xd)); /* a NaN x keeps its bits */
+        y[j] = (gpuact_pack2_dt(xd, 1, v[2 * j], v[2 * j + 1]) & ~nan) | (x[j] & nan);
     }
 }
 /* The same in two steps, for the bf16 codes forward (its codes follow the forward in the same
@@ -560,8 +561,9 @@ GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int precise, int xd, int yd, int
                                       float slope, float ceiling, float lower, gpuact_u32 c2, gpuact_u32 l2) {
     gpuact_u32 top[4]; /* bits 15 and 31: where each lane's gradient passes */
 #ifdef GPUACT_QUICK_BF16
-    if (fl == GPUACT_F_RAW && !sel && xd == GPUACT_DT_bf16 && ((GPUACT_TRANSCENDENTAL_KINDS >> kind) & 1u)) {
-        gpuact_fwd_words_qbf16(kind, precise, x, y);
+    if (fl == GPUACT_F_RAW && !sel && ((GPUACT_TRANSCENDENTAL_KINDS >> kind) & 1u) &&
+        (xd == GPUACT_DT_bf16 || (kind != GPUACT_KIND_silu && !precise))) {
+        gpuact_fwd_words_qbf16(kind, precise, xd, x, y);
         return 0u;
     }
 #endif

@@ -959,19 +959,24 @@ GPUACT_FN float gpuact_gelu_erf_d_16(float x) {
     }
 }
 
-/* ---- quick bf16 forwards ---------------------------------------------------------------
+/* ---- quick 16-bit forwards --------------------------------------------------------------
    Where the dialect has the hardware's approximate 2^a and 1/d (GPUACT_EX2_APPROX and
    GPUACT_RCP_APPROX: CUDA's MUFU), the elementwise bf16 forward first evaluates
-   gpuact_*_qbf16 below: about half the instructions of gpuact_*_16. Over its quick range
-   each rounds to the lean function's bf16 value on every bf16 input but a few, measured
-   exhaustively (tools/qbf16_distance.cu): GELU's and tanh-GELU's on every one, so they
-   are kept throughout the range; SiLU's are kept only farther than d f32 ulps from every
-   bf16 rounding boundary (d: the largest distance from the lean value over every bf16
-   input of the range, with a margin). Anywhere else (|x| outside the quick range, a SiLU
-   value near a boundary) the lean function runs. So the results are the lean function's
-   bits on every input: the conformance suite's 65536-element cases run every 16-bit
-   input on the device. Not for f16: its 13 bits below the rounding position leave 8 times
-   as many values near a boundary (docs/NUMERICS_SMOOTH.md). */
+   gpuact_*_qbf16 below, and so does the f16 one of GELU and tanh-GELU in the default
+   evaluation: about half the instructions of gpuact_*_16. Over its quick range each is
+   within a few f32 ulps of the lean function, measured exhaustively (tools/qbf16_distance.cu).
+   In bf16, GELU's and tanh-GELU's quick values round as the lean and precise functions'
+   on every input of the range, so they are kept throughout it; SiLU's are kept only
+   farther than d f32 ulps from every bf16 rounding boundary (d: the largest distance from
+   the lean value over every bf16 input of the range, with a margin). Anywhere else (|x|
+   outside the quick range, a SiLU value near a boundary) the lean function runs, so the
+   bf16 results are the lean function's bits on every input: the conformance suite's
+   65536-element cases run every 16-bit input on the device. In f16 the quick GELU and
+   tanh-GELU values are kept throughout the range too, and round differently from the lean
+   function's at a counted few inputs, each within a few f32 ulps of a rounding midpoint:
+   a margin there would send most warps to the lean function (13 bits below f16's rounding
+   position leave 8 times as many values near a boundary as bf16's 16), which cost more
+   than the quick values save (docs/NUMERICS_SMOOTH.md). SiLU's f16 forward stays lean. */
 #if defined(GPUACT_EX2_APPROX) && defined(GPUACT_RCP_APPROX)
 #define GPUACT_QUICK_BF16 1
 

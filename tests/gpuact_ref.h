@@ -422,11 +422,25 @@ typedef struct gpuact_ref_fwd {
     const void *x, *bias;        /* bias NULL: no addition at all (z = x exactly) */
     void *y;
     unsigned char *mask;         /* NULL: none; else row r starts at byte r * mask_ld / 8 */
-    unsigned char *nan_any;      /* optional, indexed like y: 1 = any NaN is right, 0 = exact bits */
+    unsigned char *nan_any;      /* optional, indexed like y: GPUACT_REF_ANY_NAN, _UP, _DOWN or 0 (exact bits) */
     unsigned char *codes;        /* optional (code_bits 1-4): row r starts at byte r * codes_ld * slot / 8 */
     int code_bits;
     size_t codes_ld;             /* codes between row starts, a multiple of 32 */
 } gpuact_ref_fwd;
+
+/* What a result may be besides the reference's bits (gpuact_ref_same): any NaN where the
+   reference is one; its neighbour of the next larger (UP) or smaller (DOWN) magnitude where the
+   reference's f32 value lies within 2^-18 of a rounding midpoint of the f16 result, in the one
+   place the kernels may round so (smooth.h's quick f16 forwards: GELU and tanh-GELU, default
+   evaluation, no bias, scale 1), whose values lie within 25 f32 ulps of the lean function's. */
+enum { GPUACT_REF_ANY_NAN = 1, GPUACT_REF_UP = 2, GPUACT_REF_DOWN = 4 };
+
+GPUACT_REF_FN unsigned char gpuact_ref_near_midpoint(float v)
+{
+    const uint16_t w = gpuact_ref_f32_to_f16(v);
+    return (unsigned char)((gpuact_ref_f32_to_f16(v * (1.0f + 0x1p-18f)) != w ? GPUACT_REF_UP : 0) |
+                           (gpuact_ref_f32_to_f16(v * (1.0f - 0x1p-18f)) != w ? GPUACT_REF_DOWN : 0));
+}
 
 GPUACT_REF_FN void gpuact_ref_forward(const gpuact_ref_fwd *p)
 {
@@ -436,6 +450,8 @@ GPUACT_REF_FN void gpuact_ref_forward(const gpuact_ref_fwd *p)
        a NaN x keeps its bits), exactly (quiet or not). */
     int selects = !p->bias && p->scale == 1.0f && p->x_dtype == p->y_dtype &&
                   p->act.kind != GPUACT_LEAKY_RELU;
+    int quick16 = !p->bias && p->scale == 1.0f && p->x_dtype == GPUACT_F16 && p->y_dtype == GPUACT_F16 &&
+                  (p->act.kind == GPUACT_GELU || p->act.kind == GPUACT_GELU_TANH) && !(p->act.flags & GPUACT_ACT_PRECISE);
 
     for (r = 0; r < p->rows; r++) {
         unsigned char *mrow = p->mask ? p->mask + r * (p->mask_ld / 8) : NULL;
@@ -470,7 +486,8 @@ GPUACT_REF_FN void gpuact_ref_forward(const gpuact_ref_fwd *p)
                 gpuact_ref_store(p->y_dtype, p->y, yi, out);
             }
             if (p->nan_any)
-                p->nan_any[yi] = (unsigned char)(!raw_nan && gpuact_ref__isnan(out));
+                p->nan_any[yi] = (unsigned char)((!raw_nan && gpuact_ref__isnan(out) ? GPUACT_REF_ANY_NAN : 0) |
+                                                 (quick16 && !raw_nan ? gpuact_ref_near_midpoint(out) : 0));
         }
     }
 }
@@ -676,7 +693,9 @@ GPUACT_REF_FN void gpuact_ref_glu_backward(const gpuact_ref_glu_bwd *p)
 
 /* >>test helpers */
 
-GPUACT_REF_FN int gpuact_ref_same(gpuact_dtype dt, uint32_t got_bits, uint32_t want_bits, int nan_any)
+/* got is right for want: the same bits, or what flags (a nan_any entry: GPUACT_REF_ANY_NAN, _UP,
+   _DOWN) allows besides */
+GPUACT_REF_FN int gpuact_ref_same(gpuact_dtype dt, uint32_t got_bits, uint32_t want_bits, int flags)
 {
     if (dt != GPUACT_F32) {
         got_bits &= 0xffffu;
@@ -684,7 +703,11 @@ GPUACT_REF_FN int gpuact_ref_same(gpuact_dtype dt, uint32_t got_bits, uint32_t w
     }
     if (got_bits == want_bits)
         return 1;
-    return nan_any && gpuact_ref_raw_isnan(dt, got_bits) && gpuact_ref_raw_isnan(dt, want_bits);
+    if ((flags & GPUACT_REF_UP) && got_bits == want_bits + 1u) /* within the sign: the next magnitude */
+        return 1;
+    if ((flags & GPUACT_REF_DOWN) && (want_bits & 0x7fffu) && got_bits == want_bits - 1u)
+        return 1;
+    return (flags & GPUACT_REF_ANY_NAN) && gpuact_ref_raw_isnan(dt, got_bits) && gpuact_ref_raw_isnan(dt, want_bits);
 }
 
 /* splitmix64: tiny, full-period, good enough for test data, and the same

@@ -1,13 +1,15 @@
-/* How far the quick bf16 forwards (kernels/smooth.h, gpuact_*_qbf16) lie from the lean
+/* How far the quick 16-bit forwards (kernels/smooth.h, gpuact_*_qbf16) lie from the lean
    functions (gpuact_*_16) over every bf16 input, and whether any kept value rounds to bf16
    differently from the lean or the precise function's value: what lets GELU and tanh-GELU keep
-   every quick value of their range, and SiLU's margin d (docs/NUMERICS_SMOOTH.md). Needs an
-   NVIDIA GPU:
+   every quick value of their range, and SiLU's margin d; then the f16 inputs at which GELU's and
+   tanh-GELU's quick values round differently from the lean ones (docs/NUMERICS_SMOOTH.md: the
+   counted list; exit status 1 past the bound given there). Needs an NVIDIA GPU:
        nvcc -O2 -arch=sm_90 --fmad=false -Ikernels tools/qbf16_distance.cu -o build/qbf16_distance
        build/qbf16_distance */
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include "cuda/dialect.cuh"
 #include "smooth.h"
 
@@ -30,6 +32,20 @@ __global__ void distance(int kind, float hi, int *dist, unsigned long long *kept
     }
 }
 
+/* every f16 input of GELU's (kind 0) or tanh-GELU's (1) quick range */
+__global__ void differ16(int kind, unsigned long long *count, unsigned *first) {
+    const unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= 65536) return;
+    const float x = __half2float(__ushort_as_half((unsigned short)b));
+    int ok;
+    const float q = kind == 0 ? gpuact_gelu_erf_qbf16(x, &ok) : gpuact_gelu_tanh_qbf16(x, &ok);
+    const float l = kind == 0 ? gpuact_gelu_erf_16(x) : gpuact_gelu_tanh_16(x);
+    if (ok && __half_as_ushort(__float2half_rn(q)) != __half_as_ushort(__float2half_rn(l))) {
+        const unsigned long long i = atomicAdd(count, 1ull);
+        if (i < 32) first[i] = b;
+    }
+}
+
 int main() {
     static const char *names[3] = {"gelu", "gelu_tanh", "silu"};
     static const float hi[3] = {4.0f, 8.0f, 16.0f}; /* the functions' quick ranges */
@@ -46,6 +62,21 @@ int main() {
         printf("%-9s largest distance %d f32 ulps, %llu of 65536 inputs kept, %llu of them rounding differently (lean or precise)\n",
                names[k], hd, hc[0], hc[1]);
         status |= hc[1] != 0;
+    }
+    for (int k = 0; k < 2; k++) {
+        static const unsigned long long bound[2] = {32, 8}; /* docs/NUMERICS_SMOOTH.md */
+        unsigned *f, hf[32];
+        cudaMalloc(&f, sizeof hf);
+        cudaMemset(c, 0, sizeof *c);
+        differ16<<<256, 256>>>(k, c, f);
+        cudaMemcpy(hc, c, sizeof *c, cudaMemcpyDeviceToHost);
+        cudaMemcpy(hf, f, sizeof hf, cudaMemcpyDeviceToHost);
+        printf("%-9s f16: %llu inputs whose quick value rounds differently from the lean one (bound %llu):", names[k], hc[0],
+               bound[k]);
+        for (unsigned long long i = 0; i < hc[0] && i < 32; i++) printf(" 0x%04x", hf[i]);
+        printf("\n");
+        status |= hc[0] > bound[k];
+        cudaFree(f);
     }
     return status;
 }

@@ -351,7 +351,8 @@ static int compare_elems(const region *g, const unsigned char *got, const unsign
             size_t idx = r * g->ld + c0 + i;
             uint32_t gb = gpuact_ref_raw(g->dt, got, i), wb = gpuact_ref_raw(g->dt, want, i);
             if (!gpuact_ref_same(g->dt, gb, wb, g->nan_any[idx])) {
-                report_elem(g, r, c0 + i, gb, wb, g->nan_any[idx] ? " (any NaN)" : "");
+                report_elem(g, r, c0 + i, gb, wb,
+                            g->nan_any[idx] & GPUACT_REF_ANY_NAN ? " (any NaN)" : g->nan_any[idx] ? " (or a neighbour)" : "");
                 return 0;
             }
         }
