@@ -1599,12 +1599,41 @@ static PyObject *py_glu(PyObject *, PyObject *const *a, Py_ssize_t na) {
     END_HANDLE_TH_ERRORS
 }
 
+/* linear_act(x, weight, bias, kind, params, scale) -> y = act(x @ weight.T + bias) * scale: nn.Linear's
+   forward (torch's linear without the bias, then gpuact::bias_act) in one call from Python. NotImplemented
+   as for act(), and under CUDA autocast (the Python layer casts the inputs). */
+static PyObject *py_linear_act(PyObject *, PyObject *const *a, Py_ssize_t na) {
+    HANDLE_TH_ERRORS
+    c10::optional<Tensor> bias;
+    if (na != 6 || !THPVariable_CheckExact(a[0]) || !THPVariable_CheckExact(a[1]) || !optional_tensor(a[2], bias) ||
+        !PyList_Check(a[4]) || PyList_GET_SIZE(a[4]) > 8 || !PyFloat_Check(a[5]) ||
+        at::impl::torch_function_mode_enabled() ||
+        !c10::impl::tls_is_dispatch_key_excluded(c10::DispatchKey::AutocastCUDA))
+        Py_RETURN_NOTIMPLEMENTED;
+    const Tensor &x = THPVariable_Unpack(a[0]), &weight = THPVariable_Unpack(a[1]);
+    int64_t kind;
+    double p[8];
+    Py_ssize_t np;
+    if (!kind_params(a[3], a[4], kind, p, np)) return nullptr;
+    double scale = PyFloat_AS_DOUBLE(a[5]);
+    Tensor y;
+    {
+        pybind11::gil_scoped_release no_gil;
+        y = bias_act_op().call(at::linear(x, weight), bias, kind, ArrayRef<double>(p, (size_t)np), scale,
+                               c10::nullopt, false);
+    }
+    return THPVariable_Wrap(std::move(y));
+    END_HANDLE_TH_ERRORS
+}
+
 static PyMethodDef methods[] = {
     {"act", (PyCFunction)(void (*)(void))py_act, METH_FASTCALL, "act(x, kind, params) -> y (gpuact::act)"},
     {"bias_act", (PyCFunction)(void (*)(void))py_bias_act, METH_FASTCALL,
      "bias_act(x, bias, kind, params, scale, out_dtype, bias_in_x_dtype) -> y (gpuact::bias_act)"},
     {"glu", (PyCFunction)(void (*)(void))py_glu, METH_FASTCALL,
      "glu(a, b, bias_a, bias_b, kind) -> y (gpuact::glu_fwd)"},
+    {"linear_act", (PyCFunction)(void (*)(void))py_linear_act, METH_FASTCALL,
+     "linear_act(x, weight, bias, kind, params, scale) -> y (torch's linear, then gpuact::bias_act)"},
     {nullptr, nullptr, 0, nullptr}};
 
 /* Importing the module registers the operators (the static initialisers above). */
