@@ -1075,6 +1075,14 @@ c10::TypedOperatorHandle<Sig> handle(const char *name) {
         static auto h = handle<Sig>(name);                 \
         return h;                                          \
     }
+/* op(args...) run below autograd: the operator's own kernel, no history recorded (what an autograd kernel
+   calls before it records its node). */
+template <class Sig, class... Args>
+auto below_autograd(const c10::TypedOperatorHandle<Sig> &op, Args &&...args) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return op.call(std::forward<Args>(args)...);
+}
+
 GPUACT_OP_HANDLE(act_op, ActSig, "gpuact::act")
 GPUACT_OP_HANDLE(act_fwd_op, ActFwdSig, "gpuact::act_fwd")
 GPUACT_OP_HANDLE(act_bwd_op, ActBwdSig, "gpuact::act_bwd")
@@ -1122,11 +1130,7 @@ struct ActBwdBackward : public ActNode {
 
 /* (y, mask) with y's history: the node keeps the mask (with_mask) or x, never y. */
 std::tuple<Tensor, Tensor> act_fwd_tracked(const Tensor &x, int64_t kind, ArrayRef<double> params, bool with_mask) {
-    std::tuple<Tensor, Tensor> out;
-    {
-        at::AutoDispatchBelowADInplaceOrView below;
-        out = act_fwd_op().call(x, kind, params, with_mask);
-    }
+    auto out = below_autograd(act_fwd_op(), x, kind, params, with_mask);
     const Tensor &y = std::get<0>(out);
     auto node = new_node<ActBackward>();
     node->set_next_edges(torch::autograd::collect_next_edges(x));
@@ -1144,24 +1148,18 @@ bool grad_for(const Tensor &t) { return at::GradMode::is_enabled() && t.requires
 /* act: the elementwise forward with autograd; the mask is made only when a backward will read it. */
 Tensor act_autograd(const Tensor &x, int64_t kind, ArrayRef<double> params) {
     if (grad_for(x)) return std::get<0>(act_fwd_tracked(x, kind, params, has_mask(kind)));
-    at::AutoDispatchBelowADInplaceOrView below;
-    return act_op().call(x, kind, params);
+    return below_autograd(act_op(), x, kind, params);
 }
 
 std::tuple<Tensor, Tensor> act_fwd_autograd(const Tensor &x, int64_t kind, ArrayRef<double> params, bool with_mask) {
     if (grad_for(x)) return act_fwd_tracked(x, kind, params, with_mask);
-    at::AutoDispatchBelowADInplaceOrView below;
-    return act_fwd_op().call(x, kind, params, with_mask);
+    return below_autograd(act_fwd_op(), x, kind, params, with_mask);
 }
 
 Tensor act_bwd_autograd(const Tensor &dy, const c10::optional<Tensor> &x, const c10::optional<Tensor> &mask,
                         int64_t kind, ArrayRef<double> params) {
     bool from_mask = mask.has_value() && mask->defined();
-    Tensor dx;
-    {
-        at::AutoDispatchBelowADInplaceOrView below;
-        dx = act_bwd_op().call(dy, x, mask, kind, params);
-    }
+    Tensor dx = below_autograd(act_bwd_op(), dy, x, mask, kind, params);
     bool x_grad = x.has_value() && x->defined() && x->requires_grad();
     if (!(at::GradMode::is_enabled() && (dy.requires_grad() || x_grad))) return dx;
     auto node = new_node<ActBwdBackward>();
@@ -1191,18 +1189,36 @@ GPUACT_OP_HANDLE(bias_act_fwd_op, BiasActFwdSig, "gpuact::bias_act_fwd")
 GPUACT_OP_HANDLE(bias_act_bwd_op, BiasActBwdSig, "gpuact::bias_act_bwd")
 GPUACT_OP_HANDLE(bias_act_bwd_x_op, BiasActBwdXSig, "gpuact::bias_act_bwd_x")
 
-/* bias_act's backward: dx and the bias gradient in one pass, from the mask (the ReLU family, hardtanh) or
-   from x and the bias (the smooth kinds); the bias gradient is accumulated in float32 and returned in the
-   bias's own dtype. Not differentiable again. */
-struct BiasActBackward : public Node {
-    SavedVariable saved;  /* the mask, or x */
-    SavedVariable bias;   /* the smooth kinds' bias */
+/* What the backward of an epilogue forward on (x, bias) knows of it (bias_act's, the few-bit codes'). */
+struct EpilogueNode : public Node {
     int64_t kind = 0;
     Params params;
     double scale = 1.0;
-    bool with_mask = false, from_x = false, bias_in_x_dtype = false;
     c10::ScalarType x_dtype = at::kFloat;
-    c10::optional<c10::ScalarType> bias_dtype;
+    c10::optional<c10::ScalarType> bias_dtype;  /* the bias's, where there is one */
+};
+
+/* A node N for an epilogue forward on (x, bias): its edges to both, the activation, scale and dtypes. */
+template <class N>
+std::shared_ptr<N> epilogue_node(const Tensor &x, const c10::optional<Tensor> &bias, int64_t kind,
+                                 ArrayRef<double> params, double scale) {
+    auto node = new_node<N>();
+    node->set_next_edges(torch::autograd::collect_next_edges(x, bias));
+    node->kind = kind;
+    node->params.assign(params.begin(), params.end());
+    node->scale = scale;
+    node->x_dtype = x.scalar_type();
+    if (opt(bias).defined()) node->bias_dtype = bias->scalar_type();
+    return node;
+}
+
+/* bias_act's backward: dx and the bias gradient in one pass, from the mask (the ReLU family, hardtanh) or
+   from x and the bias (the smooth kinds); the bias gradient is accumulated in float32 and returned in the
+   bias's own dtype. Not differentiable again. */
+struct BiasActBackward : public EpilogueNode {
+    SavedVariable saved;  /* the mask, or x */
+    SavedVariable bias;   /* the smooth kinds' bias */
+    bool with_mask = false, from_x = false, bias_in_x_dtype = false;
     std::string name() const override { return "gpuact::BiasActBackward"; }
     void release_variables() override {
         saved.reset_data();
@@ -1239,22 +1255,11 @@ std::tuple<Tensor, Tensor> bias_act_tracked(const Tensor &x, const c10::optional
                                             ArrayRef<double> params, double scale,
                                             c10::optional<c10::ScalarType> out_dtype, bool with_mask,
                                             bool bias_in_x_dtype) {
-    std::tuple<Tensor, Tensor> out;
-    {
-        at::AutoDispatchBelowADInplaceOrView below;
-        out = bias_act_fwd_op().call(x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype);
-    }
-    bool has_bias = bias.has_value() && bias->defined();
-    auto node = new_node<BiasActBackward>();
-    node->set_next_edges(torch::autograd::collect_next_edges(x, bias));
-    node->kind = kind;
-    node->params.assign(params.begin(), params.end());
-    node->scale = scale;
+    auto out = below_autograd(bias_act_fwd_op(), x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype);
+    auto node = epilogue_node<BiasActBackward>(x, bias, kind, params, scale);
     node->with_mask = with_mask;
     node->from_x = !has_mask(kind);
     node->bias_in_x_dtype = bias_in_x_dtype;
-    node->x_dtype = x.scalar_type();
-    if (has_bias) node->bias_dtype = bias->scalar_type();
     if (node->from_x) {
         node->saved = SavedVariable(x, false);
         node->bias = SavedVariable(bias, false);
@@ -1269,8 +1274,7 @@ Tensor bias_act_autograd(const Tensor &x, const c10::optional<Tensor> &bias, int
                          double scale, c10::optional<c10::ScalarType> out_dtype, bool bias_in_x_dtype) {
     if (grad_for(x, bias))
         return std::get<0>(bias_act_tracked(x, bias, kind, params, scale, out_dtype, has_mask(kind), bias_in_x_dtype));
-    at::AutoDispatchBelowADInplaceOrView below;
-    return bias_act_op().call(x, bias, kind, params, scale, out_dtype, bias_in_x_dtype);
+    return below_autograd(bias_act_op(), x, bias, kind, params, scale, out_dtype, bias_in_x_dtype);
 }
 
 std::tuple<Tensor, Tensor> bias_act_fwd_autograd(const Tensor &x, const c10::optional<Tensor> &bias, int64_t kind,
@@ -1279,8 +1283,7 @@ std::tuple<Tensor, Tensor> bias_act_fwd_autograd(const Tensor &x, const c10::opt
                                                  bool bias_in_x_dtype) {
     if (grad_for(x, bias))
         return bias_act_tracked(x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype);
-    at::AutoDispatchBelowADInplaceOrView below;
-    return bias_act_fwd_op().call(x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype);
+    return below_autograd(bias_act_fwd_op(), x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype);
 }
 
 /* ---- >>autograd of the gated forms -------------------------------------------------------------- */
@@ -1345,11 +1348,7 @@ bool any_grad(std::initializer_list<const Tensor *> ts) {
 
 Tensor glu_fwd_autograd(const Tensor &a, const c10::optional<Tensor> &b, const c10::optional<Tensor> &bias_a,
                         const c10::optional<Tensor> &bias_b, int64_t kind) {
-    Tensor y;
-    {
-        at::AutoDispatchBelowADInplaceOrView below;
-        y = glu_fwd_op().call(a, b, bias_a, bias_b, kind);
-    }
+    Tensor y = below_autograd(glu_fwd_op(), a, b, bias_a, bias_b, kind);
     if (!any_grad({&a, &opt(b), &opt(bias_a), &opt(bias_b)})) return y;
     auto node = new_node<GluBackward>();
     node->set_next_edges(torch::autograd::collect_next_edges(a, b, bias_a, bias_b));
@@ -1375,13 +1374,9 @@ GPUACT_OP_HANDLE(fewbit_fwd_op, FewbitFwdSig, "gpuact::fewbit_fwd")
 GPUACT_OP_HANDLE(fewbit_bwd_op, FewbitBwdSig, "gpuact::fewbit_bwd")
 
 /* fewbit_fwd's backward: keeps only the codes; the bias gradient in the bias's dtype. */
-struct FewbitBackward : public Node {
+struct FewbitBackward : public EpilogueNode {
     SavedVariable codes;
-    int64_t kind = 0, bits = 1;
-    Params params;
-    double scale = 1.0;
-    c10::ScalarType x_dtype = at::kFloat;
-    c10::optional<c10::ScalarType> bias_dtype;
+    int64_t bits = 1;
     std::string name() const override { return "gpuact::FewbitBackward"; }
     void release_variables() override { codes.reset_data(); }
     variable_list apply(variable_list &&grads) override {
@@ -1396,21 +1391,11 @@ std::tuple<Tensor, Tensor> fewbit_fwd_autograd(const Tensor &x, const c10::optio
                                                ArrayRef<double> params, double scale,
                                                c10::optional<c10::ScalarType> out_dtype, int64_t bits,
                                                bool bias_in_x_dtype) {
-    std::tuple<Tensor, Tensor> out;
-    {
-        at::AutoDispatchBelowADInplaceOrView below;
-        out = fewbit_fwd_op().call(x, bias, kind, params, scale, out_dtype, bits, bias_in_x_dtype);
-    }
+    auto out = below_autograd(fewbit_fwd_op(), x, bias, kind, params, scale, out_dtype, bits, bias_in_x_dtype);
     if (!grad_for(x, bias)) return out;
-    auto node = new_node<FewbitBackward>();
-    node->set_next_edges(torch::autograd::collect_next_edges(x, bias));
+    auto node = epilogue_node<FewbitBackward>(x, bias, kind, params, scale);
     node->codes = SavedVariable(std::get<1>(out), false);
-    node->kind = kind;
     node->bits = bits;
-    node->params.assign(params.begin(), params.end());
-    node->scale = scale;
-    node->x_dtype = x.scalar_type();
-    if (opt(bias).defined()) node->bias_dtype = bias->scalar_type();
     torch::autograd::set_history(std::get<0>(out), node);
     return out;
 }
