@@ -277,14 +277,16 @@ bool overlap(const Tensor &a, const Tensor &b) {
 
 /* A new uninitialised tensor on like's device, with these strides (absent: contiguous): the device's
    allocator called directly, as torch's own kernels make their outputs (at::empty and at::empty_like go
-   through the dispatcher, a hop or two more per output). */
+   through the dispatcher, a hop or two more per output). The allocator is the one that made like's
+   memory (torch's current CUDA allocator, a pluggable one included), else the device type's. */
 Tensor empty_on(const Tensor &like, c10::IntArrayRef sizes, c10::ScalarType dt,
                 c10::OptionalIntArrayRef strides = c10::nullopt) {
     const c10::Device dev = like.device();
     const bool cpu = dev.is_cpu();  /* the mock's */
     c10::OptionalDeviceGuard on;
     if (!cpu) on.reset_device(dev);
-    c10::Allocator *alloc = c10::GetAllocator(dev.type());
+    c10::Allocator *alloc = !cpu && like.has_storage() ? like.storage().allocator() : nullptr;
+    if (!alloc) alloc = c10::GetAllocator(dev.type());
     const c10::DispatchKeySet ks(cpu ? c10::DispatchKey::CPU : c10::DispatchKey::CUDA);
     if (strides.has_value()) return at::detail::empty_strided_generic(sizes, *strides, alloc, ks, dt);
     return at::detail::empty_generic(sizes, alloc, ks, dt, c10::nullopt);

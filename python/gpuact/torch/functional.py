@@ -105,8 +105,8 @@ _HAS_MASK = {info.value: info.has_mask for info in KINDS.values()}
 
 def _activation(x, kind, params, inplace, out):
     """y = act(x): kind the kind's value, params its parameters in ACT_PARAMS order (a list, as the
-    operators take them). The functions below first try the operator's eager entry themselves (a Python
-    call less: the whole host cost of an eager call is the target) and come here for the rest."""
+    operators take them). The functions below try the operator's eager entry themselves first (one
+    Python call less per eager call) and come here for out=, inplace=True, traced calls and subclasses."""
     if out is None and not inplace:
         if not _is_compiling():  # torch.compile traces the OpOverload
             y = _act_entry(x, kind, params)
