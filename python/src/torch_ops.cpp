@@ -1510,6 +1510,12 @@ static bool kind_params(PyObject *k, PyObject *list, int64_t &kind, double (&p)[
     return true;
 }
 
+/* A strong reference to t taken here, with the GIL held, when the call will copy t with the GIL released
+   (autograd saves its input or makes its AccumulateGrad; torch's own ops copy theirs): in torch 2.11 the
+   first C++ reference to a tensor that Python owns takes the GIL (PyObject preservation), and would take
+   it back from inside the call. Otherwise nothing: the kernels borrow their arguments. */
+static Tensor hold_if(bool copied, const Tensor &t) { return copied ? t : Tensor(); }
+
 /* act(x, kind, params) -> y: gpuact::act called from Python through the dispatcher's unboxed entry,
    without the generic argument handling of torch.ops (what torch's own functions do). Only for a plain
    tensor with no __torch_function__ mode active and params a list of floats; anything else returns
@@ -1520,6 +1526,7 @@ static PyObject *py_act(PyObject *, PyObject *const *a, Py_ssize_t na) {
         at::impl::torch_function_mode_enabled())
         Py_RETURN_NOTIMPLEMENTED;
     const Tensor &x = THPVariable_Unpack(a[0]);
+    Tensor held = hold_if(grad_for(x), x);
     int64_t kind;
     double p[8];
     Py_ssize_t np;
@@ -1550,6 +1557,7 @@ static PyObject *py_bias_act(PyObject *, PyObject *const *a, Py_ssize_t na) {
         at::impl::torch_function_mode_enabled())
         Py_RETURN_NOTIMPLEMENTED;
     const Tensor &x = THPVariable_Unpack(a[0]);
+    Tensor held = hold_if(grad_for(x, bias), x);
     int64_t kind;
     double p[8];
     Py_ssize_t np;
@@ -1575,6 +1583,7 @@ static PyObject *py_glu(PyObject *, PyObject *const *a, Py_ssize_t na) {
         !optional_tensor(a[3], bias_b) || at::impl::torch_function_mode_enabled())
         Py_RETURN_NOTIMPLEMENTED;
     const Tensor &x = THPVariable_Unpack(a[0]);
+    Tensor held = hold_if(any_grad({&x, &opt(b), &opt(bias_a), &opt(bias_b)}), x);
     int64_t kind = PyLong_AsLongLong(a[4]);
     if (kind == -1 && PyErr_Occurred()) return nullptr;
     Tensor y;
@@ -1598,6 +1607,7 @@ static PyObject *py_linear_act(PyObject *, PyObject *const *a, Py_ssize_t na) {
         !c10::impl::tls_is_dispatch_key_excluded(c10::DispatchKey::AutocastCUDA))
         Py_RETURN_NOTIMPLEMENTED;
     const Tensor &x = THPVariable_Unpack(a[0]), &weight = THPVariable_Unpack(a[1]);
+    Tensor held_x = hold_if(true, x), held_weight = hold_if(true, weight);  /* torch's linear copies them */
     int64_t kind;
     double p[8];
     Py_ssize_t np;
