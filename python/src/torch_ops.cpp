@@ -283,8 +283,8 @@ Tensor empty_on(const Tensor &like, c10::IntArrayRef sizes, c10::ScalarType dt,
                 c10::OptionalIntArrayRef strides = c10::nullopt) {
     const c10::Device dev = like.device();
     const bool cpu = dev.is_cpu();  /* the mock's */
-    c10::OptionalDeviceGuard on;
-    if (!cpu) on.reset_device(dev);
+    c10::OptionalDeviceGuard on;  /* only where another device is current: a guard's restore asks the driver */
+    if (!cpu && c10::impl::getDeviceGuardImpl(dev.type())->getDevice() != dev) on.reset_device(dev);
     c10::Allocator *alloc = !cpu && like.has_storage() ? like.storage().allocator() : nullptr;
     if (!alloc) alloc = c10::GetAllocator(dev.type());
     const c10::DispatchKeySet ks(cpu ? c10::DispatchKey::CPU : c10::DispatchKey::CUDA);
