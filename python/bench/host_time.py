@@ -13,7 +13,7 @@ gpuact (>= 1.00: gpuact's call costs no more host time than torch's).
 A second table splits gpuact's relu call into its pieces (the C enqueue alone in a C loop, the extension
 call from Python, the allocation, the stream lookup, the operator gpuact::act through torch.ops and through
 gpuact.torch._ext's unboxed entry, with and without autograd) next to torch's relu with and without
-autograd. --compile adds rows for torch.compile(fullgraph=True) functions of both
+autograd, then leaky_relu's and nn.Linear + relu's calls and their parts next to torch's. --compile adds rows for torch.compile(fullgraph=True) functions of both
 (one compile each, tens of seconds)."""
 import argparse
 import json
@@ -153,9 +153,17 @@ def pieces(args, dt, host_us):
     fwd = (_impl.BACKEND, dev, _impl.raw_stream(dev), act, _impl.DTYPE[dt], args.n, x.data_ptr(), y.data_ptr(), None)
 
     from gpuact.torch import _ext
+    import torch.nn.functional as F
     op = torch.ops.gpuact.act.default
     kind, plist = ga.functional._RELU[0], ga.functional._RELU[5]
+    leaky = ga.functional._kp("leaky", {"negative_slope": 0.1})
     gelu = fwd[:3] + (ga.functional._GELU["none"][4],) + fwd[4:]
+    cols = 128
+    m = torch.randn(max(args.n // cols, 1), cols, device="cuda").to(dt)
+    lin_ga = ga.nn.Linear(cols, cols, activation="relu").to("cuda", dt).requires_grad_(False)
+    lin_t = torch.nn.Linear(cols, cols).to("cuda", dt).requires_grad_(False)
+    w, b = lin_ga.weight, lin_ga.bias
+    z = F.linear(m, w)
 
     def c_loop(a):  # batches of calls in C, the device synchronized between them, as host_us does
         res = []
@@ -178,7 +186,19 @@ def pieces(args, dt, host_us):
             ("ga.relu(x)", host_us(lambda: ga.relu(x))),
             ("ga.relu(x), x requires grad", host_us(lambda: ga.relu(xg))),
             ("torch.relu(x)", host_us(lambda: torch.relu(x))),
-            ("torch.relu(x), x requires grad", host_us(lambda: torch.relu(xg)))]
+            ("torch.relu(x), x requires grad", host_us(lambda: torch.relu(xg))),
+            ("gpuact.torch._ext.act(x, leaky, ...) (unboxed entry)", host_us(lambda: _ext.act(x, leaky[0], leaky[5]))),
+            ("ga.leaky_relu(x, 0.1)", host_us(lambda: ga.leaky_relu(x, 0.1))),
+            ("F.leaky_relu(x, 0.1)", host_us(lambda: F.leaky_relu(x, 0.1))),
+            ("torch._C._nn.leaky_relu(x, 0.1)", host_us(lambda: torch._C._nn.leaky_relu(x, 0.1))),
+            (f"F.linear(m, w), m {tuple(m.shape)} (no bias: gpuact's Linear)", host_us(lambda: F.linear(m, w))),
+            ("F.linear(m, w, b) (addmm: torch's Linear)", host_us(lambda: F.linear(m, w, b))),
+            ("gpuact.torch._ext.bias_act(z, b, relu, ...) (unboxed entry)",
+             host_us(lambda: _ext.bias_act(z, b, kind, plist, 1.0, None, False))),
+            ("ga.bias_act(z, b, 'relu')", host_us(lambda: ga.bias_act(z, b, "relu"))),
+            ("torch.relu(z)", host_us(lambda: torch.relu(z))),
+            (f"ga.nn.Linear({cols}, {cols}, activation='relu')(m)", host_us(lambda: lin_ga(m))),
+            (f"torch.relu(torch.nn.Linear({cols}, {cols})(m))", host_us(lambda: torch.relu(lin_t(m))))]
     print(f"\nthe pieces of a call, us (n = {args.n}, {args.dtype})\n")
     print("| piece | us |")
     print("|---|---|")

@@ -29,6 +29,7 @@
 #include "gpuact.h"
 
 #include <ATen/ATen.h>
+#include <ATen/EmptyTensor.h>
 #include <ATen/PythonTorchFunctionTLS.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
@@ -235,8 +236,24 @@ bool dense(const Tensor &t) {
     return false;
 }
 
+/* A tensor the kernels read: the argument itself, borrowed, or a tensor made from it. Borrowed, not
+   copied: a C++ reference to a tensor that Python owns takes the GIL (torch's PyObject preservation), and
+   the kernels run with the GIL released. */
+using Ref = c10::MaybeOwned<Tensor>;
+Ref borrow(const Tensor &t) { return Ref::borrowed(t); }
+Ref own(Tensor t) { return Ref::owned(std::move(t)); }
+
+/* x itself when dense, else a contiguous copy. */
+Ref dense_ref(const Tensor &x) { return dense(x) ? borrow(x) : own(x.contiguous()); }
+
+/* t (absent or not) in dtype dt and contiguous: t itself when it is. */
+Ref contiguous_in(const Tensor &t, c10::ScalarType dt) {
+    if (!t.defined() || (t.scalar_type() == dt && t.is_contiguous())) return borrow(t);
+    return own(t.to(dt).contiguous());
+}
+
 /* t with exactly these (dense) strides: t itself, or a copy. Symbolic shapes allowed (tracing). */
-Tensor with_strides(const Tensor &t, const std::vector<c10::SymInt> &stride) {
+Tensor with_strides(const Tensor &t, c10::SymIntArrayRef stride) {
     if (t.sym_strides().equals(stride)) return t;
     Tensor out = at::empty_strided_symint(t.sym_sizes(), stride, t.options());
     out.copy_(t);
@@ -255,6 +272,28 @@ bool overlap(const Tensor &a, const Tensor &b) {
     auto sa = span(a), sb = span(b);
     return sa.first < sb.second && sb.first < sa.second;
 }
+
+/* ---- >>allocation ------------------------------------------------------------------- */
+
+/* A new uninitialised tensor on like's device, with these strides (absent: contiguous): the device's
+   allocator called directly, as torch's own kernels make their outputs (at::empty and at::empty_like go
+   through the dispatcher, a hop or two more per output). The allocator is the one that made like's
+   memory (torch's current CUDA allocator, a pluggable one included), else the device type's. */
+Tensor empty_on(const Tensor &like, c10::IntArrayRef sizes, c10::ScalarType dt,
+                c10::OptionalIntArrayRef strides = c10::nullopt) {
+    const c10::Device dev = like.device();
+    const bool cpu = dev.is_cpu();  /* the mock's */
+    c10::OptionalDeviceGuard on;  /* only where another device is current: a guard's restore asks the driver */
+    if (!cpu && c10::impl::getDeviceGuardImpl(dev.type())->getDevice() != dev) on.reset_device(dev);
+    c10::Allocator *alloc = !cpu && like.has_storage() ? like.storage().allocator() : nullptr;
+    if (!alloc) alloc = c10::GetAllocator(dev.type());
+    const c10::DispatchKeySet ks(cpu ? c10::DispatchKey::CPU : c10::DispatchKey::CUDA);
+    if (strides.has_value()) return at::detail::empty_strided_generic(sizes, *strides, alloc, ks, dt);
+    return at::detail::empty_generic(sizes, alloc, ks, dt, c10::nullopt);
+}
+
+/* A new tensor like t: its shape and strides (t is dense), dtype dt. */
+Tensor empty_as(const Tensor &t, c10::ScalarType dt) { return empty_on(t, t.sizes(), dt, t.strides()); }
 
 /* ---- >>elementwise -------------------------------------------------------------------- */
 
@@ -278,19 +317,19 @@ void launch_forward(const Tensor &src, const Tensor &y, const Tensor &mask, int6
    dense, else that of the contiguous copy computed on. */
 std::tuple<Tensor, Tensor> act_fwd(const Tensor &x, int64_t kind, ArrayRef<double> params, bool with_mask) {
     check(x, "x", kind_name(kind));
-    Tensor src = dense(x) ? x : x.contiguous();
-    Tensor y = at::empty_like(src);
-    Tensor mask = at::empty({with_mask ? (src.numel() + 7) / 8 : 0}, x.options().dtype(at::kByte));
-    launch_forward(src, y, mask, kind, params);
+    Ref src = dense_ref(x);
+    Tensor y = empty_as(*src, x.scalar_type());
+    Tensor mask = empty_on(x, {with_mask ? (x.numel() + 7) / 8 : 0}, at::kByte);
+    launch_forward(*src, y, mask, kind, params);
     return {y, mask};
 }
 
 /* act_fwd without the mask output. */
 Tensor act(const Tensor &x, int64_t kind, ArrayRef<double> params) {
     check(x, "x", kind_name(kind));
-    Tensor src = dense(x) ? x : x.contiguous();
-    Tensor y = at::empty_like(src);
-    launch_forward(src, y, Tensor(), kind, params);
+    Ref src = dense_ref(x);
+    Tensor y = empty_as(*src, x.scalar_type());
+    launch_forward(*src, y, Tensor(), kind, params);
     return y;
 }
 
@@ -304,14 +343,14 @@ void act_out(const Tensor &x, const Tensor &out, int64_t kind, ArrayRef<double> 
     if (out.sizes() != x.sizes() || out.scalar_type() != x.scalar_type())
         refuse(fn, "out has shape " + shape_str(out) + " and dtype " + dtype_str(out.scalar_type()) + "; x has " +
                        shape_str(x) + " and " + dtype_str(x.scalar_type()));
-    Tensor src = dense(x) ? x : x.contiguous();
-    bool same = out.data_ptr() == src.data_ptr() && out.strides() == src.strides();
-    if (!same && overlap(out, src))
+    Ref src = dense_ref(x);
+    bool same = out.data_ptr() == src->data_ptr() && out.strides() == src->strides();
+    if (!same && overlap(out, *src))
         refuse(fn, "out overlaps x without being x itself (in place needs out to be exactly x)");
-    bool direct = same || (out.strides() == src.strides() && dense(out));
-    Tensor y = direct ? out : at::empty_like(src);
-    launch_forward(src, y, Tensor(), kind, params);
-    if (!direct) out.copy_(y);
+    bool direct = same || (out.strides() == src->strides() && dense(out));
+    Ref y = direct ? borrow(out) : own(empty_as(*src, x.scalar_type()));
+    launch_forward(*src, *y, Tensor(), kind, params);
+    if (!direct) out.copy_(*y);
 }
 
 void act_inplace(const Tensor &x, int64_t kind, ArrayRef<double> params) { act_out(x, x, kind, params); }
@@ -336,7 +375,7 @@ Tensor act_bwd(const Tensor &dy_in, const c10::optional<Tensor> &x_in, const c10
             refuse(fn, "x has shape " + shape_str(x) + " and dtype " + dtype_str(x.scalar_type()) + "; dy has " +
                            shape_str(dy) + " and " + dtype_str(dy.scalar_type()));
         if (x.strides() != dy.strides()) {
-            Tensor c = at::empty_strided(dy.sizes(), dy.strides(), x.options());
+            Tensor c = empty_as(dy, x.scalar_type());
             c.copy_(x);
             x = c;
         }
@@ -349,7 +388,7 @@ Tensor act_bwd(const Tensor &dy_in, const c10::optional<Tensor> &x_in, const c10
                            (mask.is_contiguous() ? "True" : "False") + "); " + std::to_string(n) + " elements need " +
                            std::to_string((n + 7) / 8) + " contiguous bytes");
     }
-    Tensor dx = at::empty_like(dy);
+    Tensor dx = empty_as(dy, dy.scalar_type());
     if (!n) return dx;
     gpuact_backward_desc d;
     memset(&d, 0, sizeof d);
@@ -379,12 +418,12 @@ int64_t rows_of(const Tensor &t) {
 
 /* t as rows x cols with unit column stride: a 2-D view with a row stride >= cols is used as it is (ld),
    anything else that is not contiguous is copied. */
-std::pair<Tensor, int64_t> as_matrix(const Tensor &t) {
+std::pair<Ref, int64_t> as_matrix(const Tensor &t) {
     int64_t rows = rows_of(t), cols = t.size(-1);
     if (t.dim() == 2 && t.stride(1) == 1 && (rows <= 1 || t.stride(0) >= cols))
-        return {t, rows > 1 ? t.stride(0) : cols};
-    if (t.is_contiguous()) return {t, cols};
-    return {t.contiguous(), cols};
+        return {borrow(t), rows > 1 ? t.stride(0) : cols};
+    if (t.is_contiguous()) return {borrow(t), cols};
+    return {own(t.contiguous()), cols};
 }
 
 /* The epilogue masks' row pitch in bits: cols rounded up to 8, so every byte of a mask tensor is written
@@ -403,7 +442,7 @@ void check_out_dtype(c10::ScalarType t, const char *what, const char *fn) {
 
 /* A contiguous output of t's shape. */
 Tensor new_like(const Tensor &t, c10::ScalarType dt) {
-    return at::empty_like(t, t.options().dtype(dt), at::MemoryFormat::Contiguous);
+    return empty_on(t, t.sizes(), dt);
 }
 
 /* y = act(x + bias) * scale and, with_mask, the mask (rows x mask_ld_of(cols) bits). bias_in_x_dtype: the
@@ -419,20 +458,20 @@ std::tuple<Tensor, Tensor> bias_act_fwd(const Tensor &x, const c10::optional<Ten
     int64_t rows = rows_of(x), cols = x.size(-1);
     c10::ScalarType ydt = out_dtype.value_or(x.scalar_type());
     check_out_dtype(ydt, "out_dtype", fn);
-    Tensor bias;
+    Ref bias = own(Tensor());
     if (bias_in.has_value() && bias_in->defined()) {
-        bias = *bias_in;
-        check(bias, "bias", fn);
-        same_device(x, bias, "x", "bias", fn);
-        if (bias.dim() != 1 || bias.size(0) != cols)
-            refuse(fn, "bias has shape " + shape_str(bias) + "; x's last dimension is " + std::to_string(cols) +
+        const Tensor &b = *bias_in;
+        check(b, "bias", fn);
+        same_device(x, b, "x", "bias", fn);
+        if (b.dim() != 1 || b.size(0) != cols)
+            refuse(fn, "bias has shape " + shape_str(b) + "; x's last dimension is " + std::to_string(cols) +
                            ", so bias must be (" + std::to_string(cols) + ",)");
-        if (bias_in_x_dtype && bias.scalar_type() != x.scalar_type()) bias = bias.to(x.scalar_type());
-        if (bias.stride(0) != 1 && cols > 1) bias = bias.contiguous();
+        bias = bias_in_x_dtype && b.scalar_type() != x.scalar_type() ? own(b.to(x.scalar_type())) : borrow(b);
+        if (bias->stride(0) != 1 && cols > 1) bias = own(bias->contiguous());
     }
     int64_t mask_ld = mask_ld_of(cols);
     Tensor y = new_like(x, ydt);
-    Tensor mask = at::empty({with_mask ? rows * mask_ld / 8 : 0}, x.options().dtype(at::kByte));
+    Tensor mask = empty_on(x, {with_mask ? rows * mask_ld / 8 : 0}, at::kByte);
     if (!rows || !cols) return {y, mask};
     auto xm = as_matrix(x);
     gpuact_epilogue_desc d;
@@ -442,12 +481,12 @@ std::tuple<Tensor, Tensor> bias_act_fwd(const Tensor &x, const c10::optional<Ten
     d.cols = (size_t)cols;
     d.x_dtype = dtype_of(x);
     d.y_dtype = dtype_of(y);
-    d.bias_dtype = bias.defined() ? dtype_of(bias) : d.x_dtype;
+    d.bias_dtype = bias->defined() ? dtype_of(*bias) : d.x_dtype;
     d.ld_x = (size_t)xm.second;
     d.ld_y = (size_t)cols;
     d.scale = (float)scale;
-    d.x = buf(xm.first);
-    d.bias = buf(bias);
+    d.x = buf(*xm.first);
+    d.bias = buf(*bias);
     d.y = buf(y);
     d.mask = buf(mask);
     d.mask_ld = (size_t)mask_ld;
@@ -566,7 +605,7 @@ std::tuple<Tensor, Tensor> epilogue_backward(const Tensor &dy, const Tensor &mas
     Tensor dx = new_like(dy, dx_dtype);
     Tensor dbias;
     if (dbias_dtype)
-        dbias = rows ? at::empty({cols}, dy.options().dtype(*dbias_dtype))
+        dbias = rows ? empty_on(dy, {cols}, *dbias_dtype)
                      : at::zeros({cols}, dy.options().dtype(*dbias_dtype));
     if (!rows || !cols) return {dx, dbias};
     auto dym = as_matrix(dy);
@@ -575,19 +614,19 @@ std::tuple<Tensor, Tensor> epilogue_backward(const Tensor &dy, const Tensor &mas
     d.act = activation(kind, params);
     d.rows = (size_t)rows;
     d.cols = (size_t)cols;
-    d.dy_dtype = dtype_of(dym.first);
+    d.dy_dtype = dtype_of(*dym.first);
     d.dx_dtype = dtype_of(dx);
     d.y_dtype = d.dy_dtype;
     d.ld_dy = (size_t)dym.second;
     d.ld_dx = d.ld_y = (size_t)cols;
     d.scale = (float)scale;
-    d.dy = buf(dym.first);
+    d.dy = buf(*dym.first);
     d.dx = buf(dx);
     d.mask = buf(mask);
     d.mask_ld = (size_t)mask_ld;
     if (x.defined()) {
         auto xm = as_matrix(x);
-        x = xm.first;
+        x = *xm.first;
         d.x = buf(x);
         d.bias = buf(bias);
         d.x_dtype = dtype_of(x);
@@ -610,7 +649,7 @@ std::tuple<Tensor, Tensor> epilogue_backward(const Tensor &dy, const Tensor &mas
 }
 
 std::tuple<Tensor, Tensor> no_dbias(std::tuple<Tensor, Tensor> out, const Tensor &dy) {
-    if (!std::get<1>(out).defined()) std::get<1>(out) = at::empty({0}, dy.options().dtype(at::kFloat));
+    if (!std::get<1>(out).defined()) std::get<1>(out) = empty_on(dy, {0}, at::kFloat);
     return out;
 }
 
@@ -634,14 +673,14 @@ std::tuple<Tensor, Tensor> bias_act_bwd_x(const Tensor &dy, const Tensor &x, con
 /* (t or a contiguous copy, ld): t as rows x cols (cols: the last dimension) with unit column stride and
    row stride ld >= cols. A t whose leading dimensions collapse into one row stride (a half of a
    contiguous (..., 2 cols) tensor: ld = 2 cols; a column slice of a matrix) is used in place. */
-std::pair<Tensor, int64_t> rows_view(const Tensor &t) {
+std::pair<Ref, int64_t> rows_view(const Tensor &t) {
     int64_t cols = t.size(-1);
-    if (t.is_contiguous()) return {t, cols};
+    if (t.is_contiguous()) return {borrow(t), cols};
     if (t.stride(-1) == 1 || cols == 1) {
         std::vector<std::pair<int64_t, int64_t>> lead;
         for (int64_t i = 0; i + 1 < t.dim(); i++)
             if (t.size(i) != 1) lead.push_back({t.size(i), t.stride(i)});
-        if (lead.empty()) return {t, cols};
+        if (lead.empty()) return {borrow(t), cols};
         int64_t ld = lead.back().second;
         bool ok = ld >= cols;
         int64_t want = ld;
@@ -649,9 +688,9 @@ std::pair<Tensor, int64_t> rows_view(const Tensor &t) {
             ok = ok && it->second == want;
             want = it->second * it->first;
         }
-        if (ok) return {t, ld};
+        if (ok) return {borrow(t), ld};
     }
-    return {t.contiguous(), cols};
+    return {own(t.contiguous()), cols};
 }
 
 /* The gated forms' argument rules (shapes, dtypes, devices, biases both or neither); returns cols. b
@@ -661,14 +700,14 @@ int64_t glu_check(const Tensor &a, const Tensor &b, const Tensor &bias_a, const 
     check(a, "a", fn);
     if (a.dim() < 1) refuse(fn, "the input must have at least one dimension (the last one is the gated one)");
     int64_t cols;
-    std::vector<std::tuple<const char *, Tensor, int64_t>> biases;
+    std::vector<std::tuple<const char *, const Tensor *, int64_t>> biases;
     if (!b.defined()) {
         if (a.size(-1) % 2)
             refuse(fn, "the fused input's last dimension is " + std::to_string(a.size(-1)) +
                            "; it must be even (gate || up)");
         cols = a.size(-1) / 2;
         if (bias_b.defined()) refuse(fn, "the fused form takes one bias of 2 * cols elements (bias_a), not bias_b");
-        biases.emplace_back("bias", bias_a, 2 * cols);
+        biases.emplace_back("bias", &bias_a, 2 * cols);
     } else {
         check(b, "b", fn);
         same_device(a, b, "a", "b", fn);
@@ -677,11 +716,11 @@ int64_t glu_check(const Tensor &a, const Tensor &b, const Tensor &bias_a, const 
                            shape_str(b) + " and " + dtype_str(b.scalar_type()) + "; they must match");
         if (bias_a.defined() != bias_b.defined()) refuse(fn, "give both of bias_a and bias_b, or neither");
         cols = a.size(-1);
-        biases.emplace_back("bias_a", bias_a, cols);
-        biases.emplace_back("bias_b", bias_b, cols);
+        biases.emplace_back("bias_a", &bias_a, cols);
+        biases.emplace_back("bias_b", &bias_b, cols);
     }
     for (auto &nb : biases) {
-        const Tensor &bias = std::get<1>(nb);
+        const Tensor &bias = *std::get<1>(nb);
         if (!bias.defined()) continue;
         check(bias, std::get<0>(nb), fn);
         same_device(a, bias, "a", std::get<0>(nb), fn);
@@ -697,7 +736,7 @@ int64_t glu_check(const Tensor &a, const Tensor &b, const Tensor &bias_a, const 
    autocast does for F.linear's bias), contiguous. */
 struct GluInputs {
     int64_t rows, cols, ld_a, ld_b;
-    Tensor sa, sb, bias_a, bias_b;
+    Ref sa, sb, bias_a, bias_b;
     gpuact_buffer a, b;
 };
 
@@ -705,33 +744,37 @@ GluInputs glu_inputs(const Tensor &a, const Tensor &b, const Tensor &bias_a, con
     GluInputs in;
     in.cols = glu_check(a, b, bias_a, bias_b, fn);
     in.rows = rows_of(a);
-    auto in_dtype = [&](const Tensor &t) { return t.defined() ? t.to(a.scalar_type()).contiguous() : t; };
     if (!b.defined()) {
         if (bias_a.defined()) {
-            Tensor full = in_dtype(bias_a);
-            in.bias_a = full.narrow(0, 0, in.cols);
-            in.bias_b = full.narrow(0, in.cols, in.cols);
+            Ref full = contiguous_in(bias_a, a.scalar_type());
+            in.bias_a = own(full->narrow(0, 0, in.cols));
+            in.bias_b = own(full->narrow(0, in.cols, in.cols));
+        } else {
+            in.bias_a = in.bias_b = borrow(bias_a);
         }
         auto v = rows_view(a);
         in.sa = in.sb = v.first;
         in.ld_a = in.ld_b = v.second;
-        in.a = buf(v.first);
-        in.b = {v.first.data_ptr(), (size_t)(in.cols * a.element_size())};
+        in.a = buf(*in.sa);
+        in.b = {in.sa->data_ptr(), (size_t)(in.cols * a.element_size())};
         return in;
     }
-    in.bias_a = in_dtype(bias_a);
-    in.bias_b = in_dtype(bias_b);
+    in.bias_a = contiguous_in(bias_a, a.scalar_type());
+    in.bias_b = contiguous_in(bias_b, a.scalar_type());
     auto va = rows_view(a), vb = rows_view(b);
     in.sa = va.first;
     in.sb = vb.first;
     in.ld_a = va.second;
     in.ld_b = vb.second;
-    in.a = buf(in.sa);
-    in.b = buf(in.sb);
+    in.a = buf(*in.sa);
+    in.b = buf(*in.sb);
     return in;
 }
 
-Tensor opt(const c10::optional<Tensor> &t) { return t.has_value() ? *t : Tensor(); }
+const Tensor &opt(const c10::optional<Tensor> &t) {
+    static const Tensor none;
+    return t.has_value() ? *t : none;
+}
 c10::optional<Tensor> opt(const Tensor &t) { return t.defined() ? c10::optional<Tensor>(t) : c10::nullopt; }
 
 std::string glu_name(int64_t kind, const char *what) { return std::string(kind_name(kind, "glu")) + what; }
@@ -748,7 +791,7 @@ Tensor glu_fwd(const Tensor &a, const c10::optional<Tensor> &b, const c10::optio
     } else {
         std::vector<int64_t> shape = a.sizes().vec();
         shape.back() = in.cols;
-        y = at::empty(shape, a.options());
+        y = empty_on(a, shape, a.scalar_type());
     }
     if (!in.rows || !in.cols) return y;
     gpuact_glu_desc d;
@@ -763,8 +806,8 @@ Tensor glu_fwd(const Tensor &a, const c10::optional<Tensor> &b, const c10::optio
     d.a = in.a;
     d.b = in.b;
     d.y = buf(y);
-    d.bias_a = buf(in.bias_a);
-    d.bias_b = buf(in.bias_b);
+    d.bias_a = buf(*in.bias_a);
+    d.bias_b = buf(*in.bias_b);
     Target t = target(a);
     if (!t.ctx) {
         record(4, d.rows, d.cols, d.ld_a, d.a, d.y, {}, d.b, d.bias_a, {});
@@ -812,7 +855,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> glu_bwd(const Tensor &dy, const Tenso
                                                    c10::optional<c10::ScalarType> dbias_dtype) {
     std::string name = glu_name(kind, " glu backward");
     const char *fn = name.c_str();
-    Tensor b = opt(b_in);
+    const Tensor &b = opt(b_in);
     GluInputs in = glu_inputs(a, b, opt(bias_a), opt(bias_b), fn);
     check(dy, "dy", fn);
     same_device(a, dy, "a", "dy", fn);
@@ -823,13 +866,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> glu_bwd(const Tensor &dy, const Tenso
     if (dbias_dtype) check_out_dtype(*dbias_dtype, "dbias_dtype", fn);
     int64_t rows = in.rows, cols = in.cols;
     int64_t es = a.element_size();
-    Tensor empty = at::empty({0}, a.options());
+    Tensor empty = empty_on(a, {0}, a.scalar_type());
     Tensor first, second = empty, dba = empty, dbb = empty;
     gpuact_buffer pda, pdb, pdba = {}, pdbb = {};
     int64_t ldd;
     auto alloc = [&](int64_t n) {
-        auto o = a.options().dtype(*dbias_dtype);
-        return rows ? at::empty({n}, o) : at::zeros({n}, o);
+        return rows ? empty_on(a, {n}, *dbias_dtype) : at::zeros({n}, a.options().dtype(*dbias_dtype));
     };
     if (!b.defined()) {
         first = new_like(a, a.scalar_type());
@@ -867,11 +909,11 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> glu_bwd(const Tensor &dy, const Tenso
     d.ld_a = (size_t)in.ld_a;
     d.ld_b = (size_t)in.ld_b;
     d.ld_da = d.ld_db = (size_t)ldd;
-    d.dy = buf(vdy.first);
+    d.dy = buf(*vdy.first);
     d.a = in.a;
     d.b = in.b;
-    d.bias_a = buf(in.bias_a);
-    d.bias_b = buf(in.bias_b);
+    d.bias_a = buf(*in.bias_a);
+    d.bias_b = buf(*in.bias_b);
     d.da = pda;
     d.db = pdb;
     Target t = target(a);
@@ -923,16 +965,16 @@ std::tuple<Tensor, Tensor> fewbit_fwd(const Tensor &x, const c10::optional<Tenso
     int64_t rows = rows_of(x), cols = x.size(-1);
     c10::ScalarType ydt = out_dtype.value_or(x.scalar_type());
     check_out_dtype(ydt, "out_dtype", fn);
-    Tensor bias = opt(bias_in);
-    if (bias.defined()) {
-        check(bias, "bias", fn);
-        same_device(x, bias, "x", "bias", fn);
-        if (bias.dim() != 1 || bias.size(0) != cols)
-            refuse(fn, "bias has shape " + shape_str(bias) + "; x's last dimension is " + std::to_string(cols));
-        bias = bias.to(x.scalar_type()).contiguous();
+    const Tensor &b = opt(bias_in);
+    if (b.defined()) {
+        check(b, "bias", fn);
+        same_device(x, b, "x", "bias", fn);
+        if (b.dim() != 1 || b.size(0) != cols)
+            refuse(fn, "bias has shape " + shape_str(b) + "; x's last dimension is " + std::to_string(cols));
     }
-    Tensor y = at::empty(x.sizes(), x.options().dtype(ydt));
-    Tensor codes = at::empty({codes_numel(rows, cols, bits)}, x.options().dtype(at::kByte));
+    Ref bias = contiguous_in(b, x.scalar_type());
+    Tensor y = empty_on(x, x.sizes(), ydt);
+    Tensor codes = empty_on(x, {codes_numel(rows, cols, bits)}, at::kByte);
     if (!rows || !cols) return {y, codes};
     auto xm = as_matrix(x);
     gpuact_epilogue_desc d;
@@ -944,8 +986,8 @@ std::tuple<Tensor, Tensor> fewbit_fwd(const Tensor &x, const c10::optional<Tenso
     d.y_dtype = dtype_of(y);
     d.ld_x = (size_t)xm.second;
     d.scale = (float)scale;
-    d.x = buf(xm.first);
-    d.bias = buf(bias);
+    d.x = buf(*xm.first);
+    d.bias = buf(*bias);
     d.y = buf(y);
     d.codes = buf(codes);
     d.code_bits = (int)bits;
@@ -974,9 +1016,8 @@ std::tuple<Tensor, Tensor> fewbit_bwd(const Tensor &dy_in, const Tensor &codes, 
                        std::to_string(bits) + "-bit codes)");
     same_device(dy_in, codes, "dy", "codes", fn);
     Tensor dy = dy_in.contiguous();
-    Tensor dx = at::empty(dy.sizes(), dy.options().dtype(dx_dtype));
-    Tensor dbias = dbias_dtype ? at::empty({cols}, dy.options().dtype(*dbias_dtype))
-                               : at::empty({0}, dy.options().dtype(at::kFloat));
+    Tensor dx = empty_on(dy, dy.sizes(), dx_dtype);
+    Tensor dbias = dbias_dtype ? empty_on(dy, {cols}, *dbias_dtype) : empty_on(dy, {0}, at::kFloat);
     if (dbias_dtype && !(rows && cols)) dbias.zero_();
     if (!rows || !cols) return {dx, dbias};
     gpuact_epilogue_backward_desc d;
@@ -1013,6 +1054,9 @@ using torch::autograd::Node;
 using torch::autograd::SavedVariable;
 using torch::autograd::variable_list;
 
+/* A node's copy of the activation's params (inline: no heap allocation per node). */
+using Params = c10::SmallVector<double, 4>;
+
 template <class N>
 std::shared_ptr<N> new_node() {
     return std::shared_ptr<N>(new N(), torch::autograd::deleteNode);
@@ -1033,6 +1077,14 @@ c10::TypedOperatorHandle<Sig> handle(const char *name) {
         static auto h = handle<Sig>(name);                 \
         return h;                                          \
     }
+/* op(args...) run below autograd: the operator's own kernel, no history recorded (what an autograd kernel
+   calls before it records its node). */
+template <class Sig, class... Args>
+auto below_autograd(const c10::TypedOperatorHandle<Sig> &op, Args &&...args) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return op.call(std::forward<Args>(args)...);
+}
+
 GPUACT_OP_HANDLE(act_op, ActSig, "gpuact::act")
 GPUACT_OP_HANDLE(act_fwd_op, ActFwdSig, "gpuact::act_fwd")
 GPUACT_OP_HANDLE(act_bwd_op, ActBwdSig, "gpuact::act_bwd")
@@ -1041,9 +1093,9 @@ GPUACT_OP_HANDLE(act_bwd_op, ActBwdSig, "gpuact::act_bwd")
 struct ActNode : public Node {
     SavedVariable saved;  /* the mask, or x (the smooth kinds) */
     int64_t kind = 0;
-    std::vector<double> params;
+    Params params;
     bool from_mask = false;
-    std::vector<c10::SymInt> stride;  /* the forward's output's: the mask's bits are in its memory order */
+    c10::SmallVector<c10::SymInt, 5> stride;  /* the forward's output's: the mask's bits are in its memory order */
     void release_variables() override { saved.reset_data(); }
 };
 
@@ -1080,19 +1132,15 @@ struct ActBwdBackward : public ActNode {
 
 /* (y, mask) with y's history: the node keeps the mask (with_mask) or x, never y. */
 std::tuple<Tensor, Tensor> act_fwd_tracked(const Tensor &x, int64_t kind, ArrayRef<double> params, bool with_mask) {
-    std::tuple<Tensor, Tensor> out;
-    {
-        at::AutoDispatchBelowADInplaceOrView below;
-        out = act_fwd_op().call(x, kind, params, with_mask);
-    }
+    auto out = below_autograd(act_fwd_op(), x, kind, params, with_mask);
     const Tensor &y = std::get<0>(out);
     auto node = new_node<ActBackward>();
     node->set_next_edges(torch::autograd::collect_next_edges(x));
     node->saved = SavedVariable(with_mask ? std::get<1>(out) : x, false);
     node->kind = kind;
-    node->params = params.vec();
+    node->params.assign(params.begin(), params.end());
     node->from_mask = with_mask;
-    node->stride = y.sym_strides().vec();
+    node->stride.assign(y.sym_strides().begin(), y.sym_strides().end());
     torch::autograd::set_history(y, node);
     return out;
 }
@@ -1102,33 +1150,27 @@ bool grad_for(const Tensor &t) { return at::GradMode::is_enabled() && t.requires
 /* act: the elementwise forward with autograd; the mask is made only when a backward will read it. */
 Tensor act_autograd(const Tensor &x, int64_t kind, ArrayRef<double> params) {
     if (grad_for(x)) return std::get<0>(act_fwd_tracked(x, kind, params, has_mask(kind)));
-    at::AutoDispatchBelowADInplaceOrView below;
-    return act_op().call(x, kind, params);
+    return below_autograd(act_op(), x, kind, params);
 }
 
 std::tuple<Tensor, Tensor> act_fwd_autograd(const Tensor &x, int64_t kind, ArrayRef<double> params, bool with_mask) {
     if (grad_for(x)) return act_fwd_tracked(x, kind, params, with_mask);
-    at::AutoDispatchBelowADInplaceOrView below;
-    return act_fwd_op().call(x, kind, params, with_mask);
+    return below_autograd(act_fwd_op(), x, kind, params, with_mask);
 }
 
 Tensor act_bwd_autograd(const Tensor &dy, const c10::optional<Tensor> &x, const c10::optional<Tensor> &mask,
                         int64_t kind, ArrayRef<double> params) {
     bool from_mask = mask.has_value() && mask->defined();
-    Tensor dx;
-    {
-        at::AutoDispatchBelowADInplaceOrView below;
-        dx = act_bwd_op().call(dy, x, mask, kind, params);
-    }
+    Tensor dx = below_autograd(act_bwd_op(), dy, x, mask, kind, params);
     bool x_grad = x.has_value() && x->defined() && x->requires_grad();
     if (!(at::GradMode::is_enabled() && (dy.requires_grad() || x_grad))) return dx;
     auto node = new_node<ActBwdBackward>();
     node->set_next_edges(torch::autograd::collect_next_edges(dy, x));
     node->saved = SavedVariable(from_mask ? *mask : *x, false);
     node->kind = kind;
-    node->params = params.vec();
+    node->params.assign(params.begin(), params.end());
     node->from_mask = from_mask;
-    node->stride = dx.sym_strides().vec();
+    node->stride.assign(dx.sym_strides().begin(), dx.sym_strides().end());
     torch::autograd::set_history(dx, node);
     return dx;
 }
@@ -1149,18 +1191,36 @@ GPUACT_OP_HANDLE(bias_act_fwd_op, BiasActFwdSig, "gpuact::bias_act_fwd")
 GPUACT_OP_HANDLE(bias_act_bwd_op, BiasActBwdSig, "gpuact::bias_act_bwd")
 GPUACT_OP_HANDLE(bias_act_bwd_x_op, BiasActBwdXSig, "gpuact::bias_act_bwd_x")
 
+/* What the backward of an epilogue forward on (x, bias) knows of it (bias_act's, the few-bit codes'). */
+struct EpilogueNode : public Node {
+    int64_t kind = 0;
+    Params params;
+    double scale = 1.0;
+    c10::ScalarType x_dtype = at::kFloat;
+    c10::optional<c10::ScalarType> bias_dtype;  /* the bias's, where there is one */
+};
+
+/* A node N for an epilogue forward on (x, bias): its edges to both, the activation, scale and dtypes. */
+template <class N>
+std::shared_ptr<N> epilogue_node(const Tensor &x, const c10::optional<Tensor> &bias, int64_t kind,
+                                 ArrayRef<double> params, double scale) {
+    auto node = new_node<N>();
+    node->set_next_edges(torch::autograd::collect_next_edges(x, bias));
+    node->kind = kind;
+    node->params.assign(params.begin(), params.end());
+    node->scale = scale;
+    node->x_dtype = x.scalar_type();
+    if (opt(bias).defined()) node->bias_dtype = bias->scalar_type();
+    return node;
+}
+
 /* bias_act's backward: dx and the bias gradient in one pass, from the mask (the ReLU family, hardtanh) or
    from x and the bias (the smooth kinds); the bias gradient is accumulated in float32 and returned in the
    bias's own dtype. Not differentiable again. */
-struct BiasActBackward : public Node {
+struct BiasActBackward : public EpilogueNode {
     SavedVariable saved;  /* the mask, or x */
     SavedVariable bias;   /* the smooth kinds' bias */
-    int64_t kind = 0;
-    std::vector<double> params;
-    double scale = 1.0;
     bool with_mask = false, from_x = false, bias_in_x_dtype = false;
-    c10::ScalarType x_dtype = at::kFloat;
-    c10::optional<c10::ScalarType> bias_dtype;
     std::string name() const override { return "gpuact::BiasActBackward"; }
     void release_variables() override {
         saved.reset_data();
@@ -1197,22 +1257,11 @@ std::tuple<Tensor, Tensor> bias_act_tracked(const Tensor &x, const c10::optional
                                             ArrayRef<double> params, double scale,
                                             c10::optional<c10::ScalarType> out_dtype, bool with_mask,
                                             bool bias_in_x_dtype) {
-    std::tuple<Tensor, Tensor> out;
-    {
-        at::AutoDispatchBelowADInplaceOrView below;
-        out = bias_act_fwd_op().call(x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype);
-    }
-    bool has_bias = bias.has_value() && bias->defined();
-    auto node = new_node<BiasActBackward>();
-    node->set_next_edges(torch::autograd::collect_next_edges(x, bias));
-    node->kind = kind;
-    node->params = params.vec();
-    node->scale = scale;
+    auto out = below_autograd(bias_act_fwd_op(), x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype);
+    auto node = epilogue_node<BiasActBackward>(x, bias, kind, params, scale);
     node->with_mask = with_mask;
     node->from_x = !has_mask(kind);
     node->bias_in_x_dtype = bias_in_x_dtype;
-    node->x_dtype = x.scalar_type();
-    if (has_bias) node->bias_dtype = bias->scalar_type();
     if (node->from_x) {
         node->saved = SavedVariable(x, false);
         node->bias = SavedVariable(bias, false);
@@ -1227,8 +1276,7 @@ Tensor bias_act_autograd(const Tensor &x, const c10::optional<Tensor> &bias, int
                          double scale, c10::optional<c10::ScalarType> out_dtype, bool bias_in_x_dtype) {
     if (grad_for(x, bias))
         return std::get<0>(bias_act_tracked(x, bias, kind, params, scale, out_dtype, has_mask(kind), bias_in_x_dtype));
-    at::AutoDispatchBelowADInplaceOrView below;
-    return bias_act_op().call(x, bias, kind, params, scale, out_dtype, bias_in_x_dtype);
+    return below_autograd(bias_act_op(), x, bias, kind, params, scale, out_dtype, bias_in_x_dtype);
 }
 
 std::tuple<Tensor, Tensor> bias_act_fwd_autograd(const Tensor &x, const c10::optional<Tensor> &bias, int64_t kind,
@@ -1237,8 +1285,7 @@ std::tuple<Tensor, Tensor> bias_act_fwd_autograd(const Tensor &x, const c10::opt
                                                  bool bias_in_x_dtype) {
     if (grad_for(x, bias))
         return bias_act_tracked(x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype);
-    at::AutoDispatchBelowADInplaceOrView below;
-    return bias_act_fwd_op().call(x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype);
+    return below_autograd(bias_act_fwd_op(), x, bias, kind, params, scale, out_dtype, with_mask, bias_in_x_dtype);
 }
 
 /* ---- >>autograd of the gated forms -------------------------------------------------------------- */
@@ -1294,22 +1341,17 @@ struct GluBackward : public Node {
     }
 };
 
-bool any_grad(std::initializer_list<const c10::optional<Tensor> *> ts) {
+bool any_grad(std::initializer_list<const Tensor *> ts) {
     if (!at::GradMode::is_enabled()) return false;
     for (auto t : ts)
-        if (t->has_value() && (*t)->defined() && (*t)->requires_grad()) return true;
+        if (t->defined() && t->requires_grad()) return true;
     return false;
 }
 
 Tensor glu_fwd_autograd(const Tensor &a, const c10::optional<Tensor> &b, const c10::optional<Tensor> &bias_a,
                         const c10::optional<Tensor> &bias_b, int64_t kind) {
-    Tensor y;
-    {
-        at::AutoDispatchBelowADInplaceOrView below;
-        y = glu_fwd_op().call(a, b, bias_a, bias_b, kind);
-    }
-    c10::optional<Tensor> oa = a;
-    if (!any_grad({&oa, &b, &bias_a, &bias_b})) return y;
+    Tensor y = below_autograd(glu_fwd_op(), a, b, bias_a, bias_b, kind);
+    if (!any_grad({&a, &opt(b), &opt(bias_a), &opt(bias_b)})) return y;
     auto node = new_node<GluBackward>();
     node->set_next_edges(torch::autograd::collect_next_edges(a, b, bias_a, bias_b));
     node->a = SavedVariable(a, false);
@@ -1334,13 +1376,9 @@ GPUACT_OP_HANDLE(fewbit_fwd_op, FewbitFwdSig, "gpuact::fewbit_fwd")
 GPUACT_OP_HANDLE(fewbit_bwd_op, FewbitBwdSig, "gpuact::fewbit_bwd")
 
 /* fewbit_fwd's backward: keeps only the codes; the bias gradient in the bias's dtype. */
-struct FewbitBackward : public Node {
+struct FewbitBackward : public EpilogueNode {
     SavedVariable codes;
-    int64_t kind = 0, bits = 1;
-    std::vector<double> params;
-    double scale = 1.0;
-    c10::ScalarType x_dtype = at::kFloat;
-    c10::optional<c10::ScalarType> bias_dtype;
+    int64_t bits = 1;
     std::string name() const override { return "gpuact::FewbitBackward"; }
     void release_variables() override { codes.reset_data(); }
     variable_list apply(variable_list &&grads) override {
@@ -1355,21 +1393,11 @@ std::tuple<Tensor, Tensor> fewbit_fwd_autograd(const Tensor &x, const c10::optio
                                                ArrayRef<double> params, double scale,
                                                c10::optional<c10::ScalarType> out_dtype, int64_t bits,
                                                bool bias_in_x_dtype) {
-    std::tuple<Tensor, Tensor> out;
-    {
-        at::AutoDispatchBelowADInplaceOrView below;
-        out = fewbit_fwd_op().call(x, bias, kind, params, scale, out_dtype, bits, bias_in_x_dtype);
-    }
+    auto out = below_autograd(fewbit_fwd_op(), x, bias, kind, params, scale, out_dtype, bits, bias_in_x_dtype);
     if (!grad_for(x, bias)) return out;
-    auto node = new_node<FewbitBackward>();
-    node->set_next_edges(torch::autograd::collect_next_edges(x, bias));
+    auto node = epilogue_node<FewbitBackward>(x, bias, kind, params, scale);
     node->codes = SavedVariable(std::get<1>(out), false);
-    node->kind = kind;
     node->bits = bits;
-    node->params = params.vec();
-    node->scale = scale;
-    node->x_dtype = x.scalar_type();
-    if (opt(bias).defined()) node->bias_dtype = bias->scalar_type();
     torch::autograd::set_history(std::get<0>(out), node);
     return out;
 }
@@ -1482,6 +1510,12 @@ static bool kind_params(PyObject *k, PyObject *list, int64_t &kind, double (&p)[
     return true;
 }
 
+/* A strong reference to t taken here, with the GIL held, when the call will copy t with the GIL released
+   (autograd saves its input or makes its AccumulateGrad; torch's own ops copy theirs): in torch 2.11 the
+   first C++ reference to a tensor that Python owns takes the GIL (PyObject preservation), and would take
+   it back from inside the call. Otherwise nothing: the kernels borrow their arguments. */
+static Tensor hold_if(bool copied, const Tensor &t) { return copied ? t : Tensor(); }
+
 /* act(x, kind, params) -> y: gpuact::act called from Python through the dispatcher's unboxed entry,
    without the generic argument handling of torch.ops (what torch's own functions do). Only for a plain
    tensor with no __torch_function__ mode active and params a list of floats; anything else returns
@@ -1492,6 +1526,7 @@ static PyObject *py_act(PyObject *, PyObject *const *a, Py_ssize_t na) {
         at::impl::torch_function_mode_enabled())
         Py_RETURN_NOTIMPLEMENTED;
     const Tensor &x = THPVariable_Unpack(a[0]);
+    Tensor held = hold_if(grad_for(x), x);
     int64_t kind;
     double p[8];
     Py_ssize_t np;
@@ -1522,6 +1557,7 @@ static PyObject *py_bias_act(PyObject *, PyObject *const *a, Py_ssize_t na) {
         at::impl::torch_function_mode_enabled())
         Py_RETURN_NOTIMPLEMENTED;
     const Tensor &x = THPVariable_Unpack(a[0]);
+    Tensor held = hold_if(grad_for(x, bias), x);
     int64_t kind;
     double p[8];
     Py_ssize_t np;
@@ -1547,6 +1583,7 @@ static PyObject *py_glu(PyObject *, PyObject *const *a, Py_ssize_t na) {
         !optional_tensor(a[3], bias_b) || at::impl::torch_function_mode_enabled())
         Py_RETURN_NOTIMPLEMENTED;
     const Tensor &x = THPVariable_Unpack(a[0]);
+    Tensor held = hold_if(any_grad({&x, &opt(b), &opt(bias_a), &opt(bias_b)}), x);
     int64_t kind = PyLong_AsLongLong(a[4]);
     if (kind == -1 && PyErr_Occurred()) return nullptr;
     Tensor y;
@@ -1558,12 +1595,42 @@ static PyObject *py_glu(PyObject *, PyObject *const *a, Py_ssize_t na) {
     END_HANDLE_TH_ERRORS
 }
 
+/* linear_act(x, weight, bias, kind, params, scale) -> y = act(x @ weight.T + bias) * scale: nn.Linear's
+   forward (torch's linear without the bias, then gpuact::bias_act) in one call from Python. NotImplemented
+   as for act(), and under CUDA autocast (the Python layer casts the inputs). */
+static PyObject *py_linear_act(PyObject *, PyObject *const *a, Py_ssize_t na) {
+    HANDLE_TH_ERRORS
+    c10::optional<Tensor> bias;
+    if (na != 6 || !THPVariable_CheckExact(a[0]) || !THPVariable_CheckExact(a[1]) || !optional_tensor(a[2], bias) ||
+        !PyList_Check(a[4]) || PyList_GET_SIZE(a[4]) > 8 || !PyFloat_Check(a[5]) ||
+        at::impl::torch_function_mode_enabled() ||
+        !c10::impl::tls_is_dispatch_key_excluded(c10::DispatchKey::AutocastCUDA))
+        Py_RETURN_NOTIMPLEMENTED;
+    const Tensor &x = THPVariable_Unpack(a[0]), &weight = THPVariable_Unpack(a[1]);
+    Tensor held_x = hold_if(true, x), held_weight = hold_if(true, weight);  /* torch's linear copies them */
+    int64_t kind;
+    double p[8];
+    Py_ssize_t np;
+    if (!kind_params(a[3], a[4], kind, p, np)) return nullptr;
+    double scale = PyFloat_AS_DOUBLE(a[5]);
+    Tensor y;
+    {
+        pybind11::gil_scoped_release no_gil;
+        y = bias_act_op().call(at::linear(x, weight), bias, kind, ArrayRef<double>(p, (size_t)np), scale,
+                               c10::nullopt, false);
+    }
+    return THPVariable_Wrap(std::move(y));
+    END_HANDLE_TH_ERRORS
+}
+
 static PyMethodDef methods[] = {
     {"act", (PyCFunction)(void (*)(void))py_act, METH_FASTCALL, "act(x, kind, params) -> y (gpuact::act)"},
     {"bias_act", (PyCFunction)(void (*)(void))py_bias_act, METH_FASTCALL,
      "bias_act(x, bias, kind, params, scale, out_dtype, bias_in_x_dtype) -> y (gpuact::bias_act)"},
     {"glu", (PyCFunction)(void (*)(void))py_glu, METH_FASTCALL,
      "glu(a, b, bias_a, bias_b, kind) -> y (gpuact::glu_fwd)"},
+    {"linear_act", (PyCFunction)(void (*)(void))py_linear_act, METH_FASTCALL,
+     "linear_act(x, weight, bias, kind, params, scale) -> y (torch's linear, then gpuact::bias_act)"},
     {nullptr, nullptr, 0, nullptr}};
 
 /* Importing the module registers the operators (the static initialisers above). */

@@ -130,6 +130,33 @@ def test_bias_act_arguments(launches):
         ga.bias_act(x, b, "relu", 0.0)
 
 
+def test_linear_is_the_matmul_then_one_epilogue(launches, monkeypatch):
+    """nn.Linear's eager forward (one call into C++: torch's linear without the bias, then gpuact::bias_act;
+    no Python F.linear): one epilogue launch on the product with the module's bias; autograd reaches x,
+    weight and bias."""
+    lin = ga.nn.Linear(16, 24, activation="leaky_relu", negative_slope=0.2, scale=0.5)
+    x = torch.randn(5, 16, requires_grad=True)
+    linear = torch.nn.functional.linear
+    monkeypatch.setattr(torch.nn.functional, "linear", None)
+    y = lin(x)
+    assert y.shape == (5, 24) and y.grad_fn.name() == "gpuact::BiasActBackward"
+    (r,) = launches()
+    assert (r["op"], r["rows"], r["cols"], r["bias"]) == ("epilogue_forward", 5, 24, lin.bias.data_ptr())
+    assert r["mask"] != 0 and r["out"] == y.data_ptr()
+    y.sum().backward()
+    (r,) = launches()
+    assert r["op"] == "epilogue_backward" and r["dbias"] == lin.bias.grad.data_ptr()
+    assert x.grad.shape == x.shape and lin.weight.grad.shape == lin.weight.shape
+    with torch.no_grad():
+        lin(x)
+    (r,) = launches()
+    assert r["mask"] == 0
+    monkeypatch.setattr(torch.nn.functional, "linear", linear)
+    lin.scale = 2  # not a float: the Python path, the same launch
+    lin(x)
+    assert launches()[-1]["op"] == "epilogue_forward"
+
+
 def test_gated_fused_form_arguments(launches):
     h = torch.randn(4, 2 * 24, requires_grad=True)
     y = ga.swiglu(h)

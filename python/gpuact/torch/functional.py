@@ -31,7 +31,8 @@ from .._core import (ACT_PARAMS, ACT_PRECISE, ALIASES, GELU_APPROXIMATE, KIND_DE
 from . import _ops  # noqa: F401  (_ops loads the compiled operators torch.ops.gpuact.*)
 from . import fewbit as _fewbit
 
-_is_compiling = torch.compiler.is_compiling
+# True while torch.compile traces (a constant in its graph), False in eager: one frame, not two
+_is_compiling = getattr(torch.compiler, "is_dynamo_compiling", torch.compiler.is_compiling)
 _grad_enabled = torch.is_grad_enabled
 
 
@@ -89,17 +90,6 @@ def _kp(kind, params):
     return kp
 
 
-def _kp_by(key, kind, *names):
-    """_kp for a function whose parameters are its arguments (key: the tuple of their values, in the
-    order of names): no dictionary built per call in eager mode."""
-    if _is_compiling():
-        return _resolve(kind, dict(zip(names, key)))
-    kp = _CACHE.get((kind, key))
-    if kp is None:
-        kp = _CACHE[(kind, key)] = _resolve(kind, dict(zip(names, key)))
-    return kp
-
-
 # ---------------------------------------------------------------------------------------------
 # Elementwise: the compiled operator gpuact::act (its kernel and autograd in C++: gpuact.torch._ext)
 
@@ -109,15 +99,21 @@ _ACT_INTO = torch.ops.gpuact.act_into.default
 # gpuact::act through the dispatcher's unboxed entry (eager; NotImplemented for what it does not take)
 from ._ext import act as _act_entry  # noqa: E402
 
+_NAME_OF = {info.value: name for name, info in KINDS.items()}
+_HAS_MASK = {info.value: info.has_mask for info in KINDS.values()}
 
-def _activation(x, kp, inplace, out):
+
+def _activation(x, kind, params, inplace, out):
+    """y = act(x): kind the kind's value, params its parameters in ACT_PARAMS order (a list, as the
+    operators take them). The functions below try the operator's eager entry themselves first (one
+    Python call less per eager call) and come here for out=, inplace=True, traced calls and subclasses."""
     if out is None and not inplace:
         if not _is_compiling():  # torch.compile traces the OpOverload
-            y = _act_entry(x, kp[0], kp[5])
+            y = _act_entry(x, kind, params)
             if y is not NotImplemented:
                 return y
-        return _ACT(x, kp[0], kp[5])
-    kind, params, has_mask, name, act, plist = kp
+        return _ACT(x, kind, params)
+    name = _NAME_OF[kind]
     if out is not None and inplace:
         raise InvalidArgument(f"gpuact.torch.{name}: give inplace=True or out=, not both")
     grad = _grad_enabled() and x.requires_grad
@@ -125,14 +121,14 @@ def _activation(x, kp, inplace, out):
         if grad:
             raise InvalidArgument(f"gpuact.torch.{name}: out= does not support autograd (x requires grad); "
                                   f"call it under torch.no_grad() or without out=")
-        _ACT_INTO(x, out, kind, plist)
+        _ACT_INTO(x, out, kind, params)
         return out
     if not grad:
-        _ACT_INPLACE(x, kind, plist)
+        _ACT_INPLACE(x, kind, params)
         return x
     # in place with autograd: computed apart, then written back (one extra copy); a smooth kind's autograd
     # keeps x, so it computes from a copy whose value the backward reads, as torch's silu_ does
-    x.copy_(_ACT(x if has_mask else x.clone(), kind, plist))
+    x.copy_(_ACT(x if _HAS_MASK[kind] else x.clone(), kind, params))
     return x
 
 
@@ -142,33 +138,52 @@ def activation(x, kind="relu", *, inplace=False, out=None, **params):
     leaky_relu, clipped_relu, relu6, squared_relu, swish), parameters by the C
     field names (negative_slope=, ceiling=, lower=). inplace=True overwrites
     x; out= writes into a given tensor (no autograd, as torch's out=)."""
-    return _activation(x, _kp(kind, params), inplace, out)
+    kp = _kp(kind, params)
+    return _activation(x, kp[0], kp[5], inplace, out)
+
+
+# The parameters of the functions below, in ACT_PARAMS order: the table's defaults (_resolve's) but for the
+# function's own arguments, which the C library checks when it uses them.
+_SLOPE, _CEILING, _LOWER, _FLAGS = _TEMPLATES["relu"][1]
 
 
 def relu(x, inplace=False, *, out=None):
     """torch.nn.functional.relu: max(x, 0); NaN passes, -0 becomes +0 (bit-exact with torch)."""
-    return _activation(x, _RELU, inplace, out)
+    if out is None and not inplace and not _is_compiling() and (y := _act_entry(x, _RELU_K, _RELU_P)) is not _NI:
+        return y
+    return _activation(x, _RELU_K, _RELU_P, inplace, out)
 
 
 def leaky_relu(x, negative_slope=0.01, inplace=False, *, out=None):
     """torch.nn.functional.leaky_relu (negative_slope >= 0)."""
-    return _activation(x, _kp_by((negative_slope,), "leaky", "negative_slope"), inplace, out)
+    p = [negative_slope, _CEILING, _LOWER, _FLAGS]
+    if out is None and not inplace and not _is_compiling() and (y := _act_entry(x, _LEAKY, p)) is not _NI:
+        return y
+    return _activation(x, _LEAKY, p, inplace, out)
 
 
 def clipped_relu(x, ceiling=6.0, inplace=False, *, out=None):
     """min(max(x, 0), ceiling) = torch.nn.functional.hardtanh(x, 0, ceiling) (ceiling > 0)."""
-    return _activation(x, _kp_by((ceiling,), "clipped", "ceiling"), inplace, out)
+    p = [_SLOPE, ceiling, _LOWER, _FLAGS]
+    if out is None and not inplace and not _is_compiling() and (y := _act_entry(x, _CLIPPED, p)) is not _NI:
+        return y
+    return _activation(x, _CLIPPED, p, inplace, out)
 
 
 def relu6(x, inplace=False, *, out=None):
     """torch.nn.functional.relu6."""
-    return _activation(x, _RELU6, inplace, out)
+    if out is None and not inplace and not _is_compiling() and (y := _act_entry(x, _CLIPPED, _RELU6_P)) is not _NI:
+        return y
+    return _activation(x, _CLIPPED, _RELU6_P, inplace, out)
 
 
 def hardtanh(x, min_val=-1.0, max_val=1.0, inplace=False, *, out=None):
     """torch.nn.functional.hardtanh: min(max(x, min_val), max_val) (min_val <= max_val); bit-exact with
     torch (the bounds rounded to x's dtype, as torch's forward does); autograd keeps the 1-bit mask."""
-    return _activation(x, _kp_by((min_val, max_val), "hardtanh", "lower", "ceiling"), inplace, out)
+    p = [_SLOPE, max_val, min_val, _FLAGS]
+    if out is None and not inplace and not _is_compiling() and (y := _act_entry(x, _HARDTANH, p)) is not _NI:
+        return y
+    return _activation(x, _HARDTANH, p, inplace, out)
 
 
 def gelu(x, approximate="none", *, out=None, precise=False, backward_bits=None):
@@ -183,7 +198,9 @@ def gelu(x, approximate="none", *, out=None, precise=False, backward_bits=None):
         gelu_kind(approximate, "gpuact.torch.gelu")  # raises: not "none" or "tanh"
     if backward_bits is not None:
         return _fewbit_activation(x, kp, backward_bits, out, False, "gelu")
-    return _activation(x, kp, False, out)
+    if out is None and not _is_compiling() and (y := _act_entry(x, kp[0], kp[5])) is not _NI:
+        return y
+    return _activation(x, kp[0], kp[5], False, out)
 
 
 # ---- few-bit backward (gpuact.torch.fewbit) ----
@@ -199,23 +216,32 @@ def _fewbit_activation(x, kp, bits, out, inplace, fn):
 def silu(x, inplace=False, *, out=None, precise=False, backward_bits=None):
     """torch.nn.functional.silu: x * sigmoid(x) (gpuact's own f32 math, as gelu, precise= too).
     Autograd keeps x (in place: a copy of x, as torch's); backward_bits= as gelu's."""
+    kp = _SILU_PRECISE if precise else _SILU
     if backward_bits is not None:
-        return _fewbit_activation(x, _SILU_PRECISE if precise else _SILU, backward_bits, out, inplace, "silu")
-    return _activation(x, _SILU_PRECISE if precise else _SILU, inplace, out)
+        return _fewbit_activation(x, kp, backward_bits, out, inplace, "silu")
+    if out is None and not inplace and not _is_compiling() and (y := _act_entry(x, kp[0], kp[5])) is not _NI:
+        return y
+    return _activation(x, kp[0], kp[5], inplace, out)
 
 
 def squared_relu(x, inplace=False, *, out=None):
     """relu(x) ** 2: bit-exact with torch.relu(x) ** 2. Autograd keeps x."""
-    return _activation(x, _SQRELU, inplace, out)
+    if out is None and not inplace and not _is_compiling() and (y := _act_entry(x, _SQRELU_K, _SQRELU_P)) is not _NI:
+        return y
+    return _activation(x, _SQRELU_K, _SQRELU_P, inplace, out)
 
 
+_NI = NotImplemented
 _RELU = _resolve("relu", {})
-_RELU6 = _resolve("relu6", {})
+_RELU_K, _RELU_P = _RELU[0], _RELU[5]
+_RELU6_P = _resolve("relu6", {})[5]
+_LEAKY, _CLIPPED, _HARDTANH = (KINDS[k].value for k in ("leaky", "clipped", "hardtanh"))
 _GELU = {a: _resolve(k, {}) for a, k in GELU_APPROXIMATE.items()}
 _SILU = _resolve("silu", {})
 _GELU_PRECISE = {a: _resolve(k, {"flags": ACT_PRECISE}) for a, k in GELU_APPROXIMATE.items()}
 _SILU_PRECISE = _resolve("silu", {"flags": ACT_PRECISE})
 _SQRELU = _resolve("sqrelu", {})
+_SQRELU_K, _SQRELU_P = _SQRELU[0], _SQRELU[5]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import torch
 from .._core import KINDS, gelu_kind
 from . import fewbit as _fewbit
 from . import functional as F
+from ._ext import linear_act as _linear_act
 
 
 class Activation(torch.nn.Module):
@@ -158,6 +159,11 @@ class Linear(torch.nn.Linear):
         self.backward_bits = _fewbit.check_bits(backward_bits, kp[0], "nn.Linear")
 
     def forward(self, x):
+        if self.backward_bits is None and not F._is_compiling():  # eager: one call into C++
+            kp = F._kp(self.activation, self.act_params)
+            y = _linear_act(x, self.weight, self.bias, kp[0], kp[5], self.scale)
+            if y is not NotImplemented:
+                return y
         z = torch.nn.functional.linear(x, self.weight)
         if self.backward_bits is not None:
             return F.bias_act(z, self.bias, self.activation, self.scale, backward_bits=self.backward_bits,
