@@ -36,6 +36,7 @@
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/functions/utils.h>
 #include <torch/csrc/autograd/saved_variable.h>
+#include <torch/csrc/autograd/VariableTypeUtils.h>
 #include <torch/csrc/Dtype.h>
 #include <torch/csrc/Exceptions.h>
 #include <torch/csrc/autograd/python_variable.h>
@@ -1153,6 +1154,45 @@ Tensor act_autograd(const Tensor &x, int64_t kind, ArrayRef<double> params) {
     return below_autograd(act_op(), x, kind, params);
 }
 
+using ActInplaceSig = void(const Tensor &, int64_t, ArrayRef<double>);
+GPUACT_OP_HANDLE(act_inplace_op, ActInplaceSig, "gpuact::act_inplace")
+
+/* act_inplace: x's new value gets a node that keeps the mask or a copy of x's old value, as torch's in-place
+   activations do, so its gradient is the out-of-place one's bit for bit (a copy_ of an out-of-place result
+   added copy_'s zero gradient for the old value, which turned a -0 gradient into +0). */
+void act_inplace_autograd(const Tensor &x, int64_t kind, ArrayRef<double> params) {
+    if (!grad_for(x)) {
+        below_autograd(act_inplace_op(), x, kind, params);
+        torch::autograd::increment_version(x);
+        return;
+    }
+    torch::autograd::check_inplace(x, true);
+    auto node = new_node<ActBackward>();
+    node->set_next_edges(torch::autograd::collect_next_edges(x));
+    Tensor keep;
+    if (has_mask(kind)) {
+        auto out = below_autograd(act_fwd_op(), x, kind, params, true);
+        {
+            at::AutoDispatchBelowADInplaceOrView below;
+            x.copy_(std::get<0>(out));
+        }
+        keep = std::get<1>(out);
+    } else {
+        {
+            at::AutoDispatchBelowADInplaceOrView below;
+            keep = x.clone();
+        }
+        below_autograd(act_inplace_op(), x, kind, params);
+    }
+    node->saved = SavedVariable(keep, false);
+    node->kind = kind;
+    node->params.assign(params.begin(), params.end());
+    node->from_mask = has_mask(kind);
+    node->stride.assign(x.sym_strides().begin(), x.sym_strides().end());
+    torch::autograd::increment_version(x);
+    torch::autograd::rebase_history(x, node);
+}
+
 std::tuple<Tensor, Tensor> act_fwd_autograd(const Tensor &x, int64_t kind, ArrayRef<double> params, bool with_mask) {
     if (grad_for(x)) return act_fwd_tracked(x, kind, params, with_mask);
     return below_autograd(act_fwd_op(), x, kind, params, with_mask);
@@ -1477,7 +1517,7 @@ TORCH_LIBRARY_IMPL(gpuact, Autograd, m) {
     m.impl("act", &act_autograd);
     m.impl("act_fwd", &act_fwd_autograd);
     m.impl("act_bwd", &act_bwd_autograd);
-    m.impl("act_inplace", torch::autograd::autogradNotImplementedFallback());
+    m.impl("act_inplace", &act_inplace_autograd);
     m.impl("act_into", torch::autograd::autogradNotImplementedFallback());
     m.impl("bias_act", &bias_act_autograd);
     m.impl("bias_act_fwd", &bias_act_fwd_autograd);

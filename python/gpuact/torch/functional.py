@@ -123,11 +123,11 @@ def _activation(x, kind, params, inplace, out):
                                   f"call it under torch.no_grad() or without out=")
         _ACT_INTO(x, out, kind, params)
         return out
-    if not grad:
+    if not grad or not _is_compiling():
+        # with autograd the operator's node keeps the mask or a copy of x (a smooth kind), as torch's silu_ does
         _ACT_INPLACE(x, kind, params)
         return x
-    # in place with autograd: computed apart, then written back (one extra copy); a smooth kind's autograd
-    # keeps x, so it computes from a copy whose value the backward reads, as torch's silu_ does
+    # traced in place with autograd: computed apart, then written back (one extra copy)
     x.copy_(_ACT(x if _HAS_MASK[kind] else x.clone(), kind, params))
     return x
 
