@@ -482,6 +482,12 @@ GPUACT_FN gpuact_u32 gpuact_fwd_elems(int kind, int precise, int xd, int yd, int
     return bits;
 }
 #ifdef GPUACT_QUICK_BF16
+/* smooth.h's quick value of a transcendental kind, and in *ok whether it is kept */
+GPUACT_FN float gpuact_quick16(int kind, float z, int *ok) {
+    return kind == GPUACT_KIND_gelu        ? gpuact_gelu_erf_qbf16(z, ok)
+           : kind == GPUACT_KIND_gelu_tanh ? gpuact_gelu_tanh_qbf16(z, ok)
+                                           : gpuact_silu_qbf16(z, ok);
+}
 /* The elementwise 16-bit forward (no bias, scale 1; xd: bf16, or f16 for GELU and tanh-GELU
    in the default evaluation) of GELU, tanh-GELU and SiLU through smooth.h's quick functions:
    every quick value first, in straight-line code so the words interleave, then the lean (or
@@ -494,9 +500,7 @@ GPUACT_FN void gpuact_fwd_words_qbf16(int kind, int precise, int xd, const gpuac
     for (int j = 0; j < 4; j++) gpuact_unpack2_dt(xd, x[j], &z[2 * j], &z[2 * j + 1]);
 #pragma unroll
     for (int k = 0; k < 8; k++) {
-        v[k] = kind == GPUACT_KIND_gelu        ? gpuact_gelu_erf_qbf16(z[k], &ok[k])
-               : kind == GPUACT_KIND_gelu_tanh ? gpuact_gelu_tanh_qbf16(z[k], &ok[k])
-                                               : gpuact_silu_qbf16(z[k], &ok[k]);
+        v[k] = gpuact_quick16(kind, z[k], &ok[k]);
         bad |= !ok[k];
     }
     if (GPUACT_WARP_ANY(bad)) /* one uniform branch where every value was kept */
@@ -527,9 +531,7 @@ GPUACT_FN gpuact_u32 gpuact_qbf16_words(int kind, const gpuact_u32 *x, gpuact_u3
         gpuact_unpack2_dt(xd, x[j], &z[0], &z[1]);
 #pragma unroll
         for (int h = 0; h < 2; h++)
-            v[h] = kind == GPUACT_KIND_gelu        ? gpuact_gelu_erf_qbf16(z[h], &ok[h])
-                   : kind == GPUACT_KIND_gelu_tanh ? gpuact_gelu_tanh_qbf16(z[h], &ok[h])
-                                                   : gpuact_silu_qbf16(z[h], &ok[h]);
+            v[h] = gpuact_quick16(kind, z[h], &ok[h]);
         y[j] = (gpuact_pack2_dt(xd, 1, v[0], v[1]) & ~nan) | (x[j] & nan);
         pending |= ((gpuact_u32)!ok[0] & ~nan) << (2 * j) | ((gpuact_u32)!ok[1] & ~(nan >> 16)) << (2 * j + 1);
     }
