@@ -6,7 +6,11 @@
    and PoCL builds one program at a time per process: N processes keep N
    cores busy. `make test` runs it before the conformance suite, whose
    parts then load the programs instead of building the same ones side by
-   side. Usage: prewarm [processes] (default: one per CPU). */
+   side. On OpenCL each variant is also launched once, on no elements: a
+   driver that compiles a kernel for its work-group size at the first
+   launch (PoCL) does that here, in a plain process, and not in the tests
+   (under the sanitizers, about twice as slow).
+   Usage: prewarm [processes] (default: one per CPU). */
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
 #include <stdio.h>
@@ -15,6 +19,21 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifndef GPUACT_NO_OPENCL
+/* The OpenCL kernel of slot i (built), enqueued once as one work-group of
+   GPUACT_BLOCK with every size argument 0 and no buffers: it touches no
+   memory, and the driver has it compiled for that launch shape. */
+static int launch_empty(gpuact_context *ctx, int i) {
+    gpuact__opencl *o = GPUACT__CL(ctx);
+    gpuact__launch L;
+    size_t work[2] = {GPUACT_BLOCK, 1};
+    memset(&L, 0, sizeof L);
+    if (gpuact__opencl_set_args(o, o->k[i].kernel, &L) != GPUACT_SUCCESS) return 1;
+    return o->cl.clEnqueueNDRangeKernel(o->queue, o->k[i].kernel, 2, NULL, work, work, 0, NULL, NULL) != 0 ||
+           o->cl.clFinish(o->queue) != 0;
+}
+#endif
 
 /* Child part of nparts: builds its variants; returns the number of failures. */
 static int build_part(int part, int nparts) {
@@ -30,6 +49,12 @@ static int build_part(int part, int nparts) {
             fprintf(stderr, "prewarm: slot %d: %s\n", i, gpuact_last_error());
             failed++;
         }
+#ifndef GPUACT_NO_OPENCL
+        else if (gpuact_context_backend(ctx) == GPUACT_BACKEND_OPENCL && launch_empty(ctx, i)) {
+            fprintf(stderr, "prewarm: slot %d: its launch on no elements failed\n", i);
+            failed++;
+        }
+#endif
     }
     gpuact_context_destroy(ctx);
     return failed;
