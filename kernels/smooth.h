@@ -550,8 +550,9 @@ GPUACT_FN float gpuact_gelu_erf_d(float x) {
    exponential: the precise functions carry e^a as a double-float to the
    last rounding, these take it in single precision as 2^k (1 + s) and fold
    the 1 + s into the last fused multiply-add, so the result is still
-   rounded once or twice. The rare far ranges (|x| > 3.5) keep the precise
-   code on a branch that N(0, 1) data take for one element in 2000. */
+   rounded once or twice. The common range is straight-line code; the
+   rest (tiny and far |x|, NaN) takes one branch, which N(0, 1) data take
+   for about one element in 2000. */
 
 /* e^r - 1 = r + r^2 R(r) for |r| <= 0.375 (R: degree-5 minimax, 0.01 ulp
    of e^r). */
@@ -573,6 +574,18 @@ GPUACT_FN float gpuact_sm_exps(float ah, float al, gpuact_u32 *kb) {
     const float kf = j - 12582912.0f;
     *kb = gpuact_as_u32(j) - 0x4b3fff81u;
     return gpuact_sm_expm1r(GPUACT_FMA(-kf, 6.931471825e-01f, ah) + GPUACT_FMA(-kf, -1.904654212e-09f, al));
+}
+
+/* 1 where |x| (the bits y of it) lies outside [lo, hi] or is NaN: the
+   ranges the default functions leave to a branch. */
+GPUACT_FN int gpuact_sm_rare(gpuact_u32 y, gpuact_u32 lo, gpuact_u32 hi) { return y - lo > hi - lo; }
+
+/* the same for al = 0 (one rounding less in the reduced argument) */
+GPUACT_FN float gpuact_sm_exps0(float ah, gpuact_u32 *kb) {
+    const float j = GPUACT_FMA(ah, 1.442695022e+00f, 12582912.0f);
+    const float kf = j - 12582912.0f;
+    *kb = gpuact_as_u32(j) - 0x4b3fff81u;
+    return gpuact_sm_expm1r(GPUACT_FMA(-kf, -1.904654212e-09f, GPUACT_FMA(-kf, 6.931471825e-01f, ah)));
 }
 
 /* x Phi(x) for |x| <= 3.5 (y = |x|): Q(y) = e^A(y) / 2 with A as in
@@ -602,9 +615,10 @@ GPUACT_FN float gpuact_sm_gelu_far_fast(float x, float y) {
 
 GPUACT_FN float gpuact_gelu_erf_fast(float x) {
     const float y = gpuact_sm_abs(x);
-    float r = gpuact_sm_gelu_near_fast(x, y > 3.5f ? 3.5f : y);
-    if (y > 3.5f) r = gpuact_sm_sign_of(x > 6.0f ? x : (x < -14.5f ? x * 0.0f : gpuact_sm_gelu_far_fast(x, y)), x);
-    return gpuact_sm_canon(r);
+    float r = gpuact_sm_gelu_near_fast(x, y);
+    if (gpuact_sm_rare(gpuact_as_u32(y), 0u, 0x40600000u)) /* 3.5 */
+        r = gpuact_sm_canon(gpuact_sm_sign_of(x > 6.0f ? x : (x < -14.5f ? x * 0.0f : gpuact_sm_gelu_far_fast(x, y)), x));
+    return r;
 }
 
 /* gelu'(x) for |x| <= 3.5: U = e^(-y^2/2) (y - y0) P(y) as in
@@ -649,9 +663,10 @@ GPUACT_FN float gpuact_sm_gelud_far_fast(float x, float y) {
 
 GPUACT_FN float gpuact_gelu_erf_d_fast(float x) {
     const float y = gpuact_sm_abs(x);
-    float r = gpuact_sm_gelud_near_fast(x, y > 3.5f ? 3.5f : y);
-    if (y > 3.5f) r = x > 6.5f ? (x - x) + 1.0f : (x < -14.6f ? x * 0.0f : gpuact_sm_gelud_far_fast(x, y));
-    return gpuact_sm_canon(r);
+    float r = gpuact_sm_gelud_near_fast(x, y);
+    if (gpuact_sm_rare(gpuact_as_u32(y), 0u, 0x40600000u)) /* 3.5 */
+        r = gpuact_sm_canon(x > 6.5f ? (x - x) + 1.0f : (x < -14.6f ? x * 0.0f : gpuact_sm_gelud_far_fast(x, y)));
+    return r;
 }
 
 
@@ -659,6 +674,15 @@ GPUACT_FN float gpuact_gelu_erf_d_fast(float x) {
 GPUACT_FN float gpuact_sm_rcp12q(float d) {
     float r = GPUACT_FMA(GPUACT_FMA(3.232316971e-01f, d, -1.454543948e+00f), d, 2.121211529e+00f);
     r = GPUACT_FMA(r, GPUACT_FMA(-d, r, 1.0f), r);
+    return GPUACT_FMA(r, GPUACT_FMA(-d, r, 1.0f), r);
+}
+
+/* 1/d for d in [1, 2] to 2^-18: the minimax cubic (error 1/577, from
+   T4(2d - 3)) and one Newton step; for N/D = q + rem r with the exact
+   residual rem = N - q D, whose error is the square of r's. */
+GPUACT_FN float gpuact_sm_rcp12c(float d) {
+    const float r = GPUACT_FMA(GPUACT_FMA(GPUACT_FMA(-2.218370885e-01f, d, 1.331022501e+00f), d, -2.939341307e+00f), d,
+                               2.828422785e+00f);
     return GPUACT_FMA(r, GPUACT_FMA(-d, r, 1.0f), r);
 }
 
@@ -670,47 +694,46 @@ GPUACT_FN void gpuact_sm_one_plus(float sc, float s, float *dh, float *dl) {
 }
 
 /* x e^-z / (1 + e^-z) for x <= 0, x / (1 + e^-z) for x > 0, e^-z = 2^k (1 + s)
-   (kb = k + 127, k >= -126): the numerator rounded once as nh + nl, the
-   quotient by a reciprocal and one exact residual. */
+   (kb = k + 127, k >= -126): D = 1 + e as dh + dl, q = N r with N = a (1 + b)
+   rounded, and q + rem r with the residual rem = a + a b - q D formed from
+   the exact a and b, so that N's rounding is corrected too. */
 GPUACT_FN float gpuact_sm_xsig_fast(float x, float s, gpuact_u32 kb) {
     const float sc = gpuact_sm_pow2(kb);
     float dh, dl;
     gpuact_sm_one_plus(sc, s, &dh, &dl);
     {
-        const float xs = x * sc;
-        const float eh = GPUACT_FMA(xs, s, xs);
-        const float nh = x > 0.0f ? x : eh;
-        const float nl = x > 0.0f ? 0.0f : GPUACT_FMA(xs, s, xs - eh);
-        const float r = gpuact_sm_rcp12q(dh);
-        const float q = nh * r;
-        const float rem = GPUACT_FMA(-q, dl, GPUACT_FMA(-q, dh, nh) + nl);
-        return GPUACT_FMA(rem, r, q);
+        const float a = x > 0.0f ? x : x * sc;
+        const float b = x > 0.0f ? 0.0f : s;
+        const float r = gpuact_sm_rcp12c(dh);
+        {
+            const float q = GPUACT_FMA(a, b, a) * r;
+            return GPUACT_FMA(GPUACT_FMA(-q, dl, GPUACT_FMA(a, b, GPUACT_FMA(-q, dh, a))), r, q);
+        }
     }
 }
 
 GPUACT_FN float gpuact_silu_fast(float x) {
     const float y = gpuact_sm_abs(x);
-    const float yc = y > 87.0f ? 87.0f : y; /* NaN stays NaN */
     gpuact_u32 kb;
-    const float s = gpuact_sm_exps(-yc, 0.0f, &kb);
+    const float s = gpuact_sm_exps0(-y, &kb);
     float r = gpuact_sm_xsig_fast(x, s, kb);
-    if (x < -87.0f) r = y > 112.0f ? x * 0.0f : gpuact_sm_tiny(y, -y, 0.0f); /* -inf: NaN */
-    r = x > 87.0f ? x : r;                                                  /* +inf: +inf */
-    return gpuact_sm_canon(gpuact_sm_sign_of(r, x));
+    if (gpuact_sm_rare(gpuact_as_u32(y), 0x33000000u, 0x42ae0000u)) /* 2^-25, 87 */
+        r = gpuact_sm_canon(gpuact_sm_sign_of(
+            y < 2.980232239e-08f ? 0.5f * x : (x > 0.0f ? x : (y > 112.0f ? x * 0.0f : gpuact_sm_tiny(y, -y, 0.0f))), x));
+    return r;
 }
 
 GPUACT_FN float gpuact_gelu_tanh_fast(float x) {
     const float y = gpuact_sm_abs(x);
-    const float yc = y > 16.0f ? 16.0f : y;
-    const float sh = yc * yc;
-    const gpuact_sm_ff z = gpuact_sm_tanh_z(yc, sh, GPUACT_FMA(yc, yc, -sh));
-    const int big = z.h > 87.0f;
+    const float sh = y * y;
+    const gpuact_sm_ff z = gpuact_sm_tanh_z(y, sh, GPUACT_FMA(y, y, -sh));
     gpuact_u32 kb;
-    const float s = gpuact_sm_exps(big ? -87.0f : -z.h, big ? 0.0f : -z.l, &kb);
+    const float s = gpuact_sm_exps(-z.h, -z.l, &kb);
     float r = gpuact_sm_xsig_fast(x, s, kb);
-    if (x < 0.0f && big) r = z.h > 112.0f ? x * 0.0f : gpuact_sm_tiny(y, -z.h, -z.l);
-    r = x > 16.0f ? x : r;
-    return gpuact_sm_canon(gpuact_sm_sign_of(r, x));
+    if (gpuact_sm_rare(gpuact_as_u32(y), 0x33000000u, 0x41200000u)) /* 2^-25, 10: z > 87 above */
+        r = gpuact_sm_canon(gpuact_sm_sign_of(
+            y < 2.980232239e-08f ? 0.5f * x : (x > 0.0f ? x : (z.h > 112.0f ? x * 0.0f : gpuact_sm_tiny(y, -z.h, -z.l))), x));
+    return r;
 }
 
 /* x > 0 ? 1 - U : U with U = e (D - Y) / D^2, e = 2^k (1 + s) (kb = k + 127),
@@ -743,7 +766,7 @@ GPUACT_FN float gpuact_sm_dsig_fast(float x, float s, gpuact_u32 kb, float Yh, f
         const float nl = (wh - nh) + nb;
         const float d2h = dh * dh;
         const float d2l = GPUACT_FMA(dh + dh, dl, GPUACT_FMA(dh, dh, -d2h));
-        const float r = gpuact_sm_rcp12q(dh);
+        const float r = gpuact_sm_rcp12c(dh);
         const float r2 = r * r;
         const float q = nh * r2;
         const float rem = GPUACT_FMA(-q, d2l, GPUACT_FMA(-q, d2h, nh) + nl);
@@ -756,35 +779,33 @@ GPUACT_FN float gpuact_silu_d_fast(float x) {
     const float w[9] = {1.278464556e+00f, -1.297928254e-08f, -1.278464556e+00f, 1.297928254e-08f, 1.392322714e-01f,
                         -4.641075713e-02f, 1.160268928e-02f, -2.320537856e-03f, 3.867563094e-04f};
     const float y = gpuact_sm_abs(x);
-    const float yc = y > 87.0f ? 87.0f : y;
     gpuact_u32 kb;
-    const float s = gpuact_sm_exps(-yc, 0.0f, &kb);
-    float r = gpuact_sm_dsig_fast(x, s, kb, yc, 0.0f, yc, w);
-    if (x < -87.0f) {
+    const float s = gpuact_sm_exps0(-y, &kb);
+    float r = gpuact_sm_dsig_fast(x, s, kb, y, 0.0f, y, w);
+    if (gpuact_sm_rare(gpuact_as_u32(y), 0u, 0x42ae0000u)) { /* 87 */
         gpuact_sm_ff Y;
         Y.h = y;
         Y.l = 0.0f;
-        r = y > 112.0f ? x * 0.0f : gpuact_sm_dtiny(-y, 0.0f, Y); /* -inf: NaN */
+        r = gpuact_sm_canon(x > 0.0f ? (x - x) + 1.0f : (y > 112.0f ? x * 0.0f : gpuact_sm_dtiny(-y, 0.0f, Y))); /* +-inf: NaN */
     }
-    return gpuact_sm_canon(x > 87.0f ? (x - x) + 1.0f : r); /* +inf: NaN */
+    return r;
 }
 
 GPUACT_FN float gpuact_gelu_tanh_d_fast(float x) {
     const float w[9] = {7.524614334e-01f, -1.133962790e-08f, -2.460656881e+00f, 1.167021608e-07f, -9.991152323e-02f,
                         -4.004476935e-01f, 7.595899091e-02f, -3.048599057e-02f, 1.129523237e-02f};
     const float y = gpuact_sm_abs(x);
-    const float yc = y > 16.0f ? 16.0f : y;
-    const float sh = yc * yc;
-    const float sl = GPUACT_FMA(yc, yc, -sh);
-    const gpuact_sm_ff z = gpuact_sm_tanh_z(yc, sh, sl);
+    const float sh = y * y;
+    const float sl = GPUACT_FMA(y, y, -sh);
+    const gpuact_sm_ff z = gpuact_sm_tanh_z(y, sh, sl);
     const gpuact_sm_ff Y =
-        gpuact_sm_mul1(yc, gpuact_sm_quad(sh, sl, 1.595769167e+00f, -4.534068054e-08f, 2.140644491e-01f, -2.540834210e-10f));
-    const int big = z.h > 87.0f;
+        gpuact_sm_mul1(y, gpuact_sm_quad(sh, sl, 1.595769167e+00f, -4.534068054e-08f, 2.140644491e-01f, -2.540834210e-10f));
     gpuact_u32 kb;
-    const float s = gpuact_sm_exps(big ? -87.0f : -z.h, big ? 0.0f : -z.l, &kb);
-    float r = gpuact_sm_dsig_fast(x, s, kb, Y.h, Y.l, yc, w);
-    if (x < 0.0f && big) r = z.h > 112.0f ? x * 0.0f : gpuact_sm_dtiny(-z.h, -z.l, Y);
-    return gpuact_sm_canon(x > 16.0f ? (x - x) + 1.0f : r);
+    const float s = gpuact_sm_exps(-z.h, -z.l, &kb);
+    float r = gpuact_sm_dsig_fast(x, s, kb, Y.h, Y.l, y, w);
+    if (gpuact_sm_rare(gpuact_as_u32(y), 0u, 0x41200000u)) /* 10: z > 87 above */
+        r = gpuact_sm_canon(x > 0.0f ? (x - x) + 1.0f : (z.h > 112.0f ? x * 0.0f : gpuact_sm_dtiny(-z.h, -z.l, Y)));
+    return r;
 }
 
 /* ---- cheaper variants for 16-bit results ---------------------------------------------

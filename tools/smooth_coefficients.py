@@ -136,6 +136,18 @@ def derived():
     h, l = split(1 / mp.log(2))
     out += [("-1/ln2 hi", -h), ("-1/ln2 lo", -l), ("-1/(2 ln2)", f32(-1 / (2 * mp.log(2))))]
     out += [("24/17 (1/d on [1,2], linear minimax)", f32(mp.mpf(24) / 17)), ("-8/17", f32(-mp.mpf(8) / 17))]
+    # 1/d on [1, 2], the cubic minimax of the relative error: d p(d) = 1 - T4(2d - 3) / T4(-3), T4(-3) = 577
+    t4 = [mp.mpf(v) for v in (1, 0, -8, 0, 8)]           # T4(u), lowest power first
+    u = [mp.mpf(-3), mp.mpf(2)]                          # u = 2d - 3
+    dp = [mp.mpf(0)] * 5
+    for k, ck in enumerate(t4):                          # dp = sum ck u^k, expanded in d
+        uk = [mp.mpf(1)]
+        for _ in range(k):
+            uk = [sum(uk[i] * u[j - i] for i in range(len(uk)) if 0 <= j - i < 2) for j in range(len(uk) + 1)]
+        for j, v in enumerate(uk):
+            dp[j] -= ck * v / 577
+    dp[0] += 1                                           # 0: d p(d) vanishes at d = 0
+    out += [(f"1/d cubic minimax, d^{j - 1}", f32(dp[j])) for j in range(4, 0, -1)]
     out += [("2^64", f32(mp.mpf(2) ** 64)), ("2^-64", f32(mp.mpf(2) ** -64)), ("2^-149", float(mp.mpf(2) ** -149)),
             ("2^-25", f32(mp.mpf(2) ** -25))]
     h, l = split(C1_TANH)
