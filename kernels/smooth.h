@@ -229,35 +229,39 @@ GPUACT_FN float gpuact_gelu_tanh(float x) {
 /* ---- GELU, erf form ----------------------------------------------------------------- */
 
 /* gelu(x) = max(x, 0) + G(|x|), G(y) = -y Q(y), Q(y) = erfc(y/sqrt2)/2.
-   y <= 3.5: Q(y) = e^A(y), A(y) = ln(1/2) + C1 y + C2 y^2 + lambda(y):
-   the quadratic part is formed as a double-float, lambda (|lambda| < 0.023,
-   a degree-10 polynomial in y - 1.75) in single precision.
-   y > 3.5: Q(y) = c0 e^(-y^2/2) g(y) / y with c0 = 1/sqrt(2 pi) and
+   y <= 4.5: Q(y) = e^A(y), A(y) = ln(1/2) + C1 y + C2 y^2 + lambda(y):
+   the quadratic part is formed as a double-float, lambda (|lambda| < 0.038,
+   a degree-12 polynomial in y - 2.25) in single precision. The near range
+   reaches 4.5 so that an epilogue's x + b (about N(0, 2)) seldom takes
+   the far range's branch.
+   y > 4.5: Q(y) = c0 e^(-y^2/2) g(y) / y with c0 = 1/sqrt(2 pi) and
    ln g(y) = sigma P(sigma), sigma = 1/y^2 (degree 7). */
 /* A(y) - ln(1/2) as vh + lo (vh the quadratic part's TwoSum, lo its error
-   terms and lambda; |lo| < 0.03): the exponent of both near-range GELUs. */
+   terms and lambda; |lo| < 0.04): the exponent of both near-range GELUs. */
 GPUACT_FN float gpuact_sm_gelu_a(float y, float *lo) {
     const float sh = y * y;
     const float sl = GPUACT_FMA(y, y, -sh);
-    const float p2 = -4.215075076e-01f * sh;
-    const float e2 = GPUACT_FMA(-4.215075076e-01f, sh, -p2);
-    const float p1 = -7.105615139e-01f * y;
-    const float e1 = GPUACT_FMA(-7.105615139e-01f, y, -p1);
+    const float p2 = -4.347876012e-01f * sh;
+    const float e2 = GPUACT_FMA(-4.347876012e-01f, sh, -p2);
+    const float p1 = -6.794799566e-01f * y;
+    const float e1 = GPUACT_FMA(-6.794799566e-01f, y, -p1);
     const float vh = p2 + p1; /* TwoSum */
     const float vb = vh - p2;
     const float ve = (p2 - (vh - vb)) + (p1 - vb);
-    const float t = y - 1.75f;
-    float lam = GPUACT_FMA(-4.162432177e-08f, t, 2.701625306e-07f);
-    lam = GPUACT_FMA(lam, t, -7.365675287e-07f);
-    lam = GPUACT_FMA(lam, t, -8.767652844e-07f);
-    lam = GPUACT_FMA(lam, t, 3.099511378e-05f);
-    lam = GPUACT_FMA(lam, t, -2.872592304e-04f);
-    lam = GPUACT_FMA(lam, t, 1.973336795e-03f);
-    lam = GPUACT_FMA(lam, t, -1.169599593e-02f);
-    lam = GPUACT_FMA(lam, t, -1.327788178e-02f);
-    lam = GPUACT_FMA(lam, t, 3.209005296e-02f);
-    lam = GPUACT_FMA(lam, t, 1.009857561e-02f);
-    *lo = ((GPUACT_FMA(-4.215075076e-01f, sl, e2) + e1) + ve) + lam;
+    const float t = y - 2.25f;
+    float lam = GPUACT_FMA(-7.206463204e-11f, t, 3.083764355e-09f);
+    lam = GPUACT_FMA(lam, t, -2.314726721e-08f);
+    lam = GPUACT_FMA(lam, t, 8.026599829e-08f);
+    lam = GPUACT_FMA(lam, t, -4.931644426e-08f);
+    lam = GPUACT_FMA(lam, t, -2.117237273e-06f);
+    lam = GPUACT_FMA(lam, t, 2.512183892e-05f);
+    lam = GPUACT_FMA(lam, t, -2.020842658e-04f);
+    lam = GPUACT_FMA(lam, t, 1.365271630e-03f);
+    lam = GPUACT_FMA(lam, t, -8.392953314e-03f);
+    lam = GPUACT_FMA(lam, t, -1.491262298e-02f);
+    lam = GPUACT_FMA(lam, t, 3.962162510e-02f);
+    lam = GPUACT_FMA(lam, t, 1.877393387e-02f);
+    *lo = ((GPUACT_FMA(-4.347876012e-01f, sl, e2) + e1) + ve) + lam;
     return vh;
 }
 
@@ -336,8 +340,8 @@ GPUACT_FN float gpuact_sm_gelu_far(float x, float y) {
 /* x * Phi(x) = 0.5 x (1 + erf(x / sqrt2)). */
 GPUACT_FN float gpuact_gelu_erf(float x) {
     const float y = gpuact_sm_abs(x);
-    float r = gpuact_sm_gelu_near(x, y > 3.5f ? 3.5f : y);
-    if (y > 3.5f) r = x > 6.0f ? x : (x < -14.5f ? x * 0.0f : gpuact_sm_gelu_far(x, y));
+    float r = gpuact_sm_gelu_near(x, y > 4.5f ? 4.5f : y);
+    if (y > 4.5f) r = x > 6.0f ? x : (x < -14.5f ? x * 0.0f : gpuact_sm_gelu_far(x, y));
     return gpuact_sm_canon(gpuact_sm_sign_of(r, x));
 }
 
@@ -588,7 +592,7 @@ GPUACT_FN float gpuact_sm_exps0(float ah, gpuact_u32 *kb) {
     return gpuact_sm_expm1r(GPUACT_FMA(-kf, -1.904654212e-09f, GPUACT_FMA(-kf, 6.931471825e-01f, ah)));
 }
 
-/* x Phi(x) for |x| <= 3.5 (y = |x|): Q(y) = e^A(y) / 2 with A as in
+/* x Phi(x) for |x| <= 4.5 (y = |x|): Q(y) = e^A(y) / 2 with A as in
    gpuact_sm_gelu_near; y Q = y 2^(k-1) (1 + s) rounded once. */
 GPUACT_FN float gpuact_sm_gelu_near_fast(float x, float y) {
     float lo;
@@ -616,7 +620,7 @@ GPUACT_FN float gpuact_sm_gelu_far_fast(float x, float y) {
 GPUACT_FN float gpuact_gelu_erf_fast(float x) {
     const float y = gpuact_sm_abs(x);
     float r = gpuact_sm_gelu_near_fast(x, y);
-    if (gpuact_sm_rare(gpuact_as_u32(y), 0u, 0x40600000u)) /* 3.5 */
+    if (gpuact_sm_rare(gpuact_as_u32(y), 0u, 0x40900000u)) /* 4.5 */
         r = gpuact_sm_canon(gpuact_sm_sign_of(x > 6.0f ? x : (x < -14.5f ? x * 0.0f : gpuact_sm_gelu_far_fast(x, y)), x));
     return r;
 }
