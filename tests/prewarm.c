@@ -2,9 +2,10 @@
    (or GPUACT_BACKEND) picks, split over child processes with a context
    each, so the kernel cache (CUDA/HIP: gpuact's disk cache; OpenCL: the
    driver's, e.g. PoCL's $POCL_CACHE_DIR) holds them all before a test run
-   that builds them one after another. Each child takes every Nth variant,
-   and PoCL builds one program at a time per process: N processes keep N
-   cores busy. `make test` runs it before the conformance suite, whose
+   that builds them one after another. The children share the programs
+   out (OpenCL: a program holds several variants; elsewhere one each), each
+   program to the child with the fewest variants so far, and PoCL builds one
+   program at a time per process: N processes keep N cores busy. `make test` runs it before the conformance suite, whose
    parts then load the programs instead of building the same ones side by
    side. On OpenCL each variant is also launched once, on no elements: a
    driver that compiles a kernel for its work-group size at the first
@@ -29,22 +30,42 @@ static int launch_empty(gpuact_context *ctx, int i) {
     gpuact__launch L;
     size_t work[2] = {GPUACT_BLOCK, 1};
     memset(&L, 0, sizeof L);
-    if (gpuact__opencl_set_args(o, o->k[i].kernel, &L) != GPUACT_SUCCESS) return 1;
-    return o->cl.clEnqueueNDRangeKernel(o->queue, o->k[i].kernel, 2, NULL, work, work, 0, NULL, NULL) != 0 ||
+    if (gpuact__opencl_set_args(o, o->k[i], &L) != GPUACT_SUCCESS) return 1;
+    return o->cl.clEnqueueNDRangeKernel(o->queue, o->k[i], 2, NULL, work, work, 0, NULL, NULL) != 0 ||
            o->cl.clFinish(o->queue) != 0;
 }
 #endif
 
-/* Child part of nparts: builds its variants; returns the number of failures. */
+/* The program that builds slot i: OpenCL's holds several variants. */
+static int program_of(gpuact_context *ctx, int i) {
+#ifndef GPUACT_NO_OPENCL
+    if (gpuact_context_backend(ctx) == GPUACT_BACKEND_OPENCL) {
+        gpuact__variant V;
+        gpuact__variant_at(i, &V);
+        return gpuact__opencl_program(&V);
+    }
+#endif
+    (void)ctx;
+    return i;
+}
+
+/* Child part of nparts: builds its programs' variants; returns the number of failures. */
 static int build_part(int part, int nparts) {
     gpuact_context *ctx;
-    int i, state, reachable = 0, failed = 0;
+    int i, state, failed = 0, program = -1, owner = 0, p, load[64] = {0};
     if (gpuact_context_create(NULL, &ctx) != GPUACT_SUCCESS) {
         fprintf(stderr, "prewarm: %s\n", gpuact_last_error());
         return 1;
     }
     for (i = 0; (state = gpuact_testing_variant(ctx, i, NULL, 0)) >= 0; i++) {
-        if (state == 0 || reachable++ % nparts != part) continue;
+        if (state == 0) continue;
+        if (program_of(ctx, i) != program) { /* a program's slots follow each other */
+            program = program_of(ctx, i);
+            for (owner = 0, p = 1; p < nparts; p++)
+                if (load[p] < load[owner]) owner = p;
+        }
+        load[owner]++;
+        if (owner != part) continue;
         if (gpuact_testing_prepare(ctx, i) != GPUACT_SUCCESS) {
             fprintf(stderr, "prewarm: slot %d: %s\n", i, gpuact_last_error());
             failed++;
