@@ -3,15 +3,17 @@
    each, so the kernel cache (CUDA/HIP: gpuact's disk cache; OpenCL: the
    driver's, e.g. PoCL's $POCL_CACHE_DIR) holds them all before a test run
    that builds them one after another. The children share the programs
-   out (OpenCL: a program holds several variants; elsewhere one each), each
-   program to the child with the fewest variants so far, and PoCL builds one
-   program at a time per process: N processes keep N cores busy. `make test` runs it before the conformance suite, whose
-   parts then load the programs instead of building the same ones side by
-   side. On OpenCL each variant is also launched on no elements: a driver
-   that compiles a kernel for its launch shape at the first launch (PoCL:
-   the work-group size, and whether the grid is narrower than 65535
+   out (OpenCL: a program holds several variants; elsewhere one each),
+   each program to the child with the fewest variants so far, and PoCL
+   builds one program at a time per process: N processes keep N cores
+   busy. `make test` runs it before the conformance suite, whose parts
+   then load the programs instead of building the same ones side by side.
+   On OpenCL each variant is also launched on no elements: a driver that
+   compiles a kernel for its launch shape at the first launch (PoCL: the
+   work-group size, and whether the grid is narrower than 65535
    work-items) does that here, in a plain process, and not in the tests
-   (under the sanitizers, about three times as slow).
+   under the sanitizers (where compiling is slower, and LeakSanitizer's
+   check at exit can crash after it).
    Usage: prewarm [processes] (default: one per CPU). */
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
