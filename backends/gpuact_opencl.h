@@ -6,10 +6,12 @@
             order, then every other device (so ordinal 0 is the first GPU,
             or the CPU device of PoCL on a machine without one). Or adopt the
             caller's cl_context + cl_device_id (+ cl_command_queue as stream).
-   Builds:  one program per kernel variant from the embedded sources in
-            kernels/opencl/, on first use, kept for the context's life; the
-            build log goes to gpuact_last_error(). No disk cache: OpenCL
-            drivers keep their own.
+   Builds:  one program per op, dtype triple and GPUACT_CL_PROGRAM_KINDS
+            activation kinds (every variant of them, as kernels/opencl/
+            common.cl composes it), on the first use of one of its
+            variants, kept for the context's life; the build log goes to
+            gpuact_last_error(). No disk cache: OpenCL drivers keep their
+            own.
    Buffers: cl_mem plus byte offset; the offset is passed to the kernel (no
             sub-buffers, whose alignment rules would refuse most offsets).
    Threads: clSetKernelArg is not thread-safe on one cl_kernel, so argument
@@ -117,7 +119,18 @@ typedef struct gpuact__cl_api {
     gpuact__cl_int(GPUACT__CLAPI *clGetMemObjectInfo)(gpuact__cl_mem, gpuact__cl_uint, size_t, void *, size_t *);
 } gpuact__cl_api;
 
-typedef struct gpuact__cl_kernel_slot { gpuact__cl_program program; gpuact__cl_kernel kernel; } gpuact__cl_kernel_slot;
+/* The unit of build: one program holds the variants of an op, dtype triple
+   and GPUACT_CL_PROGRAM_KINDS consecutive activation kinds (at most 42
+   kernels with every kind). A compiler's fixed cost per program (PoCL:
+   parsing its OpenCL C header and gpuact's shared sources) is then paid
+   once for them, and a call still builds only its op in its dtypes
+   (docs/ARCHITECTURE.md, "Kernel builds"). 1: a program per kind. */
+#ifndef GPUACT_CL_PROGRAM_KINDS
+#define GPUACT_CL_PROGRAM_KINDS GPUACT_KIND_COUNT
+#endif
+#define GPUACT__CL_KIND_GROUPS ((GPUACT_KIND_COUNT + GPUACT_CL_PROGRAM_KINDS - 1) / GPUACT_CL_PROGRAM_KINDS)
+#define GPUACT__CL_PROGRAMS \
+    (GPUACT_OP_COUNT * GPUACT_DT_COUNT * GPUACT_DT_COUNT * GPUACT_DT_COUNT * GPUACT__CL_KIND_GROUPS)
 
 typedef struct gpuact__opencl {
     void *lib;
@@ -127,7 +140,8 @@ typedef struct gpuact__opencl {
     gpuact__cl_queue queue;
     int nv_sm; /* NVIDIA's driver: the compute capability (e.g. 90), passed as GPUACT_CL_NV_SM; else 0 */
     int wide_groups; /* NVIDIA's driver: work-groups by GPUACT_CL_NV_BLOCK and gpuact__opencl_width */
-    gpuact__cl_kernel_slot k[GPUACT__VARIANTS];
+    gpuact__cl_program programs[GPUACT__CL_PROGRAMS]; /* by gpuact__opencl_program */
+    gpuact__cl_kernel k[GPUACT__VARIANTS];            /* by gpuact__variant_index */
 } gpuact__opencl;
 
 static const char *gpuact__cl_error_name(gpuact__cl_int e) {
@@ -299,10 +313,10 @@ static void gpuact__opencl_destroy(gpuact_context *ctx) {
     gpuact__opencl *o = GPUACT__CL(ctx);
     int i;
     if (!o) return;
-    for (i = 0; i < GPUACT__VARIANTS; i++) {
-        if (o->k[i].kernel) o->cl.clReleaseKernel(o->k[i].kernel);
-        if (o->k[i].program) o->cl.clReleaseProgram(o->k[i].program);
-    }
+    for (i = 0; i < GPUACT__VARIANTS; i++)
+        if (o->k[i]) o->cl.clReleaseKernel(o->k[i]);
+    for (i = 0; i < GPUACT__CL_PROGRAMS; i++)
+        if (o->programs[i]) o->cl.clReleaseProgram(o->programs[i]);
     if (o->queue) o->cl.clReleaseCommandQueue(o->queue);
     if (o->context) o->cl.clReleaseContext(o->context);
 #ifndef GPUACT_NO_RUNTIME_LINKING
@@ -466,56 +480,111 @@ static int gpuact__opencl_buffer_extent(gpuact_context *ctx, gpuact_buffer b, si
     return GPUACT__EXTENT_KNOWN;
 }
 
-/* Builds the program of one variant; called with ctx->lock held. */
-static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__launch *L, gpuact__cl_kernel_slot *slot) {
+/* The program that holds V (GPUACT_CL_PROGRAM_KINDS). */
+static int gpuact__opencl_program(const gpuact__variant *V) {
+    const int t = ((int)V->t[0] * GPUACT_DT_COUNT + (int)V->t[1]) * GPUACT_DT_COUNT + (int)V->t[2];
+    return (V->op * GPUACT_DT_COUNT * GPUACT_DT_COUNT * GPUACT_DT_COUNT + t) * GPUACT__CL_KIND_GROUPS +
+           V->kind / GPUACT_CL_PROGRAM_KINDS;
+}
+/* Appends a file's lines at p (or only counts them where p is NULL); returns the end. */
+static size_t gpuact__opencl_put(char *p, size_t at, const char *const *file) {
+    size_t i;
+    for (i = 0; file[i]; i++) {
+        const size_t k = strlen(file[i]);
+        if (p) memcpy(p + at, file[i], k);
+        at += k;
+    }
+    return at;
+}
+/* The source of V's program (kernels/opencl/common.cl): the op's shared
+   files once, then for each reachable variant of the program its #defines,
+   the op's file and their #undefs; *count: the variants. malloc'd, or NULL. */
+static char *gpuact__opencl_source(const gpuact__variant *V, int *count) {
 #define GPUACT__CL_PROGRAM_(name, short_name) gpuact__opencl_##name,
     static const char *const *const *const programs[GPUACT_OP_COUNT] = {GPUACT_OPS(GPUACT__CL_PROGRAM_)};
+    /* the slots of one kind (of an op and dtypes), which follow each other: kind is GPUACT_FIELDS' first */
+    const int per_kind = GPUACT__VARIANTS / (GPUACT_OP_COUNT * GPUACT_DT_COUNT * GPUACT_DT_COUNT * GPUACT_DT_COUNT) /
+                         GPUACT_KIND_COUNT;
+    const int k0 = V->kind / GPUACT_CL_PROGRAM_KINDS * GPUACT_CL_PROGRAM_KINDS;
+    const int kinds = GPUACT_KIND_COUNT - k0 < GPUACT_CL_PROGRAM_KINDS ? GPUACT_KIND_COUNT - k0 : GPUACT_CL_PROGRAM_KINDS;
+    const char *const *const *files = programs[V->op];
+    char defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX], *src = NULL;
+    size_t at = 0;
+    int f, last, pass, d, i, first;
+    gpuact__variant W = *V;
+    for (last = 0; files[last + 1]; last++) {}
+#define GPUACT__FIELD_ZERO_(name, NAME, count) W.name = 0;
+    GPUACT_FIELDS(GPUACT__FIELD_ZERO_)
+    W.kind = k0;
+    first = gpuact__variant_index(&W);
+    for (pass = 0; pass < 2; pass++) { /* 0: the size; 1: the text */
+        at = 0;
+        for (f = 0; f < last; f++) at = gpuact__opencl_put(src, at, files[f]);
+        for (i = first, *count = 0; i < first + kinds * per_kind; i++) {
+            gpuact__variant_at(i, &W);
+            if (!gpuact__variant_reachable(&W)) continue;
+            ++*count;
+            gpuact__variant_defines(&W, defs);
+            for (d = 0; d < GPUACT__DEFINES; d++) { /* -DNAME=VALUE: #define NAME VALUE */
+                const int name = (int)strcspn(defs[d] + 2, "=");
+                at += src ? (size_t)sprintf(src + at, "#define %.*s %s\n", name, defs[d] + 2, defs[d] + 3 + name)
+                          : strlen(defs[d]) + 7;
+            }
+            at = gpuact__opencl_put(src, at, files[last]);
+            for (d = 0; d < GPUACT__DEFINES; d++) {
+                const int name = (int)strcspn(defs[d] + 2, "=");
+                at += src ? (size_t)sprintf(src + at, "#undef %.*s\n", name, defs[d] + 2) : (size_t)name + 8;
+            }
+        }
+        if (!src && !(src = (char *)GPUACT_MALLOC(at + 1))) return NULL;
+    }
+    src[at] = '\0';
+    return src;
+}
+
+/* V's kernel, built with the rest of its program where that is not built
+   yet; called with ctx->lock held. */
+static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__variant *V, gpuact__cl_kernel *kernel) {
     gpuact__opencl *o = GPUACT__CL(ctx);
-    char options[192 + GPUACT__DEFINES * GPUACT__DEFINE_MAX], name[GPUACT__NAME_MAX], defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX];
+    gpuact__cl_program *program = &o->programs[gpuact__opencl_program(V)];
+    char options[192], name[GPUACT__NAME_MAX];
     char *src;
-    size_t used;
     gpuact__cl_int e = 0;
-    int i;
-    gpuact__variant_defines(&L->v, defs);
-    /* IEEE division (kernels/smooth.h divides; OpenCL's default single
-       division may be 2.5 ulp off) where the device offers it, as the
-       CUDA/HIP kernels and the CPU reference divide. -w: a kernel that
-       builds shows no log, and PoCL's compiler would print its warning
-       count (an unroll hint it declines) to stderr for every kernel. */
-    {
+    int count = 0;
+    gpuact__variant_name(V, name, sizeof name);
+    if (!*program) {
+        /* IEEE division (kernels/smooth.h divides; OpenCL's default single
+           division may be 2.5 ulp off) where the device offers it, as the
+           CUDA/HIP kernels and the CPU reference divide. -w: a kernel that
+           builds shows no log, and PoCL's compiler would print its warning
+           count (an unroll hint it declines) to stderr for every kernel. */
         gpuact__cl_ulong fp = 0; /* cl_device_fp_config: CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT is 1 << 7 */
+        size_t used;
         o->cl.clGetDeviceInfo(o->device, 0x101B /* CL_DEVICE_SINGLE_FP_CONFIG */, sizeof fp, &fp, NULL);
         used = (size_t)snprintf(options, sizeof options, "-cl-std=CL1.2 -w -DGPUACT_BLOCK=%d -DGPUACT_CL_GROUPS_PAIR=%d%s",
                                 GPUACT_BLOCK, GPUACT_CL_GROUPS_PAIR,
                                 (fp & (1u << 7)) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
-        if (o->nv_sm) used += (size_t)snprintf(options + used, sizeof options - used, " -DGPUACT_CL_NV_SM=%d", o->nv_sm);
+        if (o->nv_sm) snprintf(options + used, sizeof options - used, " -DGPUACT_CL_NV_SM=%d", o->nv_sm);
+        if (!(src = gpuact__opencl_source(V, &count)))
+            return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+        *program = o->cl.clCreateProgramWithSource(o->context, 1, (const char **)&src, NULL, &e);
+        GPUACT_FREE(src);
+        if (!*program) return gpuact__cl_fail(e, "clCreateProgramWithSource");
+        e = o->cl.clBuildProgram(*program, 1, &o->device, options, NULL, NULL);
+        if (e != 0) {
+            char log[12000];
+            size_t len = 0;
+            log[0] = '\0';
+            o->cl.clGetProgramBuildInfo(*program, o->device, GPUACT__CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, &len);
+            log[len < sizeof log ? len : sizeof log - 1] = '\0';
+            o->cl.clReleaseProgram(*program);
+            *program = NULL;
+            return gpuact__fail(GPUACT_ERROR_KERNEL_BUILD, "opencl: building the program of %s (%d kernels of its op "
+                                "and dtypes; options \"%s\") on %s failed with %s. Build log:\n%s", name, count,
+                                options, ctx->device_name, gpuact__cl_error_name(e), log);
+        }
     }
-    for (i = 0; i < GPUACT__DEFINES; i++)
-        used += (size_t)snprintf(options + used, sizeof options - used, " %s", defs[i]);
-    gpuact__variant_name(&L->v, name, sizeof name);
-    if (!(src = gpuact__join(programs[L->v.op])))
-        return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
-    slot->program = o->cl.clCreateProgramWithSource(o->context, 1, (const char **)&src, NULL, &e);
-    GPUACT_FREE(src);
-    if (!slot->program) return gpuact__cl_fail(e, "clCreateProgramWithSource");
-    e = o->cl.clBuildProgram(slot->program, 1, &o->device, options, NULL, NULL);
-    if (e != 0) {
-        char log[12000];
-        size_t len = 0;
-        log[0] = '\0';
-        o->cl.clGetProgramBuildInfo(slot->program, o->device, GPUACT__CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, &len);
-        log[len < sizeof log ? len : sizeof log - 1] = '\0';
-        o->cl.clReleaseProgram(slot->program);
-        slot->program = NULL;
-        return gpuact__fail(GPUACT_ERROR_KERNEL_BUILD, "opencl: building %s (options \"%s\") on %s failed with %s. "
-                            "Build log:\n%s", name, options, ctx->device_name, gpuact__cl_error_name(e), log);
-    }
-    slot->kernel = o->cl.clCreateKernel(slot->program, name, &e);
-    if (!slot->kernel) {
-        o->cl.clReleaseProgram(slot->program);
-        slot->program = NULL;
-        return gpuact__cl_fail(e, "clCreateKernel");
-    }
+    if (!(*kernel = o->cl.clCreateKernel(*program, name, &e))) return gpuact__cl_fail(e, "clCreateKernel");
     return GPUACT_SUCCESS;
 }
 
@@ -619,15 +688,15 @@ static void gpuact__opencl_shape(const gpuact_context *ctx, const gpuact__launch
 
 static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s, const gpuact__launch *L) {
     gpuact__opencl *o = GPUACT__CL(ctx);
-    gpuact__cl_kernel_slot *slot = &o->k[gpuact__variant_index(&L->v)];
+    gpuact__cl_kernel *kernel = &o->k[gpuact__variant_index(&L->v)];
     size_t global[2], local[2] = {L->block, 1};
     gpuact__cl_int e = 0;
     gpuact_result r = GPUACT_SUCCESS;
     global[0] = (size_t)L->grid_x * local[0];
     global[1] = (size_t)L->grid_y;
     pthread_mutex_lock(&ctx->lock);
-    if (!slot->kernel) r = gpuact__opencl_build(ctx, L, slot);
-    if (r == GPUACT_SUCCESS && !L->prepare_only) r = gpuact__opencl_set_args(o, slot->kernel, L);
+    if (!*kernel) r = gpuact__opencl_build(ctx, &L->v, kernel);
+    if (r == GPUACT_SUCCESS && !L->prepare_only) r = gpuact__opencl_set_args(o, *kernel, L);
     /* The bias gradient sums the partial rows the kernel enqueued just before
        wrote (rows = their number): an out-of-order queue would start it
        without waiting for them. */
@@ -635,7 +704,7 @@ static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s,
         (e = o->cl.clEnqueueBarrierWithWaitList((gpuact__cl_queue)s, 0, NULL, NULL)) != 0)
         r = gpuact__cl_fail(e, "clEnqueueBarrierWithWaitList (before the bias gradient's sum)");
     if (r == GPUACT_SUCCESS && !L->prepare_only) {
-        e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, slot->kernel, 2, NULL, global, local, 0, NULL, NULL);
+        e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, *kernel, 2, NULL, global, local, 0, NULL, NULL);
         /* A width chosen for the launch (gpuact__opencl_width) that the kernel cannot take: the variant's,
            over as many work-items (at least; the kernels leave out the ones past a row's end). NVIDIA's
            driver cannot be asked first: its CL_KERNEL_WORK_GROUP_SIZE for these kernels is 256 (H200,
@@ -644,7 +713,7 @@ static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s,
             local[0] != L->block_fallback) {
             local[0] = L->block_fallback;
             global[0] = gpuact__div_up(global[0], local[0]) * local[0];
-            e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, slot->kernel, 2, NULL, global, local, 0, NULL, NULL);
+            e = o->cl.clEnqueueNDRangeKernel((gpuact__cl_queue)s, *kernel, 2, NULL, global, local, 0, NULL, NULL);
         }
         if (e) r = gpuact__cl_fail(e, "clEnqueueNDRangeKernel");
     }

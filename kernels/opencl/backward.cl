@@ -10,6 +10,10 @@
 #include "common.cl"
 #include "../fewbit.h"
 
+/* Once per program (a program holds several variants, this file again for
+   each, see common.cl): the table and the helpers, which read no variant macro. */
+#ifndef GPUACT_CL_BACKWARD_ONCE
+#define GPUACT_CL_BACKWARD_ONCE
 /* Few-bit codes (a smooth kind's GPUACT_MASK, ../contract.h): the levels
    [table][bits - 1][16]; a group's 8 codes are its slot bytes of the row,
    the row's last group only its ceil(n * slot / 8). */
@@ -26,6 +30,7 @@ uint gpuact_cl_codes_read(const __global uchar *row, ulong c0, uint n, int slot)
     for (int i = 0; i < (int)((n * slot + 7) / 8); i++) w |= (uint)p[i] << (8 * i);
     return w;
 }
+#endif
 
 __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     const ulong c0 = get_global_id(0) * GPUACT_CL_VEC;

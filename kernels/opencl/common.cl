@@ -1,9 +1,12 @@
-/* gpuact OpenCL kernels: shared pieces. Each program is one op file
-   composed with dialect.cl, ../contract.h, ../act.h and this file, built
-   with the options of gpuact__variant_defines (gpuact.h): -DGPUACT_NAME=
-   the kernel's name, -DGPUACT_T0/T1/T2=<dtype> (f32, f16, bf16) and the
-   fields -DGPUACT_KIND/MASK/DBIAS/SELECT/FROMX=<n>. Its one kernel has the
-   parameter list of GPUACT_KERNEL_PARAMS (../contract.h).
+/* gpuact OpenCL kernels: shared pieces. A program is one op's variants
+   (gpuact.h's OpenCL backend, gpuact__opencl_source): dialect.cl,
+   ../contract.h, ../act.h and this file once, then for each variant the
+   #defines of gpuact__variant_defines (GPUACT_NAME: the kernel's name,
+   GPUACT_T0/T1/T2: <dtype> (f32, f16, bf16), GPUACT_KIND/MASK/DBIAS/SELECT/
+   FROMX/PRECISE: <n>), the op file and their #undefs. Each variant's kernel
+   has the parameter list of GPUACT_KERNEL_PARAMS (../contract.h); an op
+   file's functions that read the variant's macros are named per variant
+   with GPUACT_OWN, the rest sit once behind the file's guard.
 
    Data is handled as raw bits (uint) so that pass-through NaNs keep their
    payload; f16 uses vload_half/vstore_half_rte, which need no cl_khr_fp16.
@@ -16,6 +19,7 @@
 
 #define GPUACT_CAT_(a, b) a##b
 #define GPUACT_CAT(a, b) GPUACT_CAT_(a, b)
+#define GPUACT_OWN(f) GPUACT_CAT(f, GPUACT_CAT(_, GPUACT_NAME)) /* f_<the kernel's name> */
 
 #define GPUACT_P_BUF_(name) __global uchar *name, ulong name##_off
 #define GPUACT_P_U64_(name) ulong name

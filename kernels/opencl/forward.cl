@@ -7,6 +7,11 @@
 #include "common.cl"
 #include "../fewbit.h"
 
+/* Once per program (a program holds several variants, this file again for
+   each, see common.cl): the tables and the helpers that read no variant
+   macro; the functions after the guard read them and are named per variant. */
+#ifndef GPUACT_CL_FORWARD_ONCE
+#define GPUACT_CL_FORWARD_ONCE
 /* Few-bit codes (a smooth kind's GPUACT_MASK, ../contract.h): the
    boundaries [table][bits - 1][16]; the code of z is how many of the nb-bit
    table's sorted boundaries are <= z (binary search, NaN: 0); a group's 8
@@ -14,19 +19,11 @@
    ceil(n * slot / 8). */
 __constant float gpuact_fewbit_bounds[] = GPUACT_FEWBIT_BOUNDS;
 #define GPUACT_CL_CODES (GPUACT_MASK && !gpuact_kind_select(GPUACT_KIND))
-uint gpuact_cl_code(float z, int nb) {
-    __constant const float *bnd =
-        gpuact_fewbit_bounds + ((GPUACT_CL_CODES ? GPUACT_KIND - GPUACT_KIND_gelu : 0) * GPUACT_FEWBIT_MAX_BITS + nb - 1) * GPUACT_FEWBIT_STRIDE;
-    uint c = 0;
-    for (int s = 1 << (nb - 1); s; s >>= 1) c += z >= bnd[c + s - 1] ? (uint)s : 0u;
-    return c;
-}
 void gpuact_cl_codes_write(__global uchar *row, ulong c0, uint n, uint w, int nb) {
     const int slot = GPUACT_CODE_SLOT(nb);
     __global uchar *p = row + c0 / 8 * slot;
     for (int i = 0; i < (int)((n * slot + 7) / 8); i++) p[i] = (uchar)(w >> (8 * i));
 }
-
 /* The groups of a work-item (../contract.h, GPUACT_CL_GROUPS; the host sizes
    the grid by the same rule): group u starts at column gpuact_cl_c0(u), a
    block of groups after group u - 1, so neighbouring work-items stay
@@ -34,14 +31,9 @@ void gpuact_cl_codes_write(__global uchar *row, ulong c0, uint n, uint w, int nb
 #define GPUACT_CL_G                                                \
     GPUACT_CL_GROUPS(GPUACT_OP_forward, GPUACT_KIND, GPUACT_SELECT, \
                      SZ(GPUACT_T0) == 2 && SZ(GPUACT_T1) == 2 && SZ(GPUACT_T2) == 2)
-ulong gpuact_cl_c0(int u) {
-    return ((get_group_id(0) * GPUACT_CL_G + u) * get_local_size(0) + get_local_id(0)) * GPUACT_CL_VEC;
-}
 /* The mask bits of a group of n (gpuact_cl_count) elements. */
 uint gpuact_cl_tail(uint n) { return (1u << n) - 1u; }
-
-#if SZ(GPUACT_T0) == 2 && SZ(GPUACT_T1) == 2 && SZ(GPUACT_T2) == 2
-/* The four words of 16-bit group c0 of a row, n elements in it (0 past its end). */
+/* Every array 16-bit: the four words of group c0 of a row, n elements in it (0 past its end). */
 uint4 gpuact_cl_ldw(const __global uchar *row, ulong c0, uint n, int vec_ok) {
     uint e[GPUACT_CL_VEC];
     if (vec_ok) return *(const __global uint4 *)(row + c0 * 2);
@@ -57,6 +49,25 @@ void gpuact_cl_stw(__global uchar *row, ulong c0, uint n, int vec_ok, uint4 w) {
     for (uint k = 0; k < GPUACT_CL_VEC; k++)
         if (k < n) ((__global ushort *)row)[c0 + k] = (ushort)(e[k / 2] >> (16 * (k & 1)));
 }
+#define gpuact_cl_code GPUACT_OWN(gpuact_cl_code)
+#define gpuact_cl_c0 GPUACT_OWN(gpuact_cl_c0)
+#define gpuact_cl_fwd_words GPUACT_OWN(gpuact_cl_fwd_words)
+#define gpuact_cl_fwd_elems GPUACT_OWN(gpuact_cl_fwd_elems)
+#endif
+
+/* The code of z in the variant's table (GPUACT_CL_CODES; nb bits). */
+uint gpuact_cl_code(float z, int nb) {
+    __constant const float *bnd =
+        gpuact_fewbit_bounds + ((GPUACT_CL_CODES ? GPUACT_KIND - GPUACT_KIND_gelu : 0) * GPUACT_FEWBIT_MAX_BITS + nb - 1) * GPUACT_FEWBIT_STRIDE;
+    uint c = 0;
+    for (int s = 1 << (nb - 1); s; s >>= 1) c += z >= bnd[c + s - 1] ? (uint)s : 0u;
+    return c;
+}
+ulong gpuact_cl_c0(int u) {
+    return ((get_group_id(0) * GPUACT_CL_G + u) * get_local_size(0) + get_local_id(0)) * GPUACT_CL_VEC;
+}
+
+#if SZ(GPUACT_T0) == 2 && SZ(GPUACT_T1) == 2 && SZ(GPUACT_T2) == 2
 /* The rows of a work-item's groups. fl >= 0: flags is that constant (the
    epilogue's common case gets its own copy of the loop, without a choice on
    the flags per word). */
