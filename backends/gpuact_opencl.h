@@ -6,12 +6,13 @@
             order, then every other device (so ordinal 0 is the first GPU,
             or the CPU device of PoCL on a machine without one). Or adopt the
             caller's cl_context + cl_device_id (+ cl_command_queue as stream).
-   Builds:  one program per op, dtype triple and GPUACT_CL_PROGRAM_KINDS
-            activation kinds (every variant of them, as kernels/opencl/
-            common.cl composes it), on the first use of one of its
-            variants, kept for the context's life; the build log goes to
-            gpuact_last_error(). No disk cache: OpenCL drivers keep their
-            own.
+   Builds:  on a GPU one program per kernel variant; on other devices
+            (PoCL, CPU drivers) one per op, dtype triple and
+            GPUACT_CL_PROGRAM_KINDS activation kinds (every variant of
+            them, as kernels/opencl/common.cl composes it). Built on the
+            first use of a variant, kept for the context's life; the build
+            log goes to gpuact_last_error(). No disk cache: OpenCL drivers
+            keep their own.
    Buffers: cl_mem plus byte offset; the offset is passed to the kernel (no
             sub-buffers, whose alignment rules would refuse most offsets).
    Threads: clSetKernelArg is not thread-safe on one cl_kernel, so argument
@@ -119,18 +120,17 @@ typedef struct gpuact__cl_api {
     gpuact__cl_int(GPUACT__CLAPI *clGetMemObjectInfo)(gpuact__cl_mem, gpuact__cl_uint, size_t, void *, size_t *);
 } gpuact__cl_api;
 
-/* The unit of build: one program holds the variants of an op, dtype triple
-   and GPUACT_CL_PROGRAM_KINDS consecutive activation kinds (at most 42
-   kernels with every kind). A compiler's fixed cost per program (PoCL:
-   parsing its OpenCL C header and gpuact's shared sources) is then paid
-   once for them, and a call still builds only its op in its dtypes
-   (docs/ARCHITECTURE.md, "Kernel builds"). 1: a program per kind. */
+/* The unit of build off a GPU: one program holds the variants of an op,
+   dtype triple and GPUACT_CL_PROGRAM_KINDS consecutive activation kinds
+   (at most 42 kernels with every kind), so a compiler's fixed cost per
+   program (PoCL: parsing its OpenCL C header and gpuact's shared sources)
+   is paid once for them. A GPU driver builds each variant alone: there a
+   whole program made the first call many times slower (docs/ARCHITECTURE.md,
+   "Kernel builds"). 1: a program per kind. */
 #ifndef GPUACT_CL_PROGRAM_KINDS
 #define GPUACT_CL_PROGRAM_KINDS GPUACT_KIND_COUNT
 #endif
 #define GPUACT__CL_KIND_GROUPS ((GPUACT_KIND_COUNT + GPUACT_CL_PROGRAM_KINDS - 1) / GPUACT_CL_PROGRAM_KINDS)
-#define GPUACT__CL_PROGRAMS \
-    (GPUACT_OP_COUNT * GPUACT_DT_COUNT * GPUACT_DT_COUNT * GPUACT_DT_COUNT * GPUACT__CL_KIND_GROUPS)
 
 typedef struct gpuact__opencl {
     void *lib;
@@ -140,7 +140,8 @@ typedef struct gpuact__opencl {
     gpuact__cl_queue queue;
     int nv_sm; /* NVIDIA's driver: the compute capability (e.g. 90), passed as GPUACT_CL_NV_SM; else 0 */
     int wide_groups; /* NVIDIA's driver: work-groups by GPUACT_CL_NV_BLOCK and gpuact__opencl_width */
-    gpuact__cl_program programs[GPUACT__CL_PROGRAMS]; /* by gpuact__opencl_program */
+    int grouped;     /* a device that is not a GPU: programs of many variants (gpuact__opencl_program) */
+    gpuact__cl_program programs[GPUACT__VARIANTS]; /* by gpuact__opencl_program */
     gpuact__cl_kernel k[GPUACT__VARIANTS];            /* by gpuact__variant_index */
 } gpuact__opencl;
 
@@ -315,7 +316,7 @@ static void gpuact__opencl_destroy(gpuact_context *ctx) {
     if (!o) return;
     for (i = 0; i < GPUACT__VARIANTS; i++)
         if (o->k[i]) o->cl.clReleaseKernel(o->k[i]);
-    for (i = 0; i < GPUACT__CL_PROGRAMS; i++)
+    for (i = 0; i < GPUACT__VARIANTS; i++)
         if (o->programs[i]) o->cl.clReleaseProgram(o->programs[i]);
     if (o->queue) o->cl.clReleaseCommandQueue(o->queue);
     if (o->context) o->cl.clReleaseContext(o->context);
@@ -374,6 +375,11 @@ static gpuact_result gpuact__opencl_create(gpuact_context *ctx) {
     }
     o->cl.clGetDeviceInfo(o->device, GPUACT__CL_DEVICE_NAME, sizeof ctx->device_name - 1, ctx->device_name, NULL);
     o->cl.clGetDeviceInfo(o->device, GPUACT__CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
+    {
+        gpuact__cl_bitfield type = 0;
+        o->cl.clGetDeviceInfo(o->device, 0x1000 /* CL_DEVICE_TYPE */, sizeof type, &type, NULL);
+        o->grouped = (type & GPUACT__CL_DEVICE_TYPE_GPU) == 0;
+    }
     ctx->units = units ? units : 1;
     { /* cl_nv_device_attribute_query: CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV / MINOR_NV */
         char ext[8192] = {0};
@@ -480,9 +486,11 @@ static int gpuact__opencl_buffer_extent(gpuact_context *ctx, gpuact_buffer b, si
     return GPUACT__EXTENT_KNOWN;
 }
 
-/* The program that holds V (GPUACT_CL_PROGRAM_KINDS). */
-static int gpuact__opencl_program(const gpuact__variant *V) {
+/* The program that holds V: on a GPU V's own; elsewhere (o->grouped) the
+   one of its op, dtypes and GPUACT_CL_PROGRAM_KINDS kinds. */
+static int gpuact__opencl_program(const gpuact__opencl *o, const gpuact__variant *V) {
     const int t = ((int)V->t[0] * GPUACT_DT_COUNT + (int)V->t[1]) * GPUACT_DT_COUNT + (int)V->t[2];
+    if (!o->grouped) return gpuact__variant_index(V);
     return (V->op * GPUACT_DT_COUNT * GPUACT_DT_COUNT * GPUACT_DT_COUNT + t) * GPUACT__CL_KIND_GROUPS +
            V->kind / GPUACT_CL_PROGRAM_KINDS;
 }
@@ -497,9 +505,10 @@ static size_t gpuact__opencl_put(char *p, size_t at, const char *const *file) {
     return at;
 }
 /* The source of V's program (kernels/opencl/common.cl): the op's shared
-   files once, then for each reachable variant of the program its #defines,
-   the op's file and their #undefs; *count: the variants. malloc'd, or NULL. */
-static char *gpuact__opencl_source(const gpuact__variant *V, int *count) {
+   files once, then for each reachable variant of the program (grouped: every
+   one of gpuact__opencl_program's group; else V alone) its #defines, the op's
+   file and their #undefs; *count: the variants. malloc'd, or NULL. */
+static char *gpuact__opencl_source(const gpuact__variant *V, int grouped, int *count) {
 #define GPUACT__CL_PROGRAM_(name, short_name) gpuact__opencl_##name,
     static const char *const *const *const programs[GPUACT_OP_COUNT] = {GPUACT_OPS(GPUACT__CL_PROGRAM_)};
     /* the slots of one kind (of an op and dtypes), which follow each other: kind is GPUACT_FIELDS' first */
@@ -516,11 +525,11 @@ static char *gpuact__opencl_source(const gpuact__variant *V, int *count) {
 #define GPUACT__FIELD_ZERO_(name, NAME, count) W.name = 0;
     GPUACT_FIELDS(GPUACT__FIELD_ZERO_)
     W.kind = k0;
-    first = gpuact__variant_index(&W);
+    first = grouped ? gpuact__variant_index(&W) : gpuact__variant_index(V);
     for (pass = 0; pass < 2; pass++) { /* 0: the size; 1: the text */
         at = 0;
         for (f = 0; f < last; f++) at = gpuact__opencl_put(src, at, files[f]);
-        for (i = first, *count = 0; i < first + kinds * per_kind; i++) {
+        for (i = first, *count = 0; i < first + (grouped ? kinds * per_kind : 1); i++) {
             gpuact__variant_at(i, &W);
             if (!gpuact__variant_reachable(&W)) continue;
             ++*count;
@@ -546,7 +555,7 @@ static char *gpuact__opencl_source(const gpuact__variant *V, int *count) {
    yet; called with ctx->lock held. */
 static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__variant *V, gpuact__cl_kernel *kernel) {
     gpuact__opencl *o = GPUACT__CL(ctx);
-    gpuact__cl_program *program = &o->programs[gpuact__opencl_program(V)];
+    gpuact__cl_program *program = &o->programs[gpuact__opencl_program(o, V)];
     char options[192], name[GPUACT__NAME_MAX];
     char *src;
     gpuact__cl_int e = 0;
@@ -565,7 +574,7 @@ static gpuact_result gpuact__opencl_build(gpuact_context *ctx, const gpuact__var
                                 GPUACT_BLOCK, GPUACT_CL_GROUPS_PAIR,
                                 (fp & (1u << 7)) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
         if (o->nv_sm) snprintf(options + used, sizeof options - used, " -DGPUACT_CL_NV_SM=%d", o->nv_sm);
-        if (!(src = gpuact__opencl_source(V, &count)))
+        if (!(src = gpuact__opencl_source(V, o->grouped, &count)))
             return gpuact__fail(GPUACT_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
         *program = o->cl.clCreateProgramWithSource(o->context, 1, (const char **)&src, NULL, &e);
         GPUACT_FREE(src);

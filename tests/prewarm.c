@@ -66,7 +66,7 @@ static int program_of(gpuact_context *ctx, int i) {
     if (gpuact_context_backend(ctx) == GPUACT_BACKEND_OPENCL) {
         gpuact__variant V;
         gpuact__variant_at(i, &V);
-        return gpuact__opencl_program(&V);
+        return gpuact__opencl_program(GPUACT__CL(ctx), &V);
     }
 #endif
     (void)ctx;
