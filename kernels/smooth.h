@@ -569,28 +569,30 @@ GPUACT_FN float gpuact_sm_expm1r(float r) {
     return GPUACT_FMA(r * r, p, r);
 }
 
+/* k = round(ah / ln2) as a float (a magic-number fma), *kb = k + 127 */
+GPUACT_FN float gpuact_sm_expk(float ah, gpuact_u32 *kb) {
+    const float j = GPUACT_FMA(ah, 1.442695022e+00f, 12582912.0f);
+    *kb = gpuact_as_u32(j) - 0x4b3fff81u;
+    return j - 12582912.0f;
+}
 /* e^(ah + al) = 2^k (1 + s) for ah in [-110, 0], |al| <= 0.03: returns s,
    *kb = k + 127 (modulo 2^32: where k may be below -126 the caller adds 64
    before forming 2^k). k = round(ah / ln2); ah - k ln2hi is exact
    (gpuact_sm_exp). */
 GPUACT_FN float gpuact_sm_exps(float ah, float al, gpuact_u32 *kb) {
-    const float j = GPUACT_FMA(ah, 1.442695022e+00f, 12582912.0f);
-    const float kf = j - 12582912.0f;
-    *kb = gpuact_as_u32(j) - 0x4b3fff81u;
+    const float kf = gpuact_sm_expk(ah, kb);
     return gpuact_sm_expm1r(GPUACT_FMA(-kf, 6.931471825e-01f, ah) + GPUACT_FMA(-kf, -1.904654212e-09f, al));
+}
+
+/* the same for al = 0 (one rounding less in the reduced argument) */
+GPUACT_FN float gpuact_sm_exps0(float ah, gpuact_u32 *kb) {
+    const float kf = gpuact_sm_expk(ah, kb);
+    return gpuact_sm_expm1r(GPUACT_FMA(-kf, -1.904654212e-09f, GPUACT_FMA(-kf, 6.931471825e-01f, ah)));
 }
 
 /* 1 where |x| (the bits y of it) lies outside [lo, hi] or is NaN: the
    ranges the default functions leave to a branch. */
 GPUACT_FN int gpuact_sm_rare(gpuact_u32 y, gpuact_u32 lo, gpuact_u32 hi) { return y - lo > hi - lo; }
-
-/* the same for al = 0 (one rounding less in the reduced argument) */
-GPUACT_FN float gpuact_sm_exps0(float ah, gpuact_u32 *kb) {
-    const float j = GPUACT_FMA(ah, 1.442695022e+00f, 12582912.0f);
-    const float kf = j - 12582912.0f;
-    *kb = gpuact_as_u32(j) - 0x4b3fff81u;
-    return gpuact_sm_expm1r(GPUACT_FMA(-kf, -1.904654212e-09f, GPUACT_FMA(-kf, 6.931471825e-01f, ah)));
-}
 
 /* x Phi(x) for |x| <= 4.5 (y = |x|): Q(y) = e^A(y) / 2 with A as in
    gpuact_sm_gelu_near; y Q = y 2^(k-1) (1 + s) rounded once. */
@@ -716,14 +718,19 @@ GPUACT_FN float gpuact_sm_xsig_fast(float x, float s, gpuact_u32 kb) {
     }
 }
 
+/* x sigmoid(z) off the common range, e^-z = e^(ah + al): x/2 for |x| < 2^-25,
+   x where x > 0, else the tail (-0 beyond z = 112; -inf: NaN). */
+GPUACT_FN float gpuact_sm_xsig_rare(float x, float y, float ah, float al) {
+    return gpuact_sm_canon(gpuact_sm_sign_of(
+        y < 2.980232239e-08f ? 0.5f * x : (x > 0.0f ? x : (ah < -112.0f ? x * 0.0f : gpuact_sm_tiny(y, ah, al))), x));
+}
+
 GPUACT_FN float gpuact_silu_fast(float x) {
     const float y = gpuact_sm_abs(x);
     gpuact_u32 kb;
     const float s = gpuact_sm_exps0(-y, &kb);
     float r = gpuact_sm_xsig_fast(x, s, kb);
-    if (gpuact_sm_rare(gpuact_as_u32(y), 0x33000000u, 0x42ae0000u)) /* 2^-25, 87 */
-        r = gpuact_sm_canon(gpuact_sm_sign_of(
-            y < 2.980232239e-08f ? 0.5f * x : (x > 0.0f ? x : (y > 112.0f ? x * 0.0f : gpuact_sm_tiny(y, -y, 0.0f))), x));
+    if (gpuact_sm_rare(gpuact_as_u32(y), 0x33000000u, 0x42ae0000u)) r = gpuact_sm_xsig_rare(x, y, -y, 0.0f); /* 2^-25, 87 */
     return r;
 }
 
@@ -735,8 +742,7 @@ GPUACT_FN float gpuact_gelu_tanh_fast(float x) {
     const float s = gpuact_sm_exps(-z.h, -z.l, &kb);
     float r = gpuact_sm_xsig_fast(x, s, kb);
     if (gpuact_sm_rare(gpuact_as_u32(y), 0x33000000u, 0x41200000u)) /* 2^-25, 10: z > 87 above */
-        r = gpuact_sm_canon(gpuact_sm_sign_of(
-            y < 2.980232239e-08f ? 0.5f * x : (x > 0.0f ? x : (z.h > 112.0f ? x * 0.0f : gpuact_sm_tiny(y, -z.h, -z.l))), x));
+        r = gpuact_sm_xsig_rare(x, y, -z.h, -z.l);
     return r;
 }
 
@@ -779,6 +785,12 @@ GPUACT_FN float gpuact_sm_dsig_fast(float x, float s, gpuact_u32 kb, float Yh, f
     }
 }
 
+/* the SiLU and tanh-GELU derivatives beyond z = 87: 1 for x > 0, else the
+   tail (-0 beyond z = 112; +-inf: NaN). */
+GPUACT_FN float gpuact_sm_dsig_rare(float x, float ah, float al, gpuact_sm_ff Y) {
+    return gpuact_sm_canon(x > 0.0f ? (x - x) + 1.0f : (ah < -112.0f ? x * 0.0f : gpuact_sm_dtiny(ah, al, Y)));
+}
+
 GPUACT_FN float gpuact_silu_d_fast(float x) {
     const float w[9] = {1.278464556e+00f, -1.297928254e-08f, -1.278464556e+00f, 1.297928254e-08f, 1.392322714e-01f,
                         -4.641075713e-02f, 1.160268928e-02f, -2.320537856e-03f, 3.867563094e-04f};
@@ -790,7 +802,7 @@ GPUACT_FN float gpuact_silu_d_fast(float x) {
         gpuact_sm_ff Y;
         Y.h = y;
         Y.l = 0.0f;
-        r = gpuact_sm_canon(x > 0.0f ? (x - x) + 1.0f : (y > 112.0f ? x * 0.0f : gpuact_sm_dtiny(-y, 0.0f, Y))); /* +-inf: NaN */
+        r = gpuact_sm_dsig_rare(x, -y, 0.0f, Y);
     }
     return r;
 }
@@ -808,7 +820,7 @@ GPUACT_FN float gpuact_gelu_tanh_d_fast(float x) {
     const float s = gpuact_sm_exps(-z.h, -z.l, &kb);
     float r = gpuact_sm_dsig_fast(x, s, kb, Y.h, Y.l, y, w);
     if (gpuact_sm_rare(gpuact_as_u32(y), 0u, 0x41200000u)) /* 10: z > 87 above */
-        r = gpuact_sm_canon(x > 0.0f ? (x - x) + 1.0f : (z.h > 112.0f ? x * 0.0f : gpuact_sm_dtiny(-z.h, -z.l, Y)));
+        r = gpuact_sm_dsig_rare(x, -z.h, -z.l, Y);
     return r;
 }
 
