@@ -1794,16 +1794,18 @@ static float gpuact__round_to_dtype(gpuact_dtype dt, float f) {
    forward (32768 x 8192): 8 rows made GeGLU, tanh-GeGLU and SwiGLU
    1.08-1.44x faster (CUDA) and 1.06-1.35x (OpenCL), 16-bit ReGLU 1.61x and
    1.12-1.23x, f32 ReGLU 0.97x and 0.92x (one row). The backward of those
-   three kinds walks 8 too: with the long-row view (gpuact__dispatch_rows)
+   three kinds from x walks 8 too: with the long-row view (gpuact__dispatch_rows)
    their elementwise forward and backward from x were 1.06-1.18x faster
    (CUDA, 4096 x 393216 elements). The other ops keep one row per block
-   row (the bias-gradient kernels size their own grid). */
+   row (the bias-gradient kernels size their own grid), the backward from
+   the few-bit codes too: a copy with a multiply, like the ReLU family's
+   from the mask. */
 static uint64_t gpuact__rows_per_block(const gpuact_context *ctx, const gpuact__launch *L, const gpuact__shape *sh) {
     const gpuact__variant *V = &L->v;
     uint64_t per;
     const int transcendental = gpuact__kind_transcendental(V->kind);
     if (V->op != GPUACT_OP_forward && V->op != GPUACT_OP_glu_forward &&
-        !(V->op == GPUACT_OP_backward && transcendental))
+        !(V->op == GPUACT_OP_backward && transcendental && !V->mask))
         return 1;
     per = transcendental ? GPUACT__ROWS_TRANSCENDENTAL
           : !gpuact__some_4byte(V) ? (V->op == GPUACT_OP_glu_forward ? GPUACT__ROWS_GLU16 : GPUACT__ROWS_16)
