@@ -167,7 +167,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
                 if (!FULL && c0 >= cols) continue;
                 if (PAIRS) gpuact_load_words<DY>(dyr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(dy[u]));
                 else gpuact_load<DY, VEC>(dyr, c0, cols, vec_ok, dy[u]);
-                if (CODES) bits[u] = gpuact_codes_read<VEC>(mask + r * (mask_ld / 8), cv, slot, cols - c0);
+                if (CODES) bits[u] = gpuact_codes_read<VEC>(mask + r * (mask_ld / 8), cv, slot, FULL || c0 + VEC <= cols, cols - c0);
                 else if (FROM_MASK) bits[u] = gpuact_mask_read<VEC>(mask + r * (mask_ld / 8), cv);
                 else if (PAIRS) gpuact_load_words<S>(sr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(s[u]));
                 else gpuact_load<S, VEC>(sr, c0, cols, vec_ok, s[u]);

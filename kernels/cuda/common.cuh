@@ -204,11 +204,11 @@ __device__ __forceinline__ gpuact_u32 gpuact_codes_pack(const Z &z_of, int k0, i
 /* The codes of a thread's VEC elements, element k in bits [k * slot, + slot)
    of w: VEC * slot / 8 bytes at that many times cv, as one access (rows
    start 4-byte aligned); VEC * slot = 4 as the mask's nibbles (every thread
-   of the warp calls it). The row's last vector, n < VEC elements in the
-   row, takes only its ceil(n * slot / 8) bytes. */
+   of the warp calls it). The row's last vector (not whole: n < VEC elements
+   in the row) takes only its ceil(n * slot / 8) bytes. */
 template <int VEC>
 __device__ __forceinline__ void gpuact_codes_write(unsigned char *row, gpuact_u64 cv, bool in_row, gpuact_u32 w,
-                                                   int slot, gpuact_u64 n) {
+                                                   int slot, bool whole, gpuact_u64 n) {
     const int bytes = VEC * slot / 8;
     if (bytes == 0) {
         gpuact_mask_write<VEC>(row, cv, in_row, w);
@@ -216,23 +216,26 @@ __device__ __forceinline__ void gpuact_codes_write(unsigned char *row, gpuact_u6
     }
     if (!in_row) return;
     unsigned char *p = row + cv * bytes;
-    if (n >= VEC) {
+    if (whole) {
         if (bytes == 1) *p = (unsigned char)w;
         else if (bytes == 2) *reinterpret_cast<unsigned short *>(p) = (unsigned short)w;
         else *reinterpret_cast<gpuact_u32 *>(p) = w;
     } else {
+#pragma unroll 1 /* the row's last vector only: unrolled, its byte accesses held registers the main path lacked */
         for (int i = 0; i < (int)((n * slot + 7) / 8); i++) p[i] = (unsigned char)(w >> (8 * i));
     }
 }
 template <int VEC>
-__device__ __forceinline__ gpuact_u32 gpuact_codes_read(const unsigned char *row, gpuact_u64 cv, int slot, gpuact_u64 n) {
+__device__ __forceinline__ gpuact_u32 gpuact_codes_read(const unsigned char *row, gpuact_u64 cv, int slot, bool whole,
+                                                        gpuact_u64 n) {
     const int bytes = VEC * slot / 8;
     if (bytes == 0) return gpuact_mask_read<VEC>(row, cv);
     const unsigned char *p = row + cv * bytes;
-    if (n >= VEC)
+    if (whole)
         return bytes == 1 ? *p : bytes == 2 ? *reinterpret_cast<const unsigned short *>(p)
                                             : *reinterpret_cast<const gpuact_u32 *>(p);
     gpuact_u32 w = 0;
+#pragma unroll 1
     for (int i = 0; i < (int)((n * slot + 7) / 8); i++) w |= (gpuact_u32)p[i] << (8 * i);
     return w;
 }

@@ -32,6 +32,9 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
     enum { U = GPUACT_UNROLL, PAIRS = VEC == 8, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0, VEC == 4) };
     enum { CODES = MASK && !((GPUACT_SELECT_KINDS >> KIND) & 1u) }; /* ../contract.h: a smooth kind's mask */
     const int slot = GPUACT_CODE_SLOT(nb);
+    /* b <= 2: the three boundaries (NaN past the 2^b - 1) and the Horner base in registers, read once */
+    const float b3[3] = {CODES ? bnd[0] : 0.0f, CODES ? bnd[1] : 0.0f, CODES ? bnd[2] : 0.0f};
+    const float m3 = nb == 1 ? 2.0f : 4.0f;
     const int flags = FL >= 0 ? FL : flags_;
     const bool has_bias = FL >= 0 ? (FL & GPUACT_F_BIAS) != 0 : has_bias_;
     float b[U][VEC];      /* the bias: floats (element path) */
@@ -107,7 +110,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                 gpuact_u32 w = 0;
                 if (CODES) { /* b <= 2 first, so x's words die in the forward */
                     if (nb <= 2) /* the boundaries counted, no dependent shared-memory loads */
-                        w = gpuact_codes_pack<3>(z_of, 0, VEC, bnd, nb == 1 ? 2.0f : 4.0f);
+                        w = gpuact_codes_pack<3>(z_of, 0, VEC, b3, m3);
                 }
 #ifdef GPUACT_QUICK_BF16
                 if (CODES && PAIRS && X::id == GPUACT_DT_bf16 && FL == GPUACT_F_RAW) { /* ../act.h: the quick bf16 forward in two steps */
@@ -135,12 +138,13 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                     else if (nb >= 3)
 #pragma unroll
                         for (int k = 0; k < VEC; k++) w |= gpuact_code_search(z_of(k), bnd) << (k * 4);
-                    bits[u] = !FULL && c0 + VEC > cols && (cols - c0) * slot < 32 ? w & ((1u << ((cols - c0) * slot)) - 1u) : w;
+                    if (!FULL && c0 + VEC > cols) w &= (1u << ((gpuact_u32)(cols - c0) * slot)) - 1u; /* < VEC * slot <= 32 bits */
+                    bits[u] = w;
                 } else if (!FULL && c0 + VEC > cols) {
                     bits[u] &= (1u << (cols - c0)) - 1u; /* padding bits are 0 */
                 }
             }
-            if (CODES) gpuact_codes_write<VEC>(mask + r * (mask_ld / 8), cv, in_row, bits[u], slot, FULL ? VEC : cols - c0);
+            if (CODES) gpuact_codes_write<VEC>(mask + r * (mask_ld / 8), cv, in_row, bits[u], slot, FULL || c0 + VEC <= cols, cols - c0);
             else if (MASK) gpuact_mask_write<VEC>(mask + r * (mask_ld / 8), cv, in_row, bits[u]);
         }
     }
