@@ -20,18 +20,20 @@ __constant__ float gpuact_fewbit_bounds[] = GPUACT_FEWBIT_BOUNDS;
    NaN rule: per-word choices) has no branch inside the loop; forward picks
    the instance (FL = -1: the flags read at run time). FULL: every vector of
    the block is inside the row and 16-byte aligned (gpuact_block_full), so
-   no access tests its bounds. */
-template <class X, class Y, class B, int KIND, int PRECISE, int MASK, int SELECT, int FL, int VEC, int FULL>
+   no access tests its bounds. NB > 0: the few-bit codes' bits as a constant
+   (the run-time nb otherwise), so the slot's packing and stores are chosen
+   at compile time. */
+template <class X, class Y, class B, int KIND, int PRECISE, int MASK, int SELECT, int FL, int VEC, int FULL, int NB = 0>
 __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigned char *out, unsigned char *mask,
                                                 gpuact_u64 rows, gpuact_u64 cols, gpuact_u64 ld_in,
                                                 gpuact_u64 ld_out, gpuact_u64 mask_ld, int flags_, float scale,
                                                 float slope, float ceiling, float lower, gpuact_u32 cbits,
                                                 gpuact_u32 lbits, const unsigned char *bias, bool has_bias_,
                                                 gpuact_u64 v0, gpuact_u64 shift, bool aligned, const float *bnd,
-                                                int nb) {
+                                                int nb_) {
     enum { U = GPUACT_UNROLL, PAIRS = VEC == 8, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0, VEC == 4) };
     enum { CODES = MASK && !((GPUACT_SELECT_KINDS >> KIND) & 1u) }; /* ../contract.h: a smooth kind's mask */
-    const int slot = GPUACT_CODE_SLOT(nb);
+    const int nb = NB ? NB : nb_, slot = GPUACT_CODE_SLOT(nb);
     /* b <= 2: the three boundaries (NaN past the 2^b - 1) and the Horner base in registers, read once */
     const float b3[3] = {CODES ? bnd[0] : 0.0f, CODES ? bnd[1] : 0.0f, CODES ? bnd[2] : 0.0f};
     const float m3 = nb == 1 ? 2.0f : 4.0f;
@@ -184,13 +186,13 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     const gpuact_u32 cbits = gpuact_fromf<Y>(ceiling), lbits = gpuact_fromf<Y>(lower); /* the bounds as Y */
     (void)aux; (void)part; (void)ld_aux; (void)cbits; (void)lbits; (void)DBIAS_; (void)FROMX_;
     const bool full = SELECT && gpuact_block_full(aligned, shift, BLK * U * VEC, cols);
-#define GPUACT_FWD_ROWS_FULL_(fl, f)                                                                                \
-    gpuact_fwd_rows<X, Y, B, KIND, PRECISE, MASK, SELECT, fl, VEC, f>(in, out, mask, rows, cols, ld_in, ld_out, mask_ld, flags, \
+#define GPUACT_FWD_ROWS_FULL_(fl, f, nbk)                                                                           \
+    gpuact_fwd_rows<X, Y, B, KIND, PRECISE, MASK, SELECT, fl, VEC, f, nbk>(in, out, mask, rows, cols, ld_in, ld_out, mask_ld, flags, \
                                                              scale, slope, ceiling, lower, cbits, lbits, bias, has_bias, \
                                                              v0, shift, aligned, bnd, nb)
 #define GPUACT_FWD_ROWS_(fl)                      \
-    if (full) GPUACT_FWD_ROWS_FULL_(fl, 1);       \
-    else GPUACT_FWD_ROWS_FULL_(fl, 0)
+    if (full) GPUACT_FWD_ROWS_FULL_(fl, 1, 0);    \
+    else GPUACT_FWD_ROWS_FULL_(fl, 0, 0)
     /* The 16-bit general path gets a second loop with the flags as constants
        (no branch on them per word; ReLU folds into the conversion) where
        that was measured faster on the H200: the epilogue without scale of
@@ -208,7 +210,13 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
          (Y::size == 2 && gpuact_kind_select(KIND)))) {
         GPUACT_FWD_ROWS_(GPUACT_F_BIAS);
     } else if (!SELECT && ((GPUACT_TRANSCENDENTAL_KINDS >> KIND) & 1u) && flags == GPUACT_F_RAW) {
-        GPUACT_FWD_ROWS_(GPUACT_F_RAW);
+        /* the elementwise f32 forward writing codes: their bits at compile time (full is false there;
+           not the 16-bit kernels, whose quick path shares the loop: slower so, docs/PERFORMANCE.md) */
+        if (CODES && !PAIRS && nb == 1) GPUACT_FWD_ROWS_FULL_(GPUACT_F_RAW, 0, 1);
+        else if (CODES && !PAIRS && nb == 2) GPUACT_FWD_ROWS_FULL_(GPUACT_F_RAW, 0, 2);
+        else if (CODES && !PAIRS && nb == 3) GPUACT_FWD_ROWS_FULL_(GPUACT_F_RAW, 0, 3);
+        else if (CODES && !PAIRS) GPUACT_FWD_ROWS_FULL_(GPUACT_F_RAW, 0, 4);
+        else GPUACT_FWD_ROWS_(GPUACT_F_RAW);
     } else {
         GPUACT_FWD_ROWS_(-1);
     }
