@@ -1052,9 +1052,11 @@ static void gpuact__variant_defines(const gpuact__variant *V, char (*defs)[GPUAC
      dbias_groups  bias-gradient row groups per compute unit
                    (gpuact__dbias_parts)
      mask_rows     matrix rows a block row of a forward writing the mask
-                   with a 4-byte array walks at most (gpuact__rows_per_block) */
+                   with a 4-byte array walks at most (gpuact__rows_per_block)
+     smooth_rows   the same for GELU, tanh-GELU and SiLU: their forward
+                   without bias, scale or codes, and their backward from x */
 typedef struct gpuact__shape {
-    unsigned items, block, fallback, dbias_groups, mask_rows;
+    unsigned items, block, fallback, dbias_groups, mask_rows, smooth_rows;
 } gpuact__shape;
 
 typedef struct gpuact__backend {
@@ -1796,18 +1798,22 @@ static float gpuact__round_to_dtype(gpuact_dtype dt, float f) {
    1.12-1.23x, f32 ReGLU 0.97x and 0.92x (one row). The backward of those
    three kinds from x walks 8 too: with the long-row view (gpuact__dispatch_rows)
    their elementwise forward and backward from x were 1.06-1.18x faster
-   (CUDA, 4096 x 393216 elements). The other ops keep one row per block
-   row (the bias-gradient kernels size their own grid), the backward from
-   the few-bit codes too: a copy with a multiply, like the ReLU family's
-   from the mask. */
+   (CUDA, 4096 x 393216 elements); the backend's smooth_rows sets both
+   (gpuact__shape). The other ops keep one row per block row (the
+   bias-gradient kernels size their own grid), the backward from the
+   few-bit codes too: a copy with a multiply, like the ReLU family's from
+   the mask. */
 static uint64_t gpuact__rows_per_block(const gpuact_context *ctx, const gpuact__launch *L, const gpuact__shape *sh) {
     const gpuact__variant *V = &L->v;
     uint64_t per;
     const int transcendental = gpuact__kind_transcendental(V->kind);
+    const int plain = V->op == GPUACT_OP_backward || (V->op == GPUACT_OP_forward && !V->mask &&
+                                                      !(L->flags & (GPUACT_F_BIAS | GPUACT_F_SCALE)));
     if (V->op != GPUACT_OP_forward && V->op != GPUACT_OP_glu_forward &&
         !(V->op == GPUACT_OP_backward && transcendental && !V->mask))
         return 1;
-    per = transcendental ? GPUACT__ROWS_TRANSCENDENTAL
+    per = transcendental && plain ? sh->smooth_rows
+          : transcendental        ? GPUACT__ROWS_TRANSCENDENTAL
           : !gpuact__some_4byte(V) ? (V->op == GPUACT_OP_glu_forward ? GPUACT__ROWS_GLU16 : GPUACT__ROWS_16)
           : V->mask ? sh->mask_rows
                     : 1;

@@ -147,6 +147,34 @@ typedef struct gpuact__gpu {
 #ifndef GPUACT__ROWS_MASK32
 #define GPUACT__ROWS_MASK32 2
 #endif
+/* Matrix rows a block row of GELU's, tanh-GELU's and SiLU's forward (no
+   bias, scale or codes) and backward from x walks (gpuact__shape's
+   smooth_rows): the forward 4, but tanh-GELU's and SiLU's in f16 8; the
+   backward with a 4-byte array 1, as a copy, but tanh-GELU's, issue-bound,
+   8; the 16-bit backward 2 (docs/PERFORMANCE.md, "Tuning knobs"). */
+#ifndef GPUACT__ROWS_SMOOTH_FWD
+#define GPUACT__ROWS_SMOOTH_FWD 4
+#endif
+#ifndef GPUACT__ROWS_SMOOTH_FWD_F16
+#define GPUACT__ROWS_SMOOTH_FWD_F16 8
+#endif
+#ifndef GPUACT__ROWS_SMOOTH_BWD32
+#define GPUACT__ROWS_SMOOTH_BWD32 1
+#endif
+#ifndef GPUACT__ROWS_TANH_BWD32
+#define GPUACT__ROWS_TANH_BWD32 8
+#endif
+#ifndef GPUACT__ROWS_SMOOTH_BWD16
+#define GPUACT__ROWS_SMOOTH_BWD16 2
+#endif
+static unsigned gpuact__gpu_smooth_rows(const gpuact__variant *V) {
+    if (V->op != GPUACT_OP_backward)
+        return V->t[0] == GPUACT_F16 && V->kind != GPUACT_KIND_gelu ? GPUACT__ROWS_SMOOTH_FWD_F16
+                                                                      : GPUACT__ROWS_SMOOTH_FWD;
+    if (!gpuact__arrays_4byte(V)) return GPUACT__ROWS_SMOOTH_BWD16;
+    return V->kind == GPUACT_KIND_gelu_tanh ? GPUACT__ROWS_TANH_BWD32 : GPUACT__ROWS_SMOOTH_BWD32;
+}
+
 /* A launch's shape (gpuact__backend's shape): a thread takes GPUACT__UNROLL
    16-byte vectors of GPUACT_VEC elements, one where GPUACT_ONE_VECTOR says,
    GPUACT_GLU16_UNROLL in the gated forward with every array 16-bit; a
@@ -168,6 +196,7 @@ static void gpuact__gpu_shape(const gpuact_context *ctx, const gpuact__launch *L
     out->block = out->fallback = (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->mask, V->dbias, n4 > 0);
     out->dbias_groups = GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA;
     out->mask_rows = GPUACT__ROWS_MASK32;
+    out->smooth_rows = gpuact__gpu_smooth_rows(V);
 }
 
 static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units) {
