@@ -1059,8 +1059,7 @@ GPUACT_FN float gpuact_gelu_tanh_qbf16(float x, int *ok) {
 
 /* x Phi(x) = max(x, 0) - y Q(y) for y = |x| <= 4: Q(y) = 2^(-y^2 / (2 ln 2) + p(y - 2)), p of
    degree 8, a Chebyshev fit of log2 Q(y) + y^2 / (2 ln 2) over [0, 4]. */
-GPUACT_FN float gpuact_gelu_erf_qbf16(float x, int *ok) {
-    const float y = gpuact_sm_abs(x);
+GPUACT_FN float gpuact_sm_gelu_q2(float y) { /* log2 Q(y) as above */
     const float t = y - 2.0f;
     float p = GPUACT_FMA(-9.041387443e-07f, t, -3.858811510e-07f);
     p = GPUACT_FMA(p, t, 4.292379890e-05f);
@@ -1070,13 +1069,61 @@ GPUACT_FN float gpuact_gelu_erf_qbf16(float x, int *ok) {
     p = GPUACT_FMA(p, t, 8.243612945e-02f);
     p = GPUACT_FMA(p, t, -5.384386182e-01f);
     p = GPUACT_FMA(p, t, -2.572591305e+00f);
-    {
-        const float q = GPUACT_EX2_APPROX(GPUACT_FMA(-7.213475108e-01f * y, y, p));
-        const float v = GPUACT_FMA(-y, q, x > 0.0f ? x : 0.0f);
-        *ok = gpuact_sm_qbf16_in(y, 4.0f);
-        return v;
-    }
+    return GPUACT_FMA(-7.213475108e-01f * y, y, p);
 }
+GPUACT_FN float gpuact_gelu_erf_qbf16(float x, int *ok) {
+    const float y = gpuact_sm_abs(x);
+    const float v = GPUACT_FMA(-y, GPUACT_EX2_APPROX(gpuact_sm_gelu_q2(y)), x > 0.0f ? x : 0.0f);
+    *ok = gpuact_sm_qbf16_in(y, 4.0f);
+    return v;
+}
+/* The gated backward's GELU and its derivative (as gpuact_sm_glu_q below): the quick
+   forward's value, and x > 0 ? 1 - U : U with U = Q(y) - y phi(y), phi(y) = c0 2^(-y^2 / (2 ln 2)),
+   within GPUACT_QGLU_GRAD_ABS_ERF * 2^-23 of the lean derivative. */
+GPUACT_FN float gpuact_gelu_erf_glu_qbf16(float x, float *grad, int *ok) {
+    const float y = gpuact_sm_abs(x), q = GPUACT_EX2_APPROX(gpuact_sm_gelu_q2(y));
+    const float u = GPUACT_FMA(-3.989422917e-01f * y, GPUACT_EX2_APPROX(-7.213475108e-01f * y * y), q);
+    *grad = x > 0.0f ? 1.0f - u : u;
+    *ok = gpuact_sm_qbf16_in(y, 4.0f);
+    return GPUACT_FMA(-y, q, x > 0.0f ? x : 0.0f);
+}
+/* The gated backward's act(x) and act'(x) for SiLU and tanh-GELU from one quick e = e^-z and
+   r = 1 / (1 + e) (z as gpuact_*_qbf16 forms it; Y = y z', gpuact_sm_dsig16): act as the quick
+   forward, within GPUACT_QGLU_ACT_ULPS f32 ulps of the lean function over every bf16 input of the
+   quick range, and act' within GPUACT_QGLU_GRAD_ABS_SIG * 2^-23 of the lean derivative (an
+   absolute bound: near the derivative's root its value cancels); *ok: x in the quick range. */
+GPUACT_FN float gpuact_sm_glu_q(float x, float y, float z, float yz, int exact_p, float hi, float *grad, int *ok) {
+    const float e = gpuact_sm_expm_q(z, exact_p), r = GPUACT_RCP_APPROX(1.0f + e);
+    const float u = (e * r) * GPUACT_FMA(-yz, r, 1.0f);
+    *grad = x > 0.0f ? 1.0f - u : u;
+    *ok = gpuact_sm_qbf16_in(y, hi);
+    return (x * (x < 0.0f ? e : 1.0f)) * r;
+}
+/* The bounds, twice the largest distances tools/qbf16_distance.cu measures (docs/NUMERICS_SMOOTH.md) */
+#define GPUACT_QGLU_ACT_ULPS 24
+#define GPUACT_QGLU_GRAD_ABS_SIG 2 /* SiLU, tanh-GELU */
+#define GPUACT_QGLU_GRAD_ABS_ERF 6 /* GELU */
+/* Whether da = t * act' (qg: the quick act') and db = g * act (quick) round to bf16 as the lean
+   values do: farther from a bf16 rounding boundary than their distance from them (the
+   derivative's bound relative to |qg|, doubled for da's binade, and two roundings; the
+   function's ulps doubled, and two roundings). A kept da has qg far from 0 (its sign is the
+   lean one's), a kept db a nonzero act. */
+GPUACT_FN int gpuact_qglu_kept(float da, float qg, float db, float grad_abs) {
+    const float ra = gpuact_sm_abs((float)((int)(gpuact_as_u32(da) & 0xffffu) - 0x8000));
+    const int rb = (int)(gpuact_as_u32(db) & 0xffffu) - 0x8000, d = 2 * GPUACT_QGLU_ACT_ULPS + 2;
+    return GPUACT_FMA(ra, gpuact_sm_abs(qg), -2.0f * gpuact_sm_abs(qg)) > 2.0001f * grad_abs &&
+           (rb > d || rb < -d);
+}
+GPUACT_FN float gpuact_silu_glu_qbf16(float x, float *grad, int *ok) {
+    const float y = gpuact_sm_abs(x);
+    return gpuact_sm_glu_q(x, y, y, y, 0, 16.0f, grad, ok);
+}
+GPUACT_FN float gpuact_gelu_tanh_glu_qbf16(float x, float *grad, int *ok) {
+    const float y = gpuact_sm_abs(x), s = y * y;
+    return gpuact_sm_glu_q(x, y, y * GPUACT_FMA(7.135481387e-02f, s, 1.595769167e+00f),
+                           y * GPUACT_FMA(2.140644491e-01f, s, 1.595769167e+00f), 1, 8.0f, grad, ok);
+}
+
 #endif
 
 #endif

@@ -3,11 +3,14 @@
    differently from the lean or the precise function's value: what lets GELU and tanh-GELU keep
    every quick value of their range, and SiLU's margin d; then the f16 inputs at which GELU's and
    tanh-GELU's quick values round differently from the lean ones (docs/NUMERICS_SMOOTH.md: the
-   counted list; exit status 1 past the bound given there). Needs an NVIDIA GPU:
+   counted list; exit status 1 past the bound given there); and how far the gated backward's quick
+   act and act' (gpuact_*_glu_qbf16) lie from the lean ones (exit status 1 past smooth.h's
+   GPUACT_QGLU_* bounds). Needs an NVIDIA GPU:
        nvcc -O2 -arch=sm_90 --fmad=false -Ikernels tools/qbf16_distance.cu -o build/qbf16_distance
        build/qbf16_distance */
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include "cuda/dialect.cuh"
@@ -46,6 +49,25 @@ __global__ void differ16(int kind, unsigned long long *count, unsigned *first) {
     }
 }
 
+/* The gated backward's quick act and act' (gpuact_*_glu_qbf16) against the lean functions over
+   every bf16 input of their quick range: act's distance in f32 ulps, act''s absolute distance in
+   units of 2^-23 (kind 0 GELU, 1 tanh-GELU, 2 SiLU) */
+__global__ void glu_distance(int kind, unsigned *act, float *grad) {
+    const unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= 65536) return;
+    const float x = __uint_as_float(b << 16);
+    float g;
+    int ok;
+    const float q = kind == 0   ? gpuact_gelu_erf_glu_qbf16(x, &g, &ok)
+                    : kind == 1 ? gpuact_gelu_tanh_glu_qbf16(x, &g, &ok)
+                                : gpuact_silu_glu_qbf16(x, &g, &ok);
+    const float l = kind == 0 ? gpuact_gelu_erf_16(x) : kind == 1 ? gpuact_gelu_tanh_16(x) : gpuact_silu_16(x);
+    const float lg = kind == 0 ? gpuact_gelu_erf_d_16(x) : kind == 1 ? gpuact_gelu_tanh_d_16(x) : gpuact_silu_d_16(x);
+    if (!ok) return;
+    atomicMax(act, (unsigned)abs((int)(__float_as_uint(q) & 0x7fffffffu) - (int)(__float_as_uint(l) & 0x7fffffffu)));
+    atomicMax((int *)grad, __float_as_int(fabsf(g - lg) * 8388608.0f)); /* non-negative floats order as ints */
+}
+
 int main() {
     static const char *names[3] = {"gelu", "gelu_tanh", "silu"};
     static const float hi[3] = {4.0f, 8.0f, 16.0f}; /* the functions' quick ranges */
@@ -77,6 +99,20 @@ int main() {
         printf("\n");
         status |= hc[0] > bound[k];
         cudaFree(f);
+    }
+    for (int k = 0; k < 3; k++) {
+        const float bound = k == 0 ? GPUACT_QGLU_GRAD_ABS_ERF : GPUACT_QGLU_GRAD_ABS_SIG;
+        unsigned *m, hm[2];
+        float hg;
+        cudaMalloc(&m, sizeof hm);
+        cudaMemset(m, 0, sizeof hm);
+        glu_distance<<<256, 256>>>(k, m, reinterpret_cast<float *>(m + 1));
+        cudaMemcpy(hm, m, sizeof hm, cudaMemcpyDeviceToHost);
+        memcpy(&hg, &hm[1], sizeof hg);
+        printf("%-9s gated backward: act within %u f32 ulps (bound %d), act' within %.2f x 2^-23 (bound %.0f)\n",
+               names[k], hm[0], GPUACT_QGLU_ACT_ULPS, hg, bound);
+        status |= hm[0] > GPUACT_QGLU_ACT_ULPS || hg > bound;
+        cudaFree(m);
     }
     return status;
 }

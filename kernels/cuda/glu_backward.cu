@@ -9,12 +9,70 @@
    order. */
 #include "common.cuh"
 
+#ifdef GPUACT_QUICK_BF16
+/* The bf16 gated backward of one vector of GELU, tanh-GELU or SiLU without biases (words of two
+   elements, element 2j in word j's low half) through ../smooth.h's quick act and act': kept
+   where both products round to bf16 as the lean ones do (gpuact_qglu_kept); elsewhere, after one
+   uniform branch, the lean values, in a loop over the lane's pending elements as ../act.h's
+   gpuact_qbf16_fix. */
+template <int KIND>
+__device__ __forceinline__ void gpuact_glub_qbf16(const gpuact_u32 (&dy)[4], const gpuact_u32 (&a)[4],
+                                                  const gpuact_u32 (&b)[4], gpuact_u32 (&da)[4], gpuact_u32 (&db)[4]) {
+    const int dt = GPUACT_DT_bf16;
+    gpuact_u32 pending = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        float va[2], vb[2];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const float za = h ? gpuact_hi2f(dt, a[j]) : gpuact_lo2f(dt, a[j]);
+            const float g = h ? gpuact_hi2f(dt, dy[j]) : gpuact_lo2f(dt, dy[j]);
+            const float zb = h ? gpuact_hi2f(dt, b[j]) : gpuact_lo2f(dt, b[j]);
+            float gr;
+            int ok;
+            const float q = KIND == GPUACT_KIND_silu        ? gpuact_silu_glu_qbf16(za, &gr, &ok)
+                            : KIND == GPUACT_KIND_gelu_tanh ? gpuact_gelu_tanh_glu_qbf16(za, &gr, &ok)
+                                                            : gpuact_gelu_erf_glu_qbf16(za, &gr, &ok);
+            va[h] = (g * zb) * gr;
+            vb[h] = g * q;
+            pending |= (gpuact_u32)!(ok && gpuact_qglu_kept(va[h], gr, vb[h],
+                                                             KIND == GPUACT_KIND_gelu ? GPUACT_QGLU_GRAD_ABS_ERF
+                                                                                      : GPUACT_QGLU_GRAD_ABS_SIG))
+                       << (2 * j + h);
+        }
+        da[j] = gpuact_pack2_dt(dt, 1, va[0], va[1]);
+        db[j] = gpuact_pack2_dt(dt, 1, vb[0], vb[1]);
+    }
+    if (!GPUACT_WARP_ANY(pending)) return;
+    while (pending) {
+        /* the lowest pending element: its index from the float exponent of its bit (exact) */
+        const gpuact_u32 k = (gpuact_as_u32((float)(pending & (0u - pending))) >> 23) - 127u, j = k >> 1,
+                         sh = 16 * (k & 1u), keep = sh ? 0xffffu : 0xffff0000u;
+        const float za = gpuact_as_f32(((j == 0 ? a[0] : j == 1 ? a[1] : j == 2 ? a[2] : a[3]) >> sh) << 16);
+        const float zb = gpuact_as_f32(((j == 0 ? b[0] : j == 1 ? b[1] : j == 2 ? b[2] : b[3]) >> sh) << 16);
+        const float g = gpuact_as_f32(((j == 0 ? dy[0] : j == 1 ? dy[1] : j == 2 ? dy[2] : dy[3]) >> sh) << 16);
+        /* the general path's expressions (glu_backward below) */
+        const gpuact_u32 pa = gpuact_fromf_dt(dt, (g * zb) * gpuact_grad(KIND, za, gpuact_eval(2, 0))) << sh;
+        const gpuact_u32 pb = gpuact_fromf_dt(dt, g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(2, 0))) << sh;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            da[i] = (gpuact_u32)i == j ? (da[i] & keep) | pa : da[i];
+            db[i] = (gpuact_u32)i == j ? (db[i] & keep) | pb : db[i];
+        }
+        pending &= pending - 1u;
+    }
+}
+#endif
+
 template <class DY, class X, class X2, int KIND, int MASK_, int DBIAS, int SELECT_, int FROMX_, int PRECISE>
 __device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<DY, X, X2>::value, BLK = GPUACT_BLOCK };
     enum { U = GPUACT_ONE_VECTOR(GPUACT_OP_glu_backward, KIND, 0, DBIAS, VEC == 8, GPUACT_WIDENS(DY::size, X::size)) ? 1 : GPUACT_UNROLL };
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
     const bool has_bias = flags & GPUACT_F_BIAS;
+    /* bf16 without biases or their gradients, GELU, tanh-GELU and SiLU in the default evaluation */
+    enum { QUICK = X::id == GPUACT_DT_bf16 && DY::id == GPUACT_DT_bf16 && !PRECISE && !DBIAS &&
+                   ((GPUACT_TRANSCENDENTAL_KINDS >> KIND) & 1u) };
     const bool aligned = layout & GPUACT_LAYOUT_ALIGNED; /* ../contract.h */
     float ba[U][VEC], bb[U][VEC], acc_a[U][VEC], acc_b[U][VEC];
     (void)mask; (void)mask_ld; (void)scale; (void)slope; (void)ceiling; (void)lower;
@@ -44,6 +102,18 @@ __device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
             const bool vec_ok = aligned && c0 + VEC <= cols;
             gpuact_u32 dy[VEC], a[VEC], b[VEC], da[VEC], db[VEC];
             if (c0 >= cols) continue;
+#ifdef GPUACT_QUICK_BF16
+            if (QUICK && !has_bias) {
+                gpuact_u32 wdy[4], wa[4], wb[4], wda[4], wdb[4];
+                gpuact_load_words<DY>(dyr, c0, cols, vec_ok, wdy);
+                gpuact_load_words<X>(ar, c0, cols, vec_ok, wa);
+                gpuact_load_words<X>(br, c0, cols, vec_ok, wb);
+                gpuact_glub_qbf16<KIND>(wdy, wa, wb, wda, wdb);
+                gpuact_store_words<X>(dar, c0, cols, vec_ok, wda);
+                gpuact_store_words<X>(dbr, c0, cols, vec_ok, wdb);
+                continue;
+            }
+#endif
             gpuact_load<DY, VEC>(dyr, c0, cols, vec_ok, dy);
             gpuact_load<X, VEC>(ar, c0, cols, vec_ok, a);
             gpuact_load<X, VEC>(br, c0, cols, vec_ok, b);
