@@ -1103,16 +1103,19 @@ GPUACT_FN float gpuact_sm_glu_q(float x, float y, float z, float yz, int exact_p
 #define GPUACT_QGLU_ACT_ULPS 24
 #define GPUACT_QGLU_GRAD_ABS_SIG 2 /* SiLU, tanh-GELU */
 #define GPUACT_QGLU_GRAD_ABS_ERF 6 /* GELU */
-/* Whether da = t * act' (qg: the quick act') and db = g * act (quick) round to bf16 as the lean
-   values do: farther from a bf16 rounding boundary than their distance from them (the
-   derivative's bound relative to |qg|, doubled for da's binade, and two roundings; the
-   function's ulps doubled, and two roundings). A kept da has qg far from 0 (its sign is the
-   lean one's), a kept db a nonzero act. */
+/* Whether da = t * act' (qg: the quick act') and db = g * act (quick; the gated forward's
+   y = act * b too) round to bf16 as the lean values do: farther from a bf16 rounding boundary
+   than their distance from them (the derivative's bound relative to |qg|, doubled for da's
+   binade, and two roundings; the function's ulps doubled, and two roundings). A kept da has
+   qg far from 0 (its sign is the lean one's), a kept db a nonzero act. */
+GPUACT_FN int gpuact_qglu_act_kept(float v) { /* v = act * w, the rule for db below */
+    const int r = (int)(gpuact_as_u32(v) & 0xffffu) - 0x8000, d = 2 * GPUACT_QGLU_ACT_ULPS + 2;
+    return r > d || r < -d;
+}
 GPUACT_FN int gpuact_qglu_kept(float da, float qg, float db, float grad_abs) {
     const float ra = gpuact_sm_abs((float)((int)(gpuact_as_u32(da) & 0xffffu) - 0x8000));
-    const int rb = (int)(gpuact_as_u32(db) & 0xffffu) - 0x8000, d = 2 * GPUACT_QGLU_ACT_ULPS + 2;
     return GPUACT_FMA(ra, gpuact_sm_abs(qg), -2.0f * gpuact_sm_abs(qg)) > 2.0001f * grad_abs &&
-           (rb > d || rb < -d);
+           gpuact_qglu_act_kept(db);
 }
 GPUACT_FN float gpuact_silu_glu_qbf16(float x, float *grad, int *ok) {
     const float y = gpuact_sm_abs(x);

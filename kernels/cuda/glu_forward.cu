@@ -6,11 +6,55 @@
    follows the same rule: gpuact__gpu_shape). */
 #include "common.cuh"
 
+#ifdef GPUACT_QUICK_BF16
+/* y's words (two elements each, element 2j in word j's low half) of one bf16 vector of GELU,
+   tanh-GELU or SiLU without biases through ../smooth.h's quick act: kept where y rounds to bf16 as
+   with the lean act (gpuact_qglu_act_kept); elsewhere, after one uniform branch, the lean value, in
+   a loop over the lane's pending elements (as ../act.h's gpuact_qbf16_fix). */
+template <int KIND>
+__device__ __forceinline__ void gpuact_gluf_qbf16(const gpuact_u32 (&a)[4], const gpuact_u32 (&b)[4], gpuact_u32 (&y)[4]) {
+    const int dt = GPUACT_DT_bf16;
+    gpuact_u32 pending = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        float v[2];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            float gr;
+            int ok;
+            const float za = h ? gpuact_hi2f(dt, a[j]) : gpuact_lo2f(dt, a[j]);
+            v[h] = (KIND == GPUACT_KIND_silu        ? gpuact_silu_glu_qbf16(za, &gr, &ok)
+                    : KIND == GPUACT_KIND_gelu_tanh ? gpuact_gelu_tanh_glu_qbf16(za, &gr, &ok)
+                                                    : gpuact_gelu_erf_glu_qbf16(za, &gr, &ok)) *
+                   (h ? gpuact_hi2f(dt, b[j]) : gpuact_lo2f(dt, b[j]));
+            pending |= (gpuact_u32)!(ok && gpuact_qglu_act_kept(v[h])) << (2 * j + h);
+        }
+        y[j] = gpuact_pack2_dt(dt, 1, v[0], v[1]);
+    }
+    if (!GPUACT_WARP_ANY(pending)) return;
+    while (pending) {
+        /* the lowest pending element: its index from the float exponent of its bit (exact) */
+        const gpuact_u32 k = (gpuact_as_u32((float)(pending & (0u - pending))) >> 23) - 127u, j = k >> 1,
+                         sh = 16 * (k & 1u), keep = sh ? 0xffffu : 0xffff0000u;
+        const float za = gpuact_as_f32(((j == 0 ? a[0] : j == 1 ? a[1] : j == 2 ? a[2] : a[3]) >> sh) << 16);
+        const float zb = gpuact_as_f32(((j == 0 ? b[0] : j == 1 ? b[1] : j == 2 ? b[2] : b[3]) >> sh) << 16);
+        /* the general path's expression (glu_forward below) */
+        const gpuact_u32 p = gpuact_fromf_dt(dt, gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(2, 0)) * zb) << sh;
+#pragma unroll
+        for (int i = 0; i < 4; i++) y[i] = (gpuact_u32)i == j ? (y[i] & keep) | p : y[i];
+        pending &= pending - 1u;
+    }
+}
+#endif
+
 template <class X, class Y, class X2, int KIND, int MASK_, int DBIAS_, int SELECT_, int FROMX_, int PRECISE>
 __device__ __forceinline__ void glu_forward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<X, Y, X2>::value, U = VEC == 8 ? GPUACT_GLU16_UNROLL : GPUACT_UNROLL, BLK = GPUACT_BLOCK };
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
     const bool has_bias = flags & GPUACT_F_BIAS;
+    /* bf16 without biases, GELU, tanh-GELU and SiLU in the default evaluation: gpuact_gluf_qbf16 */
+    enum { QUICK = X::id == GPUACT_DT_bf16 && Y::id == GPUACT_DT_bf16 && !PRECISE &&
+                   ((GPUACT_TRANSCENDENTAL_KINDS >> KIND) & 1u) };
     const bool aligned = layout & GPUACT_LAYOUT_ALIGNED; /* ../contract.h */
     float ba[U][VEC], bb[U][VEC];
     (void)mask; (void)part; (void)aux2; (void)out2; (void)mask_ld; (void)ld_aux2; (void)ld_out2; (void)scale;
@@ -34,6 +78,27 @@ __device__ __forceinline__ void glu_forward(GPUACT_PARAMS) {
     for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
         const unsigned char *ar = in + r * ld_in * X::size, *br = aux + r * ld_aux * X::size;
         unsigned char *yr = out + r * ld_out * Y::size;
+#ifdef GPUACT_QUICK_BF16
+        if (QUICK && !has_bias) {
+            gpuact_u32 wa[U][4], wb[U][4];
+#pragma unroll
+            for (int u = 0; u < U; u++) { /* every load first */
+                const gpuact_u64 c0 = (v0 + u * BLK) * VEC;
+                if (c0 >= cols) continue;
+                gpuact_load_words<X>(ar, c0, cols, aligned && c0 + VEC <= cols, wa[u]);
+                gpuact_load_words<X>(br, c0, cols, aligned && c0 + VEC <= cols, wb[u]);
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const gpuact_u64 c0 = (v0 + u * BLK) * VEC;
+                gpuact_u32 wy[4];
+                if (c0 >= cols) continue;
+                gpuact_gluf_qbf16<KIND>(wa[u], wb[u], wy);
+                gpuact_store_words<Y>(yr, c0, cols, aligned && c0 + VEC <= cols, wy);
+            }
+            continue;
+        }
+#endif
         gpuact_u32 a[U][VEC], b[U][VEC];
 #pragma unroll
         for (int u = 0; u < U; u++) { /* every load first */
