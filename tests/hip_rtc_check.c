@@ -25,9 +25,10 @@
    hiprtc compiles in comgr, the code object manager: the source to LLVM
    bitcode (the front end and the optimizer), then that to a code object
    (the code generation); ROCm 5's hiprtc returns only the code object.
-   These jobs run the first step as hiprtc does, with its header
-   (libhiprtc-builtins' hiprtc_runtime.h) and the options it adds, and stop
-   there. Where comgr or the header is missing, they compile code objects. */
+   These jobs run the first step as ROCm 5.2's hiprtc does, with its header
+   (libhiprtc-builtins' hiprtc_runtime.h) and the options it adds (seen with
+   AMD_COMGR_EMIT_VERBOSE_LOGS=1), and stop there. Where comgr or the
+   header is missing, they compile code objects. */
 typedef struct { unsigned long long handle; } comgr_obj; /* amd_comgr_data_t and the other handles */
 enum { COMGR_SOURCE = 1, COMGR_INCLUDE = 2, COMGR_LOG = 5, COMGR_BC = 6, COMGR_HIP = 4, COMGR_SOURCE_TO_BC = 2 };
 static void *comgr_lib;
