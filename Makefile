@@ -27,8 +27,8 @@ CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
 NVRTC_LIB ?= $(firstword $(wildcard $(CUDA_HOME)/lib64/libnvrtc.so.13 $(CUDA_HOME)/lib64/libnvrtc.so.12 \
                                      $(CUDA_HOME)/targets/x86_64-linux/lib/libnvrtc.so.13))
-# sm_90: every variant; sm_75 and sm_80: the CUDA dialect's two code paths (__CUDA_ARCH__ < 800,
-# >= 800; sm_86 and sm_89 take sm_80's); sm_70: SKIP with CUDA 13.
+# sm_90: every variant (to PTX); sm_75 and sm_80: the CUDA dialect's two code paths (__CUDA_ARCH__
+# < 800, >= 800; sm_86 and sm_89 take sm_80's); sm_70: SKIP with CUDA 13.
 CUDA_ARCHS = sm_90 sm_70 sm_75 sm_80
 HIP_ARCHS  = gfx90a gfx908 gfx940 gfx1030 gfx942 gfx1100
 
@@ -131,9 +131,10 @@ compile-test: | $(BUILD)
 	  -o $(BUILD)/ct.o 2>/dev/null; then echo "compile-test: no #error without backends"; exit 1; fi; \
 	echo "compile-test: C99 and C++11, 7 backend combinations, runtime linking off: ok"
 
-# Every CUDA kernel variant through NVRTC for each architecture; every HIP
-# variant through hiprtc for each AMD target. SKIP where the compiler is absent.
-# The first architecture of each list gets every variant (see tests/kernel_names.h).
+# The CUDA kernels through NVRTC, the HIP kernels through hiprtc: every variant
+# through the front end and optimizer for the first target of each list, and
+# what a target changes to machine code for each (tests/kernel_names.h says
+# exactly what). SKIP where the compiler is absent.
 # Each check compiles its jobs in child processes, one per CPU (under make -j
 # the two checks also run side by side).
 rtc-check: rtc-check-cuda rtc-check-hip
@@ -195,7 +196,9 @@ test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) $(CONF_BI
 # tests/sanitized.sh runs each test and looks for the reports in its log.
 # SANITIZE_CONFORMANCE_LARGE: the conformance suite's large case (0 skips it);
 # CONFORMANCE_SANITIZED=1: the suite runs in `make test` instead (above).
-SAN_FLAGS  = -std=c99 -O1 -g -fno-omit-frame-pointer $(WARN) -I.
+# -O2 as the plain builds: the sanitizers instrument at any level, and the conformance suite's
+# host side (its references, the checks) runs faster than at -O1.
+SAN_FLAGS  = -std=c99 -O2 -g -fno-omit-frame-pointer $(WARN) -I.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 TSAN_FLAGS = -fsanitize=thread
 SAN_ENV    = ASAN_OPTIONS=use_sigaltstack=0:detect_leaks=1:abort_on_error=0 \

@@ -10,6 +10,10 @@
 set -u
 bin=$1 out=$2
 shift 2
+# The parts share the CPUs: PoCL's pool of threads in each (one per CPU by default) is its share,
+# so the parts' threads do not outnumber the CPUs.
+: "${POCL_MAX_PTHREAD_COUNT:=$(( $(nproc) / $# > 1 ? $(nproc) / $# : 1 ))}"
+export POCL_MAX_PTHREAD_COUNT
 mkdir -p "$out"
 rm -f "$out"/launched.* "$out"/part.*.log
 i=0 pids="" parts="$*"

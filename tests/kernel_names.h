@@ -3,28 +3,41 @@
 
    A job is one op's program (as the backend composes it) followed by one
    GPUACT_KERNEL line for each variant of the job, named as the backend
-   names it. The first target of a check compiles every reachable variant
-   (gpuact__variant_reachable: the ones the API can launch) but the precise
-   ones (GPUACT_ACT_PRECISE) with mixed dtypes: the precise field swaps the
-   smooth.h functions a kernel calls and nothing else, and those functions
-   are compiled in the precise variants of one dtype. Its variants go to
-   jobs of at most RTC_CHUNK kernels in slot order, so that the jobs spread
-   evenly over the cores.
+   names it. What a check proves:
 
-   The other targets compile what a target changes. In the source that is
-   the CUDA dialect's inline PTX by architecture (act.h's two-at-once 16-bit
-   conversions and NaN-propagating min/max from sm_80, two-lane 16-bit
-   comparisons from sm_90, each with its portable fallback), which sits in
-   the per-element code of the ReLU family and in every 16-bit store; for
-   HIP nothing in the source changes, only the ISA the compiler emits. So
-   they compile a few settings of the fields per op, the most involved ones:
-   leaky writing/reading the mask with dbias and the general paths, at
-   every dtype triple (the loads, stores and vector widths of each mix);
-   clipped on the selection path; GELU, the heaviest smooth math, with the
-   few-bit codes and dbias, in each dtype (f32, f16, bf16 throughout: its
-   math is the same PTX on every target, its stores the leaky job's); the
-   glu ops with SiLU and dbias. Then every kernel is looked up by its name in the code,
-   and a job that holds no kernel fails. */
+   - Every reachable variant (gpuact__variant_reachable: the ones the API
+     can launch) goes through the compiler's front end and optimizer for
+     the first target, where a template instantiation or a dialect call
+     fails: NVRTC to PTX for the first architecture's virtual one
+     (compute_90 for sm_90, the same __CUDA_ARCH__), hiprtc's first step in
+     comgr to LLVM bitcode for the first gfx target. Not the code
+     generation (ptxas, the AMDGPU back end), which is most of the time.
+     The precise variants (GPUACT_ACT_PRECISE) with mixed dtypes are left
+     out: the precise field swaps the smooth.h functions a kernel calls
+     and nothing else, and those are compiled in the precise variants of
+     one dtype. These variants go to jobs of at most RTC_CHUNK kernels in
+     slot order, so that the jobs spread evenly over the cores.
+   - Every target, the first included, compiles to machine code (SASS, a
+     code object) the settings that change with a target. In the source
+     that is the CUDA dialect's inline PTX by architecture (act.h's
+     two-at-once 16-bit conversions and NaN-propagating min/max from sm_80,
+     two-lane 16-bit comparisons from sm_90, each with its portable
+     fallback), which sits in the per-element code of the ReLU family and
+     in every 16-bit store, and which only ptxas reads; for HIP nothing in
+     the source changes, only the ISA the compiler emits. So these jobs
+     compile a few settings of the fields per op, the most involved ones:
+     leaky writing/reading the mask with dbias and the general paths, at
+     every dtype triple (the loads, stores and vector widths of each mix);
+     clipped on the selection path; GELU, the heaviest smooth math, with
+     the few-bit codes and dbias, in each dtype (f32, f16, bf16 throughout:
+     its math is the same PTX on every target, its stores the leaky
+     job's); the glu ops with SiLU and dbias.
+
+   Then every kernel is looked up by its name in the result (PTX: its
+   .entry; bitcode: its symbol; machine code: its ELF symbol), and a job
+   that holds no kernel fails. Where hip_rtc_check cannot stop at bitcode
+   (no comgr, or hiprtc's header not found), its first target compiles
+   every variant to code objects instead. */
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -129,6 +142,8 @@ static char *job_source(const char *const *const *program, int op, int full, int
     return src;
 }
 
+/* Whether the machine code (an ELF file) names the kernel: a symbol name
+   ends in a NUL. */
 static int kernel_present(const char *code, size_t size, const char *name) {
     size_t n = strlen(name), i;
     for (i = 0; i + n <= size; i++)
@@ -136,8 +151,19 @@ static int kernel_present(const char *code, size_t size, const char *name) {
     return 0;
 }
 
+/* How a check compiles the first target's every-variant jobs: to the
+   compiler's intermediate code (its front end and optimizer, not the code
+   generation), or with ir NULL to machine code like the other jobs. */
+typedef struct rtc_ir {
+    const char *name;                                             /* "PTX" */
+    void (*use)(gpuact__gpu *g, const char *target);              /* sets g's compiler up to emit it */
+    int (*present)(const char *code, size_t size, const char *name); /* whether it holds the kernel */
+} rtc_ir;
+static const rtc_ir *the_ir;
+
 /* Prints each missing kernel of the job; returns how many are missing. */
-static int missing_kernels(int op, int full, int job, const char *code, size_t size, const char *target) {
+static int missing_kernels(int op, int full, int job, const char *code, size_t size, const char *target,
+                           int (*present)(const char *, size_t, const char *)) {
     int i, missing = 0;
     for (i = 0; i < GPUACT__VARIANTS; i++) {
         gpuact__variant V;
@@ -145,7 +171,7 @@ static int missing_kernels(int op, int full, int job, const char *code, size_t s
         gpuact__variant_at(i, &V);
         if (V.op != op || !in_job(i, &V, full, job)) continue;
         gpuact__variant_name(&V, name, sizeof name);
-        if (!kernel_present(code, size, name)) {
+        if (!present(code, size, name)) {
             printf("FAIL %s: %s missing from the compiled code\n", target, name);
             missing++;
         }
@@ -174,6 +200,7 @@ static GPUACT__UNUSED void print_all_variants(void) {
    with its code size, kernel count and CPU time; returns 1 if it failed. */
 static int compile_job(gpuact__gpu *g, const char *target, int full, int op, int job) {
     const clock_t t0 = clock();
+    const rtc_ir *ir = full ? the_ir : NULL;
     const char *opts[3];
     char *code = NULL;
     size_t size = 0;
@@ -181,6 +208,7 @@ static int compile_job(gpuact__gpu *g, const char *target, int full, int op, int
     char *src = job_source(g->sources[op], op, full, job, &total);
     snprintf(g->arch, sizeof g->arch, "%s", target);
     snprintf(g->arch_option, sizeof g->arch_option, "--gpu-architecture=%s", target);
+    if (ir) ir->use(g, target);
     opts[0] = g->arch_option;
     for (i = 0; i < 2 && g->rtc_options[i]; i++) opts[nopts++] = g->rtc_options[i];
     if (!src || gpuact__gpu_compile(g, src, opts, nopts, gpuact__op_names[op], &code, &size) != GPUACT_SUCCESS) {
@@ -188,10 +216,12 @@ static int compile_job(gpuact__gpu *g, const char *target, int full, int op, int
         GPUACT_FREE(src);
         return 1;
     }
-    missing = missing_kernels(op, full, job, code, size, target) + (total == 0); /* an empty job proves nothing */
+    missing = missing_kernels(op, full, job, code, size, target, ir ? ir->present : kernel_present) +
+              (total == 0); /* an empty job proves nothing */
     printf("%s %-8s %-12s %-15s %9zu bytes of %s, %3d kernels, %5.1f s CPU\n", missing ? "FAIL" : "ok  ", target,
-           gpuact__op_names[op], job_label(op, full, job), size, strcmp(g->api.name, "cuda") ? "code object" : "SASS",
-           total, (double)(clock() - t0) / CLOCKS_PER_SEC);
+           gpuact__op_names[op], job_label(op, full, job), size,
+           ir ? ir->name : strcmp(g->api.name, "cuda") ? "code object" : "SASS", total,
+           (double)(clock() - t0) / CLOCKS_PER_SEC);
     GPUACT_FREE(code);
     GPUACT_FREE(src);
     return missing != 0;
@@ -202,7 +232,7 @@ static int compile_job(gpuact__gpu *g, const char *target, int full, int op, int
    as there are CPUs (a crash is that job's FAIL); the output follows in the
    order of the targets and jobs, then "N passed, N failed". Returns whether
    a job failed. */
-static int run_jobs(gpuact__gpu *g, int ntargets, char *const *targets, const char *const *skip) {
+static int run_jobs(gpuact__gpu *g, const rtc_ir *ir, int ntargets, char *const *targets, const char *const *skip) {
     enum { MAX_JOBS = 1024 };
     static pid_t pid[MAX_JOBS];
     static int status[MAX_JOBS];
@@ -210,20 +240,23 @@ static int run_jobs(gpuact__gpu *g, int ntargets, char *const *targets, const ch
     static const char *job_target[MAX_JOBS];
     static int job_op[MAX_JOBS], job_no[MAX_JOBS], job_full[MAX_JOBS];
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int t, op, j, n = 0, running = 0, passed = 0, failed = 0;
+    int t, op, j, full, n = 0, running = 0, passed = 0, failed = 0;
+    the_ir = ir;
     for (t = 0; t < ntargets; t++) {
         if (skip[t]) continue;
-        for (op = 0; op < GPUACT_OP_COUNT; op++)
-            for (j = 0; j < jobs_of(op, t == 0); j++, n++) {
-                if (n == MAX_JOBS) {
-                    printf("FAIL more than %d jobs\n", MAX_JOBS);
-                    return 1;
+        /* the first target: every variant, then (when that was intermediate code) the other targets' jobs */
+        for (full = t == 0; full >= (t == 0 && !ir); full--)
+            for (op = 0; op < GPUACT_OP_COUNT; op++)
+                for (j = 0; j < jobs_of(op, full); j++, n++) {
+                    if (n == MAX_JOBS) {
+                        printf("FAIL more than %d jobs\n", MAX_JOBS);
+                        return 1;
+                    }
+                    job_target[n] = targets[t];
+                    job_op[n] = op;
+                    job_no[n] = j;
+                    job_full[n] = full;
                 }
-                job_target[n] = targets[t];
-                job_op[n] = op;
-                job_no[n] = j;
-                job_full[n] = t == 0;
-            }
     }
     fflush(stdout);
     for (j = 0; j <= n; j++) {

@@ -1,8 +1,8 @@
 /* rtc_check: compiles the embedded CUDA kernels with NVRTC, the way the
-   CUDA backend does at run time: every variant for the first architecture,
-   every dtype combination at the most involved field settings for the
-   others (see kernel_names.h; the jobs run in child processes, one per
-   CPU), and checks every kernel name is in the result. Needs
+   CUDA backend does at run time: every variant to PTX for the first
+   architecture, and the settings an architecture changes to SASS for each
+   (see kernel_names.h; the jobs run in child processes, one per CPU), and
+   checks every kernel name is in the result. Needs
    only libnvrtc (no GPU, no driver): `make test` runs it where the CUDA
    toolkit is installed.
 
@@ -14,6 +14,26 @@
 #include "../gpuact.h"
 
 #include "kernel_names.h"
+
+/* NVRTC's PTX: the first architecture's every-variant jobs target the
+   virtual architecture (sm_90: compute_90, the same __CUDA_ARCH__), which
+   runs the front end and NVVM's optimizer but not ptxas. */
+static int (*ptx_size)(void *, size_t *), (*ptx_code)(void *, char *);
+static void use_ptx(gpuact__gpu *g, const char *target) {
+    snprintf(g->arch_option, sizeof g->arch_option, "--gpu-architecture=compute_%s", target + 3);
+    g->api.rtc_code_size = ptx_size;
+    g->api.rtc_code = ptx_code;
+}
+/* A kernel's entry in PTX: ".entry NAME(". */
+static int ptx_has(const char *code, size_t size, const char *name) {
+    size_t n = strlen(name);
+    const char *p = code, *end = code + size;
+    while (p < end && (p = strstr(p, ".entry ")) != NULL) {
+        p += 7;
+        if ((size_t)(end - p) > n && !memcmp(p, name, n) && p[n] == '(') return 1;
+    }
+    return 0;
+}
 
 int main(int argc, char **argv) {
     static char skip_line[64][160];
@@ -34,6 +54,13 @@ int main(int argc, char **argv) {
     if (gpuact__nvrtc_load(&g, &s) != GPUACT_SUCCESS) { /* the backend's own list of NVRTC entry points */
         printf("SKIP rtc_check cuda: NVRTC not loadable:\n%s\n0 passed, 0 failed\n", gpuact_last_error());
         return 0;
+    }
+    {
+        gpuact__symbol q[] = {{"nvrtcGetPTXSize", (void *)&ptx_size}, {"nvrtcGetPTX", (void *)&ptx_code}};
+        if (gpuact__resolve(g.libs[1], q, 2)) {
+            printf("FAIL rtc_check cuda: NVRTC lacks nvrtcGetPTX\n0 passed, 1 failed\n");
+            return 1;
+        }
     }
     g.api.name = "cuda";
     g.rtc_options[0] = gpuact__cuda_rtc_options[0]; /* the backend's own options and sources */
@@ -60,5 +87,8 @@ int main(int argc, char **argv) {
             skip[a - 2] = skip_line[a - 2];
         }
     }
-    return run_jobs(&g, argc - 2, argv + 2, skip);
+    {
+        static const rtc_ir ptx = {"PTX", use_ptx, ptx_has};
+        return run_jobs(&g, &ptx, argc - 2, argv + 2, skip);
+    }
 }
