@@ -17,10 +17,12 @@
 
 /* NVRTC's PTX: the first architecture's every-variant jobs target the
    virtual architecture (sm_90: compute_90, the same __CUDA_ARCH__), which
-   runs the front end and NVVM's optimizer but not ptxas. */
+   runs the front end and NVVM but not ptxas; at NVRTC's least fast-compile
+   level (--Ofast-compile=min), as these jobs look for failures, not speed. */
 static int (*ptx_size)(void *, size_t *), (*ptx_code)(void *, char *);
 static void use_ptx(gpuact__gpu *g, const char *target) {
     snprintf(g->arch_option, sizeof g->arch_option, "--gpu-architecture=compute_%s", target + 3);
+    g->rtc_options[2] = "--Ofast-compile=min";
     g->api.rtc_code_size = ptx_size;
     g->api.rtc_code = ptx_code;
 }
