@@ -537,17 +537,24 @@ GPUACT_FN gpuact_u32 gpuact_qbf16_words(int kind, const gpuact_u32 *x, gpuact_u3
     }
     return pending;
 }
+/* The quick paths' fallbacks, one pending element at a time, its index known at run time only:
+   the index of m's lowest set bit (m != 0) from its float exponent (exact), and word j of four by
+   selection (indexing would put the words in local memory). */
+GPUACT_FN gpuact_u32 gpuact_lowest_bit(gpuact_u32 m) { return (gpuact_as_u32((float)(m & (0u - m))) >> 23) - 127u; }
+GPUACT_FN gpuact_u32 gpuact_word4(const gpuact_u32 *w, gpuact_u32 j) { return j == 0 ? w[0] : j == 1 ? w[1] : j == 2 ? w[2] : w[3]; }
+/* word j of four: its bits outside keep replaced by b (a lane's new value), the same way */
+GPUACT_FN void gpuact_word4_set(gpuact_u32 *w, gpuact_u32 j, gpuact_u32 keep, gpuact_u32 b) {
+#pragma unroll
+    for (int i = 0; i < 4; i++) w[i] = (gpuact_u32)i == j ? (w[i] & keep) | b : w[i];
+}
 GPUACT_FN void gpuact_qbf16_fix(int kind, int precise, const gpuact_u32 *x, gpuact_u32 *y, gpuact_u32 pending) {
     const int xd = GPUACT_DT_bf16;
     while (pending) {
-        /* the lowest pending element: its index from the float exponent of its bit (exact) */
-        const gpuact_u32 k = (gpuact_as_u32((float)(pending & (0u - pending))) >> 23) - 127u, j = k >> 1;
-        const gpuact_u32 w = j == 0 ? x[0] : j == 1 ? x[1] : j == 2 ? x[2] : x[3];
+        const gpuact_u32 k = gpuact_lowest_bit(pending), j = k >> 1, w = gpuact_word4(x, j);
         const float v = gpuact_act_fl(kind, GPUACT_F_RAW, (k & 1u) ? gpuact_hi2f(xd, w) : gpuact_lo2f(xd, w), 0.0f, 0.0f,
                                       0.0f, gpuact_eval(2, precise));
         const gpuact_u32 b = gpuact_fromf_dt(xd, v) << (16 * (k & 1u)), keep = (k & 1u) ? 0xffffu : 0xffff0000u;
-#pragma unroll
-        for (int i = 0; i < 4; i++) y[i] = (gpuact_u32)i == j ? (y[i] & keep) | b : y[i];
+        gpuact_word4_set(y, j, keep, b);
         pending &= pending - 1u;
     }
 }

@@ -45,20 +45,16 @@ __device__ __forceinline__ void gpuact_glub_qbf16(const gpuact_u32 (&dy)[4], con
     }
     if (!GPUACT_WARP_ANY(pending)) return;
     while (pending) {
-        /* the lowest pending element: its index from the float exponent of its bit (exact) */
-        const gpuact_u32 k = (gpuact_as_u32((float)(pending & (0u - pending))) >> 23) - 127u, j = k >> 1,
+        const gpuact_u32 k = gpuact_lowest_bit(pending), j = k >> 1,
                          sh = 16 * (k & 1u), keep = sh ? 0xffffu : 0xffff0000u;
-        const float za = gpuact_as_f32(((j == 0 ? a[0] : j == 1 ? a[1] : j == 2 ? a[2] : a[3]) >> sh) << 16);
-        const float zb = gpuact_as_f32(((j == 0 ? b[0] : j == 1 ? b[1] : j == 2 ? b[2] : b[3]) >> sh) << 16);
-        const float g = gpuact_as_f32(((j == 0 ? dy[0] : j == 1 ? dy[1] : j == 2 ? dy[2] : dy[3]) >> sh) << 16);
+        const float za = gpuact_as_f32((gpuact_word4(a, j) >> sh) << 16);
+        const float zb = gpuact_as_f32((gpuact_word4(b, j) >> sh) << 16);
+        const float g = gpuact_as_f32((gpuact_word4(dy, j) >> sh) << 16);
         /* the general path's expressions (glu_backward below) */
         const gpuact_u32 pa = gpuact_fromf_dt(dt, (g * zb) * gpuact_grad(KIND, za, gpuact_eval(2, 0))) << sh;
         const gpuact_u32 pb = gpuact_fromf_dt(dt, g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(2, 0))) << sh;
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            da[i] = (gpuact_u32)i == j ? (da[i] & keep) | pa : da[i];
-            db[i] = (gpuact_u32)i == j ? (db[i] & keep) | pb : db[i];
-        }
+        gpuact_word4_set(da, j, keep, pa);
+        gpuact_word4_set(db, j, keep, pb);
         pending &= pending - 1u;
     }
 }

@@ -33,15 +33,13 @@ __device__ __forceinline__ void gpuact_gluf_qbf16(const gpuact_u32 (&a)[4], cons
     }
     if (!GPUACT_WARP_ANY(pending)) return;
     while (pending) {
-        /* the lowest pending element: its index from the float exponent of its bit (exact) */
-        const gpuact_u32 k = (gpuact_as_u32((float)(pending & (0u - pending))) >> 23) - 127u, j = k >> 1,
+        const gpuact_u32 k = gpuact_lowest_bit(pending), j = k >> 1,
                          sh = 16 * (k & 1u), keep = sh ? 0xffffu : 0xffff0000u;
-        const float za = gpuact_as_f32(((j == 0 ? a[0] : j == 1 ? a[1] : j == 2 ? a[2] : a[3]) >> sh) << 16);
-        const float zb = gpuact_as_f32(((j == 0 ? b[0] : j == 1 ? b[1] : j == 2 ? b[2] : b[3]) >> sh) << 16);
+        const float za = gpuact_as_f32((gpuact_word4(a, j) >> sh) << 16);
+        const float zb = gpuact_as_f32((gpuact_word4(b, j) >> sh) << 16);
         /* the general path's expression (glu_forward below) */
         const gpuact_u32 p = gpuact_fromf_dt(dt, gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(2, 0)) * zb) << sh;
-#pragma unroll
-        for (int i = 0; i < 4; i++) y[i] = (gpuact_u32)i == j ? (y[i] & keep) | p : y[i];
+        gpuact_word4_set(y, j, keep, p);
         pending &= pending - 1u;
     }
 }
