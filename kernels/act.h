@@ -488,40 +488,17 @@ GPUACT_FN float gpuact_quick16(int kind, float z, int *ok) {
            : kind == GPUACT_KIND_gelu_tanh ? gpuact_gelu_tanh_qbf16(z, ok)
                                            : gpuact_silu_qbf16(z, ok);
 }
-/* The elementwise 16-bit forward (no bias, scale 1; xd: bf16, or f16 for GELU and tanh-GELU
-   in the default evaluation) of GELU, tanh-GELU and SiLU through smooth.h's quick functions:
-   every quick value first, in straight-line code so the words interleave, then the lean (or
-   precise) function where one was not kept. In bf16 the bits are those of the general path
-   below; in f16 they differ at a counted few inputs (smooth.h, docs/NUMERICS_SMOOTH.md). */
-GPUACT_FN void gpuact_fwd_words_qbf16(int kind, int precise, int xd, const gpuact_u32 *x, gpuact_u32 *y) {
-    float z[8], v[8];
-    int ok[8], bad = 0;
-#pragma unroll
-    for (int j = 0; j < 4; j++) gpuact_unpack2_dt(xd, x[j], &z[2 * j], &z[2 * j + 1]);
-#pragma unroll
-    for (int k = 0; k < 8; k++) {
-        v[k] = gpuact_quick16(kind, z[k], &ok[k]);
-        bad |= !ok[k];
-    }
-    if (GPUACT_WARP_ANY(bad)) /* one uniform branch where every value was kept */
-#pragma unroll
-        for (int k = 0; k < 8; k++)
-            if (!ok[k]) v[k] = gpuact_act_fl(kind, GPUACT_F_RAW, z[k], 0.0f, 0.0f, 0.0f, gpuact_eval(2, precise));
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-        const gpuact_u32 nan = gpuact_nan_lanes(x[j], gpuact_inf16(xd)); /* a NaN x keeps its bits */
-        y[j] = (gpuact_pack2_dt(xd, 1, v[2 * j], v[2 * j + 1]) & ~nan) | (x[j] & nan);
-    }
-}
-/* The same in two steps, for the bf16 codes forward (its codes follow the forward in the same
-   loop), which ran faster so: gpuact_qbf16_words, y's words from the quick values, and as the
-   result the elements where one was not kept (bit k: element k; a NaN x keeps its bits and is
-   never one); then, after a uniform branch on the warps that have any, gpuact_qbf16_fix: the
-   lean (or precise) function's values into y there, in a loop over a lane's pending elements,
-   which runs the function as many times as the lanes' largest count (a branch per element slot
-   runs it once per slot that has one). */
-GPUACT_FN gpuact_u32 gpuact_qbf16_words(int kind, const gpuact_u32 *x, gpuact_u32 *y) {
-    const int xd = GPUACT_DT_bf16;
+/* The elementwise 16-bit forward (no bias, scale 1; xd: bf16, or f16 in the default evaluation)
+   of GELU, tanh-GELU and SiLU through smooth.h's quick functions, in two steps (few registers, so
+   the kernel keeps its bound without a spill): gpuact_qbf16_words, y's words from the quick
+   values, and as the result the elements where one was not kept (bit k: element k; a NaN x keeps
+   its bits and is never one); then, after a uniform branch on the warps that have any,
+   gpuact_qbf16_fix: the lean (or precise) function's values into y there, in a loop over a lane's
+   pending elements, which runs the function as many times as the lanes' largest count (a branch
+   per element slot runs it once per slot that has one). In bf16 the bits are those of the
+   general path below; in f16 GELU's and tanh-GELU's differ at a counted few inputs (smooth.h,
+   docs/NUMERICS_SMOOTH.md). */
+GPUACT_FN gpuact_u32 gpuact_qbf16_words(int kind, int xd, const gpuact_u32 *x, gpuact_u32 *y) {
     gpuact_u32 pending = 0;
 #pragma unroll
     for (int j = 0; j < 4; j++) {
@@ -547,8 +524,7 @@ GPUACT_FN void gpuact_word4_set(gpuact_u32 *w, gpuact_u32 j, gpuact_u32 keep, gp
 #pragma unroll
     for (int i = 0; i < 4; i++) w[i] = (gpuact_u32)i == j ? (w[i] & keep) | b : w[i];
 }
-GPUACT_FN void gpuact_qbf16_fix(int kind, int precise, const gpuact_u32 *x, gpuact_u32 *y, gpuact_u32 pending) {
-    const int xd = GPUACT_DT_bf16;
+GPUACT_FN void gpuact_qbf16_fix(int kind, int precise, int xd, const gpuact_u32 *x, gpuact_u32 *y, gpuact_u32 pending) {
     while (pending) {
         const gpuact_u32 k = gpuact_lowest_bit(pending), j = k >> 1, w = gpuact_word4(x, j);
         const float v = gpuact_act_fl(kind, GPUACT_F_RAW, (k & 1u) ? gpuact_hi2f(xd, w) : gpuact_lo2f(xd, w), 0.0f, 0.0f,
@@ -572,7 +548,8 @@ GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int precise, int xd, int yd, int
 #ifdef GPUACT_QUICK_BF16
     if (fl == GPUACT_F_RAW && !sel && ((GPUACT_TRANSCENDENTAL_KINDS >> kind) & 1u) &&
         (xd == GPUACT_DT_bf16 || (kind != GPUACT_KIND_silu && !precise))) {
-        gpuact_fwd_words_qbf16(kind, precise, xd, x, y);
+        const gpuact_u32 pending = gpuact_qbf16_words(kind, xd, x, y);
+        if (GPUACT_WARP_ANY(pending)) gpuact_qbf16_fix(kind, precise, xd, x, y, pending);
         return 0u;
     }
 #endif

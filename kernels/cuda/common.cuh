@@ -256,19 +256,30 @@ __device__ __forceinline__ gpuact_u32 gpuact_codes_read(const unsigned char *row
    the compile checks append one GPUACT_KERNEL line per reachable variant
    instead. The _X form expands macro arguments first. */
 #define GPUACT_KERNEL(op, name, t0, t1, t2, kind, mask, dbias, select, fromx, precise)              \
-    extern "C" __global__ void GPUACT_LAUNCH_BOUNDS(select, dbias, GPUACT_BOUND16(op, t0, t1, t2, kind, mask), \
-                                                    GPUACT_HT16(op, t0, t1, t2, kind, mask, select), \
-                                                    GPUACT_DBIAS_BLOCKS(op, t0, t1, mask, fromx),   \
-                                                    GPUACT_Y16(op, t0, t1, t2, kind, select))       \
+    extern "C" __global__ void GPUACT_LAUNCH_BOUNDS(                                                \
+        select, dbias, GPUACT_BOUND16(op, t0, t1, t2, kind, mask, precise),                         \
+        GPUACT_HT16(op, t0, t1, t2, kind, mask, select), GPUACT_DBIAS_BLOCKS(op, t0, t1, mask, fromx), \
+        GPUACT_Y16(op, t0, t1, t2, kind, select), GPUACT_CODES_BLOCKS(op, t0, kind, mask, precise))   \
         name(GPUACT_PARAMS) {                                                                       \
         op<t0, t1, t2, kind, mask, dbias, select, fromx, precise>(GPUACT_ARGS);                     \
     }
-/* Every array 16-bit, and the ReLU family's mask read or written or the gated forward
-   (see GPUACT_LAUNCH_BOUNDS); not a smooth kind's few-bit codes, whose forward carries the
-   smooth function's registers besides the codes' and spilled at that bound. */
-#define GPUACT_BOUND16(op, t0, t1, t2, kind, mask)                                                         \
-    ((((mask) && ((GPUACT_SELECT_KINDS >> (kind)) & 1u)) || GPUACT_OP_##op == GPUACT_OP_glu_forward) &&   \
+/* Every array 16-bit, and the ReLU family's mask read or written, the gated forward, or a
+   smooth kind's forward in the default evaluation (bias or not; its quick values in ../act.h's
+   two steps fit without a spill) (see GPUACT_LAUNCH_BOUNDS); not a smooth kind's few-bit codes,
+   whose forward carries the smooth function's registers besides the codes' and spilled at that
+   bound, nor the precise functions, which spill there. */
+#define GPUACT_BOUND16(op, t0, t1, t2, kind, mask, precise)                                                \
+    ((((mask) && ((GPUACT_SELECT_KINDS >> (kind)) & 1u)) || GPUACT_OP_##op == GPUACT_OP_glu_forward ||     \
+      (GPUACT_OP_##op == GPUACT_OP_forward && !(mask) && !(precise) &&                                     \
+       ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u))) &&                                                 \
      t0::size == 2 && t1::size == 2 && t2::size == 2)
+/* A smooth kind's forward writing few-bit codes from a 4-byte x, default evaluation: its blocks
+   (GPUACT_MIN_BLOCKS_CODES) */
+#define GPUACT_CODES_BLOCKS(op, t0, kind, mask, precise)                                                      \
+    (GPUACT_OP_##op == GPUACT_OP_forward && (mask) && !(precise) && ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && \
+             t0::size == 4                                                                                   \
+         ? GPUACT_MIN_BLOCKS_CODES                                                                          \
+         : 0)
 /* Blocks per multiprocessor of a kernel with the bias gradient: the ReLU
    family's backward from the mask into a 4-byte dx (from a 16-bit dy:
    GPUACT_MIN_BLOCKS_WIDEN), else 1, the compiler's choice (see

@@ -40,7 +40,8 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
    (56 registers, 50% of warps) against 5 (48 registers, no spill): the
    bf16 epilogue forward with the mask 1.08x faster, 6 spilled; the gated
    forward of GELU, tanh-GELU and SiLU 1.07-1.09x faster (ReGLU 1.00x),
-   the f32 one 0.97-1.01x (not bound). */
+   the f32 one 0.97-1.01x (not bound). The smooth kinds' 16-bit forward
+   without codes too (docs/PERFORMANCE.md). */
 #ifndef GPUACT_MIN_BLOCKS_16
 #define GPUACT_MIN_BLOCKS_16 5
 #endif
@@ -82,8 +83,16 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #ifndef GPUACT_MIN_BLOCKS_Y16
 #define GPUACT_MIN_BLOCKS_Y16 6
 #endif
-#define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16, dbias_blocks, y16)                   \
-    __launch_bounds__(GPUACT_BLOCK, (dbias)     ? (dbias_blocks)                               \
+/* A smooth kind's forward writing few-bit codes from a 4-byte x, in blocks of
+   GPUACT_BLOCK_SMALL: room for 9 of them, more warps than the general bound leaves (0: that
+   bound). From a 16-bit x it spills in the hot path, so those keep the general bound. */
+#ifndef GPUACT_MIN_BLOCKS_CODES
+#define GPUACT_MIN_BLOCKS_CODES 9
+#endif
+#define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16, dbias_blocks, y16, codes_blocks)     \
+    __launch_bounds__((codes_blocks) ? GPUACT_BLOCK_SMALL : GPUACT_BLOCK,                       \
+                                    (codes_blocks) ? (codes_blocks)                            \
+                                    : (dbias)   ? (dbias_blocks)                               \
                                     : (ht16)    ? GPUACT_MIN_BLOCKS_HT16                       \
                                     : (y16)     ? GPUACT_MIN_BLOCKS_Y16                        \
                                     : (select)  ? GPUACT_MIN_BLOCKS_SELECT                     \
