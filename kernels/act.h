@@ -489,8 +489,8 @@ GPUACT_FN float gpuact_quick16(int kind, float z, int *ok) {
                                            : gpuact_silu_qbf16(z, ok);
 }
 /* The elementwise 16-bit forward (no bias, scale 1; xd: bf16, or f16 in the default evaluation)
-   of GELU, tanh-GELU and SiLU through smooth.h's quick functions, in two steps (few registers, so
-   the kernel keeps its bound without a spill): gpuact_qbf16_words, y's words from the quick
+   of GELU, tanh-GELU and SiLU through smooth.h's quick functions, in the default evaluation in
+   two steps (few registers, so the kernel keeps its bound without a spill): gpuact_qbf16_words, y's words from the quick
    values, and as the result the elements where one was not kept (bit k: element k; a NaN x keeps
    its bits and is never one); then, after a uniform branch on the warps that have any,
    gpuact_qbf16_fix: the lean (or precise) function's values into y there, in a loop over a lane's
@@ -534,6 +534,29 @@ GPUACT_FN void gpuact_qbf16_fix(int kind, int precise, int xd, const gpuact_u32 
         pending &= pending - 1u;
     }
 }
+/* The precise evaluation's (bf16) in one step, its kernels at the general bound: every quick
+   value first, in straight-line code so the words interleave, then the precise function where
+   one was not kept (the precise function's registers make the two steps slower there). */
+GPUACT_FN void gpuact_fwd_words_qbf16(int kind, int precise, int xd, const gpuact_u32 *x, gpuact_u32 *y) {
+    float z[8], v[8];
+    int ok[8], bad = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) gpuact_unpack2_dt(xd, x[j], &z[2 * j], &z[2 * j + 1]);
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        v[k] = gpuact_quick16(kind, z[k], &ok[k]);
+        bad |= !ok[k];
+    }
+    if (GPUACT_WARP_ANY(bad)) /* one uniform branch where every value was kept */
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            if (!ok[k]) v[k] = gpuact_act_fl(kind, GPUACT_F_RAW, z[k], 0.0f, 0.0f, 0.0f, gpuact_eval(2, precise));
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const gpuact_u32 nan = gpuact_nan_lanes(x[j], gpuact_inf16(xd)); /* a NaN x keeps its bits */
+        y[j] = (gpuact_pack2_dt(xd, 1, v[2 * j], v[2 * j + 1]) & ~nan) | (x[j] & nan);
+    }
+}
 #endif
 /* The forward of four words of two lanes each (8 elements, element 2j in
    word j's low lane), every array 16-bit: y's words, and the mask bits as
@@ -548,8 +571,12 @@ GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int precise, int xd, int yd, int
 #ifdef GPUACT_QUICK_BF16
     if (fl == GPUACT_F_RAW && !sel && ((GPUACT_TRANSCENDENTAL_KINDS >> kind) & 1u) &&
         (xd == GPUACT_DT_bf16 || (kind != GPUACT_KIND_silu && !precise))) {
-        const gpuact_u32 pending = gpuact_qbf16_words(kind, xd, x, y);
-        if (GPUACT_WARP_ANY(pending)) gpuact_qbf16_fix(kind, precise, xd, x, y, pending);
+        if (precise) {
+            gpuact_fwd_words_qbf16(kind, precise, xd, x, y);
+        } else {
+            const gpuact_u32 pending = gpuact_qbf16_words(kind, xd, x, y);
+            if (GPUACT_WARP_ANY(pending)) gpuact_qbf16_fix(kind, precise, xd, x, y, pending);
+        }
         return 0u;
     }
 #endif

@@ -114,6 +114,13 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                     if (nb <= 2) /* the boundaries counted, no dependent shared-memory loads */
                         w = gpuact_codes_pack<3>(z_of, 0, VEC, b3, m3);
                 }
+#ifdef GPUACT_QUICK_BF16
+                if (CODES && PAIRS && X::id == GPUACT_DT_bf16 && FL == GPUACT_F_RAW) { /* ../act.h: the quick bf16 forward in two steps, precise too */
+                    const gpuact_u32 pending = gpuact_qbf16_words(KIND, X::id, reinterpret_cast<const gpuact_u32(&)[4]>(x[u]), y[u]);
+                    if (GPUACT_WARP_ANY(pending)) gpuact_qbf16_fix(KIND, PRECISE, X::id, reinterpret_cast<const gpuact_u32(&)[4]>(x[u]), y[u], pending);
+                    gpuact_store_words<Y>(yr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(y[u]));
+                } else
+#endif
                 if (PAIRS) {
                     bits[u] = gpuact_fwd_words(KIND, PRECISE, X::id, Y::id, B::id, SELECT, FL, x[u], bw[u], y[u], has_bias, flags,
                                                scale, slope, ceiling, lower, cbits * 0x00010001u, lbits * 0x00010001u);
