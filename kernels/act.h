@@ -489,8 +489,8 @@ GPUACT_FN float gpuact_quick16(int kind, float z, int *ok) {
                                            : gpuact_silu_qbf16(z, ok);
 }
 /* The elementwise 16-bit forward (no bias, scale 1; xd: bf16, or f16 in the default evaluation)
-   of GELU, tanh-GELU and SiLU through smooth.h's quick functions, in the default evaluation in
-   two steps (few registers, so the kernel keeps its bound without a spill): gpuact_qbf16_words, y's words from the quick
+   of GELU, tanh-GELU and SiLU through smooth.h's quick functions, tanh-GELU's and SiLU's in the
+   default evaluation in two steps (few registers, so the kernel keeps its bound without a spill): gpuact_qbf16_words, y's words from the quick
    values, and as the result the elements where one was not kept (bit k: element k; a NaN x keeps
    its bits and is never one); then, after a uniform branch on the warps that have any,
    gpuact_qbf16_fix: the lean (or precise) function's values into y there, in a loop over a lane's
@@ -534,9 +534,10 @@ GPUACT_FN void gpuact_qbf16_fix(int kind, int precise, int xd, const gpuact_u32 
         pending &= pending - 1u;
     }
 }
-/* The precise evaluation's (bf16) in one step, its kernels at the general bound: every quick
-   value first, in straight-line code so the words interleave, then the precise function where
-   one was not kept (the precise function's registers make the two steps slower there). */
+/* The precise evaluation's (bf16) and GELU's in one step, their kernels at the general bound:
+   every quick value first, in straight-line code so the words interleave, then the lean (or
+   precise) function where one was not kept (in two steps GELU's ran slower, and the precise
+   function's registers spilled into the bias path). */
 GPUACT_FN void gpuact_fwd_words_qbf16(int kind, int precise, int xd, const gpuact_u32 *x, gpuact_u32 *y) {
     float z[8], v[8];
     int ok[8], bad = 0;
@@ -571,7 +572,7 @@ GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int precise, int xd, int yd, int
 #ifdef GPUACT_QUICK_BF16
     if (fl == GPUACT_F_RAW && !sel && ((GPUACT_TRANSCENDENTAL_KINDS >> kind) & 1u) &&
         (xd == GPUACT_DT_bf16 || (kind != GPUACT_KIND_silu && !precise))) {
-        if (precise) {
+        if (precise || kind == GPUACT_KIND_gelu) {
             gpuact_fwd_words_qbf16(kind, precise, xd, x, y);
         } else {
             const gpuact_u32 pending = gpuact_qbf16_words(kind, xd, x, y);

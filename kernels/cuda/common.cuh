@@ -264,15 +264,15 @@ __device__ __forceinline__ gpuact_u32 gpuact_codes_read(const unsigned char *row
         op<t0, t1, t2, kind, mask, dbias, select, fromx, precise>(GPUACT_ARGS);                     \
     }
 /* Every array 16-bit, and the ReLU family's mask read or written, the gated forward, or a
-   smooth kind's forward in the default evaluation (bias or not; its quick values in ../act.h's
-   two steps fit without a spill) but GELU's from f16, which ran no faster so (see
-   GPUACT_LAUNCH_BOUNDS); not a smooth kind's few-bit codes,
+   tanh-GELU's or SiLU's forward in the default evaluation (bias or not; its quick values in
+   ../act.h's two steps fit without a spill) (see GPUACT_LAUNCH_BOUNDS); not GELU's, whose one
+   step spills there; not a smooth kind's few-bit codes,
    whose forward carries the smooth function's registers besides the codes' and spilled at that
    bound, nor the precise functions, which spill there. */
 #define GPUACT_BOUND16(op, t0, t1, t2, kind, mask, precise)                                                \
     ((((mask) && ((GPUACT_SELECT_KINDS >> (kind)) & 1u)) || GPUACT_OP_##op == GPUACT_OP_glu_forward ||     \
       (GPUACT_OP_##op == GPUACT_OP_forward && !(mask) && !(precise) &&                                     \
-       ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && ((kind) != GPUACT_KIND_gelu || t0::id != GPUACT_DT_f16))) && \
+       ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && (kind) != GPUACT_KIND_gelu)) &&                    \
      t0::size == 2 && t1::size == 2 && t2::size == 2)
 /* A smooth kind's forward writing few-bit codes from a 4-byte x, default evaluation: its blocks
    (GPUACT_MIN_BLOCKS_CODES) */
