@@ -27,10 +27,11 @@ CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
 NVRTC_LIB ?= $(firstword $(wildcard $(CUDA_HOME)/lib64/libnvrtc.so.13 $(CUDA_HOME)/lib64/libnvrtc.so.12 \
                                      $(CUDA_HOME)/targets/x86_64-linux/lib/libnvrtc.so.13))
-# sm_90: every variant (to PTX); sm_75 and sm_80: the CUDA dialect's two code paths (__CUDA_ARCH__
-# < 800, >= 800; sm_86 and sm_89 take sm_80's); sm_70: SKIP with CUDA 13.
+# One target per code path a target selects, the first every variant (tests/kernel_names.h says
+# why these): sm_90, sm_80 and sm_75 (__CUDA_ARCH__ >= 900, >= 800, < 800; sm_70: SKIP with CUDA 13);
+# gfx90a (wave64) and gfx1030 (wave32); gfx940, gfx942 and gfx1100 where the ROCm knows them.
 CUDA_ARCHS = sm_90 sm_70 sm_75 sm_80
-HIP_ARCHS  = gfx90a gfx908 gfx940 gfx1030 gfx942 gfx1100
+HIP_ARCHS  = gfx90a gfx940 gfx1030 gfx942 gfx1100
 
 # Debian packages the tests need: OpenCL headers and loader, PoCL (OpenCL on
 # the CPU), and HIP's hiprtc for the AMD kernel checks.

@@ -34,6 +34,17 @@
      the few-bit codes and dbias, in each dtype (f32, f16, bf16 throughout:
      its math is the same PTX on every target, its stores the leaky
      job's); the glu ops with SiLU and dbias.
+   - The targets (the Makefile's CUDA_ARCHS, HIP_ARCHS) are one per code
+     path a target selects, as the machine code of a target that compiles
+     no source of its own proves nothing the others do not. The sources'
+     only architecture tests are the CUDA dialect's __CUDA_ARCH__ >= 800
+     and >= 900 (no __HIP_ARCH_* or __gfx*__ test, no wavefront-size macro,
+     no warpSize): sm_90, sm_80, and sm_75 for the portable paths below 800
+     (sm_70 compiles the same, and CUDA 13's NVRTC has no sm_70: SKIP, so
+     sm_75 stays); gfx90a for wave64 (gfx908 compiled exactly its source)
+     and gfx1030 for wave32, where the 4-bit mask's lane exchange
+     (GPUACT_FROM_NEXT_LANE) changes; gfx940, gfx942 and gfx1100 compile
+     where a newer ROCm knows them (SKIP here).
 
    Then every kernel is looked up by its name in the result (PTX: its
    .entry; bitcode: its symbol; machine code: its ELF symbol), and a job
