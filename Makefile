@@ -27,10 +27,11 @@ CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
 NVRTC_LIB ?= $(firstword $(wildcard $(CUDA_HOME)/lib64/libnvrtc.so.13 $(CUDA_HOME)/lib64/libnvrtc.so.12 \
                                      $(CUDA_HOME)/targets/x86_64-linux/lib/libnvrtc.so.13))
-# sm_90: every variant (to PTX); sm_75 and sm_80: the CUDA dialect's two code paths (__CUDA_ARCH__
-# < 800, >= 800; sm_86 and sm_89 take sm_80's); sm_70: SKIP with CUDA 13.
+# One target per code path a target selects, the first every variant (tests/kernel_names.h says
+# why these): sm_90, sm_80 and sm_75 (__CUDA_ARCH__ >= 900, >= 800, < 800; sm_70: SKIP with CUDA 13);
+# gfx90a (wave64) and gfx1030 (wave32); gfx940, gfx942 and gfx1100 where the ROCm knows them.
 CUDA_ARCHS = sm_90 sm_70 sm_75 sm_80
-HIP_ARCHS  = gfx90a gfx908 gfx940 gfx1030 gfx942 gfx1100
+HIP_ARCHS  = gfx90a gfx940 gfx1030 gfx942 gfx1100
 
 # Debian packages the tests need: OpenCL headers and loader, PoCL (OpenCL on
 # the CPU), and HIP's hiprtc for the AMD kernel checks.
@@ -112,8 +113,9 @@ check-embedded: $(BUILD)/embed
 	  echo "check-embedded: generated kernel headers are fresh ($$h lines for $$s lines of sources)"
 
 # ---- tests ---------------------------------------------------------------------
+# A test is its .c file, and the objects among its prerequisites.
 $(BUILD)/%: tests/%.c $(TEST_SUPPORT) tests/kernel_names.h $(HEADERS) | $(BUILD)
-	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< -o $@ $(LIBS)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. $< $(filter %.o,$^) -o $@ $(LIBS)
 
 # The header as C99 and as C++, with every combination of backends, with
 # runtime linking off (OpenCL's prototypes checked against CL/cl.h), and the
@@ -151,8 +153,13 @@ $(BUILD)/libhip_on_cuda.so: tests/hip_on_cuda.c | $(BUILD)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) -fPIC -shared $< -o $@ -ldl -lpthread
 
 # The conformance suite's parts, one file per operation (tests/conformance/),
-# compiled as one translation unit with tests/conformance.c.
-$(BUILD)/conformance $(BUILD)/asan/conformance: $(wildcard tests/conformance/*)
+# compiled as one translation unit with tests/conformance.c; its expected
+# values (tests/conformance/reference.c) as an object of its own, without the
+# sanitizers in the ASan+UBSan build too (tests/conformance/reference.h).
+$(BUILD)/conformance-ref.o: tests/conformance/reference.c tests/conformance/reference.h tests/gpuact_ref.h \
+                            tests/gpuact_smooth_ref.h $(HEADERS) | $(BUILD)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) -I. -c $< -o $@
+$(BUILD)/conformance $(BUILD)/asan/conformance: $(wildcard tests/conformance/*) $(BUILD)/conformance-ref.o
 # The conformance suite in two parts side by side (tests/conformance_parts.sh),
 # balanced by their time on PoCL; together they launch every variant. Before
 # the tests, tests/prewarm.c builds every variant once, one process per CPU,
@@ -197,7 +204,7 @@ test: deps check-embedded compile-test $(addprefix $(BUILD)/,$(TESTS)) $(CONF_BI
 # SANITIZE_CONFORMANCE_LARGE: the conformance suite's large case (0 skips it);
 # CONFORMANCE_SANITIZED=1: the suite runs in `make test` instead (above).
 # -O2 as the plain builds: the sanitizers instrument at any level, and the conformance suite's
-# host side (its references, the checks) runs faster than at -O1.
+# instrumented host side runs faster than at -O1.
 SAN_FLAGS  = -std=c99 -O2 -g -fno-omit-frame-pointer $(WARN) -I.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 TSAN_FLAGS = -fsanitize=thread
@@ -210,7 +217,7 @@ TSAN_TESTS = test_threads test_stress
 
 $(BUILD)/asan/%: tests/%.c $(TEST_SUPPORT) tests/kernel_names.h $(HEADERS)
 	@mkdir -p $(BUILD)/asan
-	$(CC) $(SAN_FLAGS) $(ASAN_FLAGS) $< -o $@ $(LIBS)
+	$(CC) $(SAN_FLAGS) $(ASAN_FLAGS) $< $(filter %.o,$^) -o $@ $(LIBS)
 $(BUILD)/tsan/%: tests/%.c $(TEST_SUPPORT) tests/kernel_names.h $(HEADERS)
 	@mkdir -p $(BUILD)/tsan
 	$(CC) $(SAN_FLAGS) $(TSAN_FLAGS) $< -o $@ $(LIBS)

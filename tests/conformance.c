@@ -24,7 +24,8 @@ equal the reference (gpuact_ref_same; dbias within 1e-5 of sum |dx|).
 The suites, one file per operation, are in tests/conformance/: common.h
 (cases, guarded regions, the comparison, the activations), elementwise.c,
 epilogue.c, gated.c, codes.c (the few-bit codes) and variants.c (every
-kernel variant), compiled here as one translation unit.
+kernel variant), compiled here as one translation unit; the expected values
+come from reference.c, an object of its own (reference.h says why).
 
 One line per failed case names the op, dtypes, activation, shape, offsets,
 placement and the first wrong byte or element with both bit patterns. The
@@ -33,6 +34,7 @@ last line is always "N passed, N failed".
 #define GPUACT_IMPLEMENTATION
 #include "../gpuact.h"
 #include "gpuact_ref.h"
+#include "conformance/reference.h"
 #include "support/harness.h"
 
 #include <float.h>

@@ -5,7 +5,7 @@
    name is in the result.
    Needs only ROCm's hiprtc (no GPU): `make rtc-check` runs it.
 
-     hip_rtc_check gfx90a gfx908 gfx1030 ...
+     hip_rtc_check gfx90a gfx1030 ...
 
    A target the installed ROCm does not know is a SKIP: ROCm 5.2's hiprtc
    aborts the process on one (its code object manager, comgr, frees an

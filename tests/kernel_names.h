@@ -34,6 +34,22 @@
      the few-bit codes and dbias, in each dtype (f32, f16, bf16 throughout:
      its math is the same PTX on every target, its stores the leaky
      job's); the glu ops with SiLU and dbias.
+   - The targets (the Makefile's CUDA_ARCHS, HIP_ARCHS) are one per code
+     path a target selects, as the machine code of a target that compiles
+     no source of its own proves nothing the others do not. The sources'
+     only architecture tests are the CUDA dialect's __CUDA_ARCH__ >= 800
+     and >= 900 (no __HIP_ARCH_* or __gfx*__ test, no wavefront-size macro,
+     no warpSize): sm_90, sm_80, and sm_75 for the portable paths below 800
+     (sm_70 compiles the same, and CUDA 13's NVRTC has no sm_70: SKIP, so
+     sm_75 stays); gfx90a for wave64 (gfx908 compiled exactly its source)
+     and gfx1030 for wave32, where the 4-bit mask's lane exchange
+     (GPUACT_FROM_NEXT_LANE) changes; gfx940, gfx942 and gfx1100 compile
+     where a newer ROCm knows them (SKIP here). By the same rule the CUDA
+     targets after the first leave GELU's jobs out: GELU's math is the same
+     PTX on every target and its stores are the leaky job's, so sm_75 and
+     sm_80 compile none of their own there. HIP's targets compile every
+     job: gfx1030's wave32 changes the 1-bit codes' lane exchange, in
+     GELU's jobs.
 
    Then every kernel is looked up by its name in the result (PTX: its
    .entry; bitcode: its symbol; machine code: its ELF symbol), and a job
@@ -229,6 +245,12 @@ static int compile_job(gpuact__gpu *g, const char *target, int full, int op, int
     return missing != 0;
 }
 
+/* Whether a target after the first compiles machine-code job `job` of op:
+   every one but CUDA's GELU jobs (see the header). */
+static int later_target_job(const gpuact__gpu *g, int op, int job) {
+    return strcmp(g->api.name, "cuda") != 0 || op == GPUACT_OP_dbias || glu_op(op) || job != 2;
+}
+
 /* Every job of every target (the first: every variant; skip[t] non-NULL: the
    target's SKIP line instead) through g's compiler, each in a child process, as many at a time
    as there are CPUs (a crash is that job's FAIL); the output follows in the
@@ -249,7 +271,8 @@ static int run_jobs(gpuact__gpu *g, const rtc_ir *ir, int ntargets, char *const 
         /* the first target: every variant, then (when that was intermediate code) the other targets' jobs */
         for (full = t == 0; full >= (t == 0 && !ir); full--)
             for (op = 0; op < GPUACT_OP_COUNT; op++)
-                for (j = 0; j < jobs_of(op, full); j++, n++) {
+                for (j = 0; j < jobs_of(op, full); j++) {
+                    if (t > 0 && !later_target_job(g, op, j)) continue;
                     if (n == MAX_JOBS) {
                         printf("FAIL more than %d jobs\n", MAX_JOBS);
                         return 1;
@@ -258,6 +281,7 @@ static int run_jobs(gpuact__gpu *g, const rtc_ir *ir, int ntargets, char *const 
                     job_op[n] = op;
                     job_no[n] = j;
                     job_full[n] = full;
+                    n++;
                 }
     }
     fflush(stdout);

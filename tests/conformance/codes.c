@@ -40,9 +40,9 @@ static void codes_run(const codes_case *c)
              c->bias ? " bias" : "", c->dbias ? " dbias" : "", c->in_place ? " in place" : "", (double)c->scale);
     if (!x || !b || !dyd || !codes)
         goto out;
-    gpuact_ref_fill(&rng, c->xt, x, n, 1, 0.0f);
-    gpuact_ref_fill(&rng, c->xt, b, c->cols, 0, 0.0f);
-    gpuact_ref_fill(&rng, c->dyt, dyd, n, 1, 1.0f);
+    ref_fill(&rng, c->xt, x, n, 1, 0.0f);
+    ref_fill(&rng, c->xt, b, c->cols, 0, 0.0f);
+    ref_fill(&rng, c->dyt, dyd, n, 1, 1.0f);
 
     /* forward: y and the codes */
     run_begin(&r, "codes forward %s%s", label, "");
@@ -71,7 +71,7 @@ static void codes_run(const codes_case *c)
     f.codes = gc->want;
     f.code_bits = c->bits;
     f.codes_ld = c->codes_ld;
-    gpuact_ref_forward(&f);
+    ref_forward(&f);
     if (!run_upload(&r))
         goto fwd_done;
     if (c->elementwise) {
@@ -144,7 +144,7 @@ fwd_done:
     p.codes = codes;
     p.code_bits = c->bits;
     p.codes_ld = c->codes_ld;
-    gpuact_ref_backward(&p);
+    ref_backward(&p);
     if (gdb)
         sum_finite_abs(gdx, gdb->sum_fin);
     if (!run_upload(&r))

@@ -347,14 +347,12 @@ static int compare_elems(const region *g, const unsigned char *got, const unsign
         }
         return 1;
     case VIEW_ELEMS:
-        for (i = 0; i < count; i++) {
+        i = ref_first_wrong(g->dt, got, want, g->nan_any + r * g->ld + c0, count);
+        if (i < count) {
             size_t idx = r * g->ld + c0 + i;
-            uint32_t gb = gpuact_ref_raw(g->dt, got, i), wb = gpuact_ref_raw(g->dt, want, i);
-            if (!gpuact_ref_same(g->dt, gb, wb, g->nan_any[idx])) {
-                report_elem(g, r, c0 + i, gb, wb,
-                            g->nan_any[idx] & GPUACT_REF_ANY_NAN ? " (any NaN)" : g->nan_any[idx] ? " (or a neighbour)" : "");
-                return 0;
-            }
+            report_elem(g, r, c0 + i, gpuact_ref_raw(g->dt, got, i), gpuact_ref_raw(g->dt, want, i),
+                        g->nan_any[idx] & GPUACT_REF_ANY_NAN ? " (any NaN)" : g->nan_any[idx] ? " (or a neighbour)" : "");
+            return 0;
         }
         return 1;
     case VIEW_SUMS:

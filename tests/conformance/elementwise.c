@@ -97,8 +97,8 @@ static int ew_init(ew_data *e, gpuact_dtype dt, gpuact_activation act, size_t n)
     memset(e->mask, 0, mb);   /* tile_mask leaves the padding bits past n as they are */
     memset(&f, 0, sizeof f);
     f.act = gpuact_ref_elementwise_act(act, dt);
-    gpuact_ref_fill(&rng, dt, e->x, period, 1, near_of(f.act));
-    gpuact_ref_fill(&rng, dt, e->dy, period, 1, 1.0f);
+    ref_fill(&rng, dt, e->x, period, 1, near_of(f.act));
+    ref_fill(&rng, dt, e->dy, period, 1, 1.0f);
     if (es == 2 && n == EVERY16) { /* x takes every 16-bit pattern once */
         size_t i;
         for (i = 0; i < n; i++) {
@@ -115,7 +115,7 @@ static int ew_init(ew_data *e, gpuact_dtype dt, gpuact_activation act, size_t n)
     f.y = e->y;
     f.mask = e->mask;
     f.nan_any = e->y_nan;
-    gpuact_ref_forward(&f);
+    ref_forward(&f);
 
     memset(&b, 0, sizeof b);
     b.act = f.act;
@@ -128,7 +128,7 @@ static int ew_init(ew_data *e, gpuact_dtype dt, gpuact_activation act, size_t n)
     b.src = e->x;
     b.dx = e->dx;
     b.nan_any = e->dx_nan;
-    gpuact_ref_backward(&b);
+    ref_backward(&b);
 
     tile(e->x, period, n, es);
     tile(e->dy, period, n, es);

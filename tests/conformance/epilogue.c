@@ -44,7 +44,7 @@ static void epi_ref_forward(const epi_case *c, void *y, unsigned char *mask, uns
     p.y = y;
     p.mask = mask;
     p.nan_any = nan_any;
-    gpuact_ref_forward(&p);
+    ref_forward(&p);
 }
 
 static void epi_free(epi_case *c)
@@ -71,10 +71,10 @@ static int epi_data(epi_case *c)
         epi_free(c);
         return 0;
     }
-    gpuact_ref_fill(&rng, c->xt, c->x, c->rows * c->ld_x, 1, near_of(c->act));
-    gpuact_ref_fill(&rng, c->bt, c->b, c->cols, c->bias_specials, 0.0f);
-    gpuact_ref_fill(&rng, c->yt, c->y, c->rows * c->ld_y, 1, 0.0f);  /* row padding stays random */
-    gpuact_ref_fill(&rng, c->dyt, c->dy, c->rows * c->ld_dy, c->dy_specials, 1.0f);
+    ref_fill(&rng, c->xt, c->x, c->rows * c->ld_x, 1, near_of(c->act));
+    ref_fill(&rng, c->bt, c->b, c->cols, c->bias_specials, 0.0f);
+    ref_fill(&rng, c->yt, c->y, c->rows * c->ld_y, 1, 0.0f);  /* row padding stays random */
+    ref_fill(&rng, c->dyt, c->dy, c->rows * c->ld_dy, c->dy_specials, 1.0f);
     memset(c->m, POISON, mbytes);                                    /* and so do mask bytes past a row */
     epi_ref_forward(c, c->y, c->m, NULL);
     set_padding_bits(c->m, c->rows, c->cols, c->mask_ld);
@@ -172,7 +172,7 @@ static void epi_backward(const epi_case *c, epi_source from)
     p.dbias = db ? db->sum : NULL;
     p.dbias_abs = db ? db->sum_abs : NULL;
     p.nan_any = dx->nan_any;
-    gpuact_ref_backward(&p);
+    ref_backward(&p);
     if (db)
         sum_finite_abs(dx, db->sum_fin);
 

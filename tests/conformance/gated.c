@@ -49,10 +49,10 @@ static void glu_run(const glu_case *c)
     case_end();
     if (!x || !x2 || !bias || !dy)
         goto out;
-    gpuact_ref_fill(&rng, c->xt, x, rows * ld, 1, 0.0f);
-    gpuact_ref_fill(&rng, c->xt, x2, rows * ld, 1, 0.0f);
-    gpuact_ref_fill(&rng, c->xt, bias, 2 * cols, (int)(c->rows % 2), 0.0f);
-    gpuact_ref_fill(&rng, c->dyt, dy, rows * ldo, 1, 1.0f);
+    ref_fill(&rng, c->xt, x, rows * ld, 1, 0.0f);
+    ref_fill(&rng, c->xt, x2, rows * ld, 1, 0.0f);
+    ref_fill(&rng, c->xt, bias, 2 * cols, (int)(c->rows % 2), 0.0f);
+    ref_fill(&rng, c->dyt, dy, rows * ldo, 1, 1.0f);
 
     /* forward */
     run_begin(&r, "glu_forward %s%s", c->label, "");
@@ -73,7 +73,7 @@ static void glu_run(const glu_case *c)
     rf.bias_b = c->bias ? bias + cols * es : NULL;
     rf.y = ry->want;
     rf.nan_any = ry->nan_any;
-    gpuact_ref_glu_forward(&rf);
+    ref_glu_forward(&rf);
     if (!run_upload(&r))
         goto fwd_done;
     memset(&f, 0, sizeof f);
@@ -126,7 +126,7 @@ fwd_done:
     rb_.db = rdb->want + half * es;
     rb_.da_nan = rda->nan_any;
     rb_.db_nan = rdb->nan_any + half;
-    gpuact_ref_glu_backward(&rb_);
+    ref_glu_backward(&rb_);
     if (c->dbias) { /* the column sums of the stored da and db, in f64 */
         for (k = 0; k < 2; k++) {
             const region *src = k ? rdb : rda;
