@@ -30,6 +30,13 @@ def repo_file(*parts):
     return open(path, encoding="utf-8").read()
 
 
+def torch_tables(torch):
+    """The dtype codes' torch dtypes, and each dtype's integer view of the same width (for bit comparisons)."""
+    dtypes = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+    iview = {torch.float32: torch.int32, torch.float16: torch.int16, torch.bfloat16: torch.int16}
+    return dtypes, iview
+
+
 def raw_backends():
     """The backends with a usable device 0 here, by name (context created once)."""
     import gpuact

@@ -15,11 +15,10 @@ import gpuact  # noqa: E402
 import gpuact.torch as ga  # noqa: E402
 from gpuact.torch import fewbit  # noqa: E402
 
-from conftest import SPECIALS, repo_file  # noqa: E402
+from conftest import SPECIALS, repo_file, torch_tables  # noqa: E402
 
 DEV = "cuda"
-DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
-IVIEW = {torch.float32: torch.int32, torch.float16: torch.int16, torch.bfloat16: torch.int16}
+DTYPES, IVIEW = torch_tables(torch)
 TABLE = {"gelu": 0, "gelu_tanh": 1, "silu": 2}  # fewbit.h's table order
 P = [0.0] * len(gpuact.ACT_PARAMS)
 

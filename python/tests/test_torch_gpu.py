@@ -31,11 +31,10 @@ import torch.nn.functional as F  # noqa: E402
 import gpuact  # noqa: E402
 import gpuact.torch as ga  # noqa: E402
 
-from conftest import SPECIALS  # noqa: E402
+from conftest import SPECIALS, torch_tables  # noqa: E402
 
 DEV = "cuda"
-DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
-IVIEW = {torch.float32: torch.int32, torch.float16: torch.int16, torch.bfloat16: torch.int16}
+DTYPES, IVIEW = torch_tables(torch)
 WIDTH = {torch.float32: 32, torch.float16: 16, torch.bfloat16: 16}
 NAME = {v: k for k, v in DTYPES.items()}
 
