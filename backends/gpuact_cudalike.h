@@ -149,14 +149,11 @@ typedef struct gpuact__gpu {
 #endif
 /* Matrix rows a block row of GELU's, tanh-GELU's and SiLU's forward (no
    bias, scale or codes) and backward from x walks (gpuact__shape's
-   smooth_rows): the forward 4, but tanh-GELU's and SiLU's in f16 8; the
-   backward with a 4-byte array 1, as a copy, but tanh-GELU's, issue-bound,
-   8; the 16-bit backward 2 (docs/PERFORMANCE.md, "Tuning knobs"). */
+   smooth_rows): the forward 4; the backward with a 4-byte array 1, as a
+   copy, but tanh-GELU's, issue-bound, 8; the 16-bit backward 2
+   (docs/PERFORMANCE.md, "Tuning knobs"). */
 #ifndef GPUACT__ROWS_SMOOTH_FWD
 #define GPUACT__ROWS_SMOOTH_FWD 4
-#endif
-#ifndef GPUACT__ROWS_SMOOTH_FWD_F16
-#define GPUACT__ROWS_SMOOTH_FWD_F16 8
 #endif
 #ifndef GPUACT__ROWS_SMOOTH_BWD32
 #define GPUACT__ROWS_SMOOTH_BWD32 1
@@ -168,9 +165,7 @@ typedef struct gpuact__gpu {
 #define GPUACT__ROWS_SMOOTH_BWD16 2
 #endif
 static unsigned gpuact__gpu_smooth_rows(const gpuact__variant *V) {
-    if (V->op != GPUACT_OP_backward)
-        return V->t[0] == GPUACT_F16 && V->kind != GPUACT_KIND_gelu ? GPUACT__ROWS_SMOOTH_FWD_F16
-                                                                      : GPUACT__ROWS_SMOOTH_FWD;
+    if (V->op != GPUACT_OP_backward) return GPUACT__ROWS_SMOOTH_FWD;
     if (!gpuact__arrays_4byte(V)) return GPUACT__ROWS_SMOOTH_BWD16;
     return V->kind == GPUACT_KIND_gelu_tanh ? GPUACT__ROWS_TANH_BWD32 : GPUACT__ROWS_SMOOTH_BWD32;
 }
