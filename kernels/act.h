@@ -489,15 +489,15 @@ GPUACT_FN float gpuact_quick16(int kind, float z, int *ok) {
                                            : gpuact_silu_qbf16(z, ok);
 }
 /* The elementwise 16-bit forward (no bias, scale 1; xd: bf16, or f16 in the default evaluation)
-   of GELU, tanh-GELU and SiLU through smooth.h's quick functions, tanh-GELU's and SiLU's in the
-   default evaluation in two steps (few registers, so the kernel keeps its bound without a spill): gpuact_qbf16_words, y's words from the quick
-   values, and as the result the elements where one was not kept (bit k: element k; a NaN x keeps
-   its bits and is never one); then, after a uniform branch on the warps that have any,
-   gpuact_qbf16_fix: the lean (or precise) function's values into y there, in a loop over a lane's
-   pending elements, which runs the function as many times as the lanes' largest count (a branch
-   per element slot runs it once per slot that has one). In bf16 the bits are those of the
-   general path below; in f16 GELU's and tanh-GELU's differ at a counted few inputs (smooth.h,
-   docs/NUMERICS_SMOOTH.md). */
+   of GELU, tanh-GELU and SiLU through smooth.h's quick functions; tanh-GELU's and SiLU's in the
+   default evaluation (and the bf16 codes forward's) in two steps, few registers, so the kernel
+   keeps its bound without a spill: gpuact_qbf16_words, y's words from the quick values, and as
+   the result the elements where one was not kept (bit k: element k; a NaN x keeps its bits and
+   is never one); then, after a uniform branch on the warps that have any, gpuact_qbf16_fix: the
+   lean (or precise) function's values into y there, in a loop over a lane's pending elements,
+   which runs the function as many times as the lanes' largest count (a branch per element slot
+   runs it once per slot that has one). In bf16 the bits are those of the general path below; in
+   f16 GELU's and tanh-GELU's differ at a counted few inputs (smooth.h, docs/NUMERICS_SMOOTH.md). */
 GPUACT_FN gpuact_u32 gpuact_qbf16_words(int kind, int xd, const gpuact_u32 *x, gpuact_u32 *y) {
     gpuact_u32 pending = 0;
 #pragma unroll

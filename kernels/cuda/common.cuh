@@ -263,12 +263,11 @@ __device__ __forceinline__ gpuact_u32 gpuact_codes_read(const unsigned char *row
         name(GPUACT_PARAMS) {                                                                       \
         op<t0, t1, t2, kind, mask, dbias, select, fromx, precise>(GPUACT_ARGS);                     \
     }
-/* Every array 16-bit, and the ReLU family's mask read or written, the gated forward, or a
-   tanh-GELU's or SiLU's forward in the default evaluation (bias or not; its quick values in
-   ../act.h's two steps fit without a spill) (see GPUACT_LAUNCH_BOUNDS); not GELU's, whose one
-   step spills there; not a smooth kind's few-bit codes,
-   whose forward carries the smooth function's registers besides the codes' and spilled at that
-   bound, nor the precise functions, which spill there. */
+/* Every array 16-bit, and the ReLU family's mask read or written, the gated forward, or
+   tanh-GELU's or SiLU's forward in the default evaluation, bias or not (its quick values in
+   ../act.h's two steps fit without a spill; see GPUACT_LAUNCH_BOUNDS). Not GELU's (its one step
+   spills there), the precise functions (spill too), nor a smooth kind's few-bit codes, whose
+   forward carries the smooth function's registers besides the codes'. */
 #define GPUACT_BOUND16(op, t0, t1, t2, kind, mask, precise)                                                \
     ((((mask) && ((GPUACT_SELECT_KINDS >> (kind)) & 1u)) || GPUACT_OP_##op == GPUACT_OP_glu_forward ||     \
       (GPUACT_OP_##op == GPUACT_OP_forward && !(mask) && !(precise) &&                                     \

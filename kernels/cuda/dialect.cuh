@@ -40,8 +40,8 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
    (56 registers, 50% of warps) against 5 (48 registers, no spill): the
    bf16 epilogue forward with the mask 1.08x faster, 6 spilled; the gated
    forward of GELU, tanh-GELU and SiLU 1.07-1.09x faster (ReGLU 1.00x),
-   the f32 one 0.97-1.01x (not bound). The smooth kinds' 16-bit forward
-   without codes too (docs/PERFORMANCE.md). */
+   the f32 one 0.97-1.01x (not bound). Also tanh-GELU's and SiLU's 16-bit
+   forward without codes (docs/PERFORMANCE.md). */
 #ifndef GPUACT_MIN_BLOCKS_16
 #define GPUACT_MIN_BLOCKS_16 5
 #endif
