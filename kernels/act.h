@@ -488,6 +488,12 @@ GPUACT_FN float gpuact_quick16(int kind, float z, int *ok) {
            : kind == GPUACT_KIND_gelu_tanh ? gpuact_gelu_tanh_qbf16(z, ok)
                                            : gpuact_silu_qbf16(z, ok);
 }
+/* the gated forms' quick act (and act' in *grad) of a transcendental kind, as gpuact_quick16 */
+GPUACT_FN float gpuact_glu_quick16(int kind, float z, float *grad, int *ok) {
+    return kind == GPUACT_KIND_silu        ? gpuact_silu_glu_qbf16(z, grad, ok)
+           : kind == GPUACT_KIND_gelu_tanh ? gpuact_gelu_tanh_glu_qbf16(z, grad, ok)
+                                           : gpuact_gelu_erf_glu_qbf16(z, grad, ok);
+}
 /* The elementwise 16-bit forward (no bias, scale 1; xd: bf16, or f16 in the default evaluation)
    of GELU, tanh-GELU and SiLU through smooth.h's quick functions; tanh-GELU's and SiLU's in the
    default evaluation (and the bf16 codes forward's) in two steps, few registers, so the kernel
@@ -519,6 +525,10 @@ GPUACT_FN gpuact_u32 gpuact_qbf16_words(int kind, int xd, const gpuact_u32 *x, g
    selection (indexing would put the words in local memory). */
 GPUACT_FN gpuact_u32 gpuact_lowest_bit(gpuact_u32 m) { return (gpuact_as_u32((float)(m & (0u - m))) >> 23) - 127u; }
 GPUACT_FN gpuact_u32 gpuact_word4(const gpuact_u32 *w, gpuact_u32 j) { return j == 0 ? w[0] : j == 1 ? w[1] : j == 2 ? w[2] : w[3]; }
+/* bf16 element k of four words (element 2j in word j's low lane), as f32 */
+GPUACT_FN float gpuact_bf16_elem4(const gpuact_u32 *w, gpuact_u32 k) {
+    return gpuact_as_f32((gpuact_word4(w, k >> 1) >> (16 * (k & 1u))) << 16);
+}
 /* word j of four: its bits outside keep replaced by b (a lane's new value), the same way */
 GPUACT_FN void gpuact_word4_set(gpuact_u32 *w, gpuact_u32 j, gpuact_u32 keep, gpuact_u32 b) {
 #pragma unroll

@@ -30,9 +30,7 @@ __device__ __forceinline__ void gpuact_glub_qbf16(const gpuact_u32 (&dy)[4], con
             const float zb = h ? gpuact_hi2f(dt, b[j]) : gpuact_lo2f(dt, b[j]);
             float gr;
             int ok;
-            const float q = KIND == GPUACT_KIND_silu        ? gpuact_silu_glu_qbf16(za, &gr, &ok)
-                            : KIND == GPUACT_KIND_gelu_tanh ? gpuact_gelu_tanh_glu_qbf16(za, &gr, &ok)
-                                                            : gpuact_gelu_erf_glu_qbf16(za, &gr, &ok);
+            const float q = gpuact_glu_quick16(KIND, za, &gr, &ok);
             va[h] = (g * zb) * gr;
             vb[h] = g * q;
             pending |= (gpuact_u32)!(ok && gpuact_qglu_kept(va[h], gr, vb[h],
@@ -47,9 +45,7 @@ __device__ __forceinline__ void gpuact_glub_qbf16(const gpuact_u32 (&dy)[4], con
     while (pending) {
         const gpuact_u32 k = gpuact_lowest_bit(pending), j = k >> 1,
                          sh = 16 * (k & 1u), keep = sh ? 0xffffu : 0xffff0000u;
-        const float za = gpuact_as_f32((gpuact_word4(a, j) >> sh) << 16);
-        const float zb = gpuact_as_f32((gpuact_word4(b, j) >> sh) << 16);
-        const float g = gpuact_as_f32((gpuact_word4(dy, j) >> sh) << 16);
+        const float za = gpuact_bf16_elem4(a, k), zb = gpuact_bf16_elem4(b, k), g = gpuact_bf16_elem4(dy, k);
         /* the general path's expressions (glu_backward below) */
         const gpuact_u32 pa = gpuact_fromf_dt(dt, (g * zb) * gpuact_grad(KIND, za, gpuact_eval(2, 0))) << sh;
         const gpuact_u32 pb = gpuact_fromf_dt(dt, g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(2, 0))) << sh;

@@ -23,10 +23,7 @@ __device__ __forceinline__ void gpuact_gluf_qbf16(const gpuact_u32 (&a)[4], cons
             float gr;
             int ok;
             const float za = h ? gpuact_hi2f(dt, a[j]) : gpuact_lo2f(dt, a[j]);
-            v[h] = (KIND == GPUACT_KIND_silu        ? gpuact_silu_glu_qbf16(za, &gr, &ok)
-                    : KIND == GPUACT_KIND_gelu_tanh ? gpuact_gelu_tanh_glu_qbf16(za, &gr, &ok)
-                                                    : gpuact_gelu_erf_glu_qbf16(za, &gr, &ok)) *
-                   (h ? gpuact_hi2f(dt, b[j]) : gpuact_lo2f(dt, b[j]));
+            v[h] = gpuact_glu_quick16(KIND, za, &gr, &ok) * (h ? gpuact_hi2f(dt, b[j]) : gpuact_lo2f(dt, b[j]));
             pending |= (gpuact_u32)!(ok && gpuact_qglu_act_kept(v[h])) << (2 * j + h);
         }
         y[j] = gpuact_pack2_dt(dt, 1, v[0], v[1]);
@@ -35,8 +32,7 @@ __device__ __forceinline__ void gpuact_gluf_qbf16(const gpuact_u32 (&a)[4], cons
     while (pending) {
         const gpuact_u32 k = gpuact_lowest_bit(pending), j = k >> 1,
                          sh = 16 * (k & 1u), keep = sh ? 0xffffu : 0xffff0000u;
-        const float za = gpuact_as_f32((gpuact_word4(a, j) >> sh) << 16);
-        const float zb = gpuact_as_f32((gpuact_word4(b, j) >> sh) << 16);
+        const float za = gpuact_bf16_elem4(a, k), zb = gpuact_bf16_elem4(b, k);
         /* the general path's expression (glu_forward below) */
         const gpuact_u32 p = gpuact_fromf_dt(dt, gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(2, 0)) * zb) << sh;
         gpuact_word4_set(y, j, keep, p);
