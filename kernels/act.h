@@ -481,6 +481,9 @@ GPUACT_FN gpuact_u32 gpuact_fwd_elems(int kind, int precise, int xd, int yd, int
     }
     return bits;
 }
+/* The kinds whose default 16-bit forward takes the quick values in two steps below, and with
+   them cuda/common.cuh's 16-bit bound (GELU's keeps one step, which measured faster) */
+#define GPUACT_QUICK2_KINDS ((1u << GPUACT_KIND_gelu_tanh) | (1u << GPUACT_KIND_silu))
 #ifdef GPUACT_QUICK_BF16
 /* smooth.h's quick value of a transcendental kind, and in *ok whether it is kept */
 GPUACT_FN float gpuact_quick16(int kind, float z, int *ok) {
@@ -582,7 +585,7 @@ GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int precise, int xd, int yd, int
 #ifdef GPUACT_QUICK_BF16
     if (fl == GPUACT_F_RAW && !sel && ((GPUACT_TRANSCENDENTAL_KINDS >> kind) & 1u) &&
         (xd == GPUACT_DT_bf16 || (kind != GPUACT_KIND_silu && !precise))) {
-        if (precise || kind == GPUACT_KIND_gelu) {
+        if (precise || !((GPUACT_QUICK2_KINDS >> kind) & 1u)) {
             gpuact_fwd_words_qbf16(kind, precise, xd, x, y);
         } else {
             const gpuact_u32 pending = gpuact_qbf16_words(kind, xd, x, y);

@@ -263,15 +263,14 @@ __device__ __forceinline__ gpuact_u32 gpuact_codes_read(const unsigned char *row
         name(GPUACT_PARAMS) {                                                                       \
         op<t0, t1, t2, kind, mask, dbias, select, fromx, precise>(GPUACT_ARGS);                     \
     }
-/* Every array 16-bit, and the ReLU family's mask read or written, the gated forward, or
-   tanh-GELU's or SiLU's forward in the default evaluation, bias or not (its quick values in
-   ../act.h's two steps fit without a spill; see GPUACT_LAUNCH_BOUNDS). Not GELU's (its one step
-   spills there), the precise functions (spill too), nor a smooth kind's few-bit codes, whose
+/* Every array 16-bit, and the ReLU family's mask read or written, the gated forward, or the
+   forward of a kind in ../act.h's GPUACT_QUICK2_KINDS in the default evaluation, bias or not (its
+   quick values in two steps fit without a spill; see GPUACT_LAUNCH_BOUNDS). Not GELU's (its one
+   step spills there), the precise functions (spill too), nor a smooth kind's few-bit codes, whose
    forward carries the smooth function's registers besides the codes'. */
 #define GPUACT_BOUND16(op, t0, t1, t2, kind, mask, precise)                                                \
     ((((mask) && ((GPUACT_SELECT_KINDS >> (kind)) & 1u)) || GPUACT_OP_##op == GPUACT_OP_glu_forward ||     \
-      (GPUACT_OP_##op == GPUACT_OP_forward && !(mask) && !(precise) &&                                     \
-       ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && (kind) != GPUACT_KIND_gelu)) &&                    \
+      (GPUACT_OP_##op == GPUACT_OP_forward && !(mask) && !(precise) && ((GPUACT_QUICK2_KINDS >> (kind)) & 1u))) && \
      t0::size == 2 && t1::size == 2 && t2::size == 2)
 /* A smooth kind's forward writing few-bit codes from a 4-byte x, default evaluation: its blocks
    (GPUACT_MIN_BLOCKS_CODES) */
