@@ -7,7 +7,8 @@ the forward that builds the graph). Runs in well under a minute on one GPU:
 
 Host time, not device time: each batch is `calls` back-to-back calls timed with perf_counter, fewer
 than the launch queue holds, so the host never waits for the GPU; the device is synchronized between
-batches, outside the timing; the median batch is reported, in microseconds per call. ratio = torch /
+batches, outside the timing; torch's and gpuact's batches alternate (the host's speed drifts within a
+process); the median batch is reported, in microseconds per call. ratio = torch /
 gpuact (>= 1.00: gpuact's call costs no more host time than torch's).
 
 A second table splits gpuact's relu call into its pieces (the C enqueue alone in a C loop, the extension
@@ -48,18 +49,22 @@ def main():
         x = torch.randn(*shape, device=dev).to(dt)
         return x.requires_grad_() if grad else x
 
-    def host_us(fn):
-        for _ in range(20):
-            fn()
-        torch.cuda.synchronize()
-        res = []
-        for _ in range(args.batches):
-            t0 = time.perf_counter()
-            for _ in range(args.calls):
+    def host_us(*fns):
+        """Median host time per call of each fn, their batches alternating (fn 1, fn 2, ..., fn 1, ...)."""
+        for fn in fns:
+            for _ in range(20):
                 fn()
-            res.append((time.perf_counter() - t0) / args.calls * 1e6)
-            torch.cuda.synchronize()
-        return statistics.median(res)
+        torch.cuda.synchronize()
+        res = [[] for _ in fns]
+        for _ in range(args.batches):
+            for fn, r in zip(fns, res):
+                t0 = time.perf_counter()
+                for _ in range(args.calls):
+                    fn()
+                r.append((time.perf_counter() - t0) / args.calls * 1e6)
+                torch.cuda.synchronize()
+        out = [statistics.median(r) for r in res]
+        return out[0] if len(fns) == 1 else out
 
     # (name, torch call, gpuact call): each a function of the inputs dict
     def cases(grad):
@@ -125,7 +130,7 @@ def main():
     print("|---|---|---|---|---|")
     for grad in (False, True):
         for name, tf, gf in cases(grad) + (compiled_cases(grad) if args.compile else []):
-            tt, gt = host_us(tf), host_us(gf)
+            tt, gt = host_us(tf, gf)
             rows_out.append({"call": name, "autograd": grad, "torch_us": tt, "gpuact_us": gt, "ratio": tt / gt})
             print(f"| {name} | {'yes' if grad else 'no'} | {tt:.2f} | {gt:.2f} | {tt / gt:.2f}x |", flush=True)
     pieces(args, dt, host_us)

@@ -2,7 +2,8 @@
 """Training steps with gpuact.torch's modules against the plain-torch model each replaces, in one process,
 eager and under torch.compile(fullgraph=True): step time, peak memory and the loss over the steps.
 
-    python python/bench/train_step.py [--case NAME ...] [--steps 20] [--warmup 3] [--no-compile] [--json FILE]
+    python python/bench/train_step.py [--case NAME ...] [--steps 20] [--warmup 3] [--rounds 3] [--no-compile]
+                                      [--json FILE]
 
 Cases (--case, default all):
   linear_relu      bf16 ga.nn.Linear(8192, 8192, activation="relu", scale=0.5), batch 1024, against
@@ -18,12 +19,17 @@ Cases (--case, default all):
 
 Each step: forward, a mean-squared-error loss against a fixed target, backward, AdamW (lr 1e-4), with the
 same initial weights and data for both models. Step time: CUDA events over --steps steps after --warmup
-steps (the compile happens in the warm-up). Peak memory: torch.cuda.max_memory_allocated() over the timed
-steps, after reset_peak_memory_stats(), parameters and optimizer state included (the same for both), less
-what was allocated before the run began.
+steps (the compile happens in the warm-up), in --rounds windows per model, the two models' windows
+alternating (torch, gpuact, torch, ...), the fastest window each: the steps of these cases are short and
+partly bound by the host, whose speed drifts by several percent within a process, so one window each,
+one model after the other, measured the order as much as the models. Peak memory:
+torch.cuda.max_memory_allocated() over the first window, after reset_peak_memory_stats(), parameters and
+optimizer state included (the same for both), less what was allocated before the model was built (the
+model built first stays alive, idle, while the other runs; its memory is in that base).
 ratio = torch / gpuact (>= 1.00: gpuact's step is no slower); max rel loss diff = max over the steps of
 |loss_gpuact - loss_torch| / |loss_torch|."""
 import argparse
+import gc
 import json
 import sys
 
@@ -90,44 +96,76 @@ def build(case, use_ga, torch, ga):
     raise SystemExit(f"train_step.py: unknown case {case!r}; the cases are {', '.join(CASES)}")
 
 
-def run(case, use_ga, compiled, args, torch, ga):
-    """(ms per step, peak MiB of this run's own allocations, losses or None, dx or None)."""
-    base = torch.cuda.memory_allocated()  # what the caller still holds (the other model's dx)
-    model, x, target, amp = build(case, use_ga, torch, ga)
-    fn = torch.compile(model, fullgraph=True) if compiled else model
-    params = list(model.parameters())
-    opt = torch.optim.AdamW(params, lr=1e-4) if params else None
-    losses = []
-    if target is None:  # the parameter-free ReLU: forward and backward of a fixed output gradient
-        x.requires_grad_(True)
-        dy = torch.empty_like(x).normal_(generator=torch.Generator(device=x.device).manual_seed(1))
+class Run:
+    """One model of a case, built, compiled and warmed up: window() times --steps steps."""
 
-        def step():
-            x.grad = None
-            fn(x).backward(dy)
-    else:
-        def step():
-            with torch.autocast("cuda", dtype=amp, enabled=amp is not None):
-                loss = torch.nn.functional.mse_loss(fn(x).float(), target.float())
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-            losses.append(loss.detach())
-    for _ in range(args.warmup):
-        step()
-    torch.cuda.synchronize()
-    losses.clear()
-    torch.cuda.reset_peak_memory_stats()
-    t0, t1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    t0.record()
-    for _ in range(args.steps):
-        step()
-    t1.record()
-    torch.cuda.synchronize()
-    ms = t0.elapsed_time(t1) / args.steps
-    peak = (torch.cuda.max_memory_allocated() - base) / 2**20
-    dx = x.grad if target is None else None  # outlives x: the caller compares it
-    return ms, peak, [float(v) for v in losses] if losses else None, dx
+    def __init__(self, case, use_ga, compiled, args, torch, ga):
+        self.torch, self.args = torch, args
+        self.base = torch.cuda.memory_allocated()  # what the caller still holds (the other model)
+        model, x, target, amp = build(case, use_ga, torch, ga)
+        fn = torch.compile(model, fullgraph=True) if compiled else model
+        params = list(model.parameters())
+        opt = torch.optim.AdamW(params, lr=1e-4) if params else None
+        self.x = x
+        self.losses = losses = []  # the step appends here, not through self: no cycle keeps a model alive
+        if target is None:  # the parameter-free ReLU: forward and backward of a fixed output gradient
+            x.requires_grad_(True)
+            dy = torch.empty_like(x).normal_(generator=torch.Generator(device=x.device).manual_seed(1))
+
+            def step():
+                x.grad = None
+                fn(x).backward(dy)
+        else:
+            def step():
+                with torch.autocast("cuda", dtype=amp, enabled=amp is not None):
+                    loss = torch.nn.functional.mse_loss(fn(x).float(), target.float())
+                loss.backward()
+                opt.step()
+                opt.zero_grad(set_to_none=True)
+                losses.append(loss.detach())
+        self.step, self.has_target = step, target is not None
+        for _ in range(args.warmup):
+            step()
+        torch.cuda.synchronize()
+        self.losses.clear()
+        self.ms, self.peak, self.first = None, None, None
+
+    def window(self):
+        """Times one window of steps; the first also gives the peak memory and the losses."""
+        torch, args = self.torch, self.args
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        t0, t1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        t0.record()
+        for _ in range(args.steps):
+            self.step()
+        t1.record()
+        torch.cuda.synchronize()
+        ms = t0.elapsed_time(t1) / args.steps
+        self.ms = ms if self.ms is None else min(self.ms, ms)
+        if self.peak is None:
+            self.peak = (torch.cuda.max_memory_allocated() - self.base) / 2**20
+            self.first = [float(v) for v in self.losses] if self.has_target else None
+        self.losses.clear()
+
+    def result(self):
+        """(fastest ms per step, peak MiB of the first window, its losses or None, dx or None)."""
+        return self.ms, self.peak, self.first, None if self.has_target else self.x.grad
+
+
+def run_pair(case, compiled, args, torch, ga):
+    """Both models of a case, their windows alternating: (torch's result, gpuact's result) as Run.result."""
+    runs = [Run(case, False, compiled, args, torch, ga)]
+    runs[0].window()  # its peak, before the other model is built
+    runs.append(Run(case, True, compiled, args, torch, ga))
+    runs[1].window()
+    for _ in range(args.rounds - 1):
+        for r in runs:
+            r.window()
+    out = tuple(r.result() for r in runs)
+    del runs
+    gc.collect()  # the next case's base must not hold this one's models
+    return out
 
 
 def main():
@@ -135,6 +173,7 @@ def main():
     p.add_argument("--case", action="append", choices=CASES, help="a case (repeat for several; default all)")
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=3, help="timed windows per model, alternating (default 3)")
     p.add_argument("--no-compile", action="store_true", help="eager only")
     p.add_argument("--json", help="also write the rows here")
     args = p.parse_args()
@@ -145,17 +184,15 @@ def main():
     if not torch.cuda.is_available():
         sys.exit("train_step.py needs a CUDA device")
     torch.backends.cuda.matmul.allow_tf32 = False
-    print(f"training steps on {torch.cuda.get_device_name()}, torch {torch.__version__}: {args.steps} steps after "
-          f"{args.warmup} warm-up steps; ratio = torch / gpuact\n")
+    print(f"training steps on {torch.cuda.get_device_name()}, torch {torch.__version__}: the fastest of {args.rounds} "
+          f"alternating windows of {args.steps} steps after {args.warmup} warm-up steps; ratio = torch / gpuact\n")
     print("| case | mode | torch ms | gpuact ms | ratio | torch peak MiB | gpuact peak MiB | max rel loss diff |")
     print("|---|---|---|---|---|---|---|---|")
     rows = []
     for case in args.case or CASES:
         for compiled in (False,) if args.no_compile else (False, True):
             mode = "compiled" if compiled else "eager"
-            tm, tp, tl, tdx = run(case, False, compiled, args, torch, ga)
-            torch.cuda.empty_cache()
-            gm, gp, gl, gdx = run(case, True, compiled, args, torch, ga)
+            (tm, tp, tl, tdx), (gm, gp, gl, gdx) = run_pair(case, compiled, args, torch, ga)
             torch.cuda.empty_cache()
             if tl is not None:
                 diff = max(abs(a - b) / abs(b) for a, b in zip(gl, tl))
