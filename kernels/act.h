@@ -547,6 +547,11 @@ GPUACT_FN void gpuact_qbf16_fix(int kind, int precise, int xd, const gpuact_u32 
         pending &= pending - 1u;
     }
 }
+/* both steps: the quick words, then the fix where a warp has a pending element */
+GPUACT_FN void gpuact_qbf16_fwd2(int kind, int precise, int xd, const gpuact_u32 *x, gpuact_u32 *y) {
+    const gpuact_u32 pending = gpuact_qbf16_words(kind, xd, x, y);
+    if (GPUACT_WARP_ANY(pending)) gpuact_qbf16_fix(kind, precise, xd, x, y, pending);
+}
 /* The precise evaluation's (bf16) and GELU's in one step, their kernels at the general bound:
    every quick value first, in straight-line code so the words interleave, then the lean (or
    precise) function where one was not kept (in two steps GELU's ran slower, and the precise
@@ -585,12 +590,10 @@ GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int precise, int xd, int yd, int
 #ifdef GPUACT_QUICK_BF16
     if (fl == GPUACT_F_RAW && !sel && ((GPUACT_TRANSCENDENTAL_KINDS >> kind) & 1u) &&
         (xd == GPUACT_DT_bf16 || (kind != GPUACT_KIND_silu && !precise))) {
-        if (precise || !((GPUACT_QUICK2_KINDS >> kind) & 1u)) {
+        if (precise || !((GPUACT_QUICK2_KINDS >> kind) & 1u))
             gpuact_fwd_words_qbf16(kind, precise, xd, x, y);
-        } else {
-            const gpuact_u32 pending = gpuact_qbf16_words(kind, xd, x, y);
-            if (GPUACT_WARP_ANY(pending)) gpuact_qbf16_fix(kind, precise, xd, x, y, pending);
-        }
+        else
+            gpuact_qbf16_fwd2(kind, precise, xd, x, y);
         return 0u;
     }
 #endif

@@ -116,8 +116,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                 }
 #ifdef GPUACT_QUICK_BF16
                 if (CODES && PAIRS && X::id == GPUACT_DT_bf16 && FL == GPUACT_F_RAW) { /* ../act.h: the quick bf16 forward in two steps, precise too */
-                    const gpuact_u32 pending = gpuact_qbf16_words(KIND, X::id, reinterpret_cast<const gpuact_u32(&)[4]>(x[u]), y[u]);
-                    if (GPUACT_WARP_ANY(pending)) gpuact_qbf16_fix(KIND, PRECISE, X::id, reinterpret_cast<const gpuact_u32(&)[4]>(x[u]), y[u], pending);
+                    gpuact_qbf16_fwd2(KIND, PRECISE, X::id, reinterpret_cast<const gpuact_u32(&)[4]>(x[u]), y[u]);
                     gpuact_store_words<Y>(yr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(y[u]));
                 } else
 #endif
