@@ -497,6 +497,15 @@ GPUACT_FN float gpuact_glu_quick16(int kind, float z, float *grad, int *ok) {
            : kind == GPUACT_KIND_gelu_tanh ? gpuact_gelu_tanh_glu_qbf16(z, grad, ok)
                                            : gpuact_gelu_erf_glu_qbf16(z, grad, ok);
 }
+/* the kind's bounds of the quick act and act' (smooth.h's GPUACT_QGLU_*) */
+GPUACT_FN int gpuact_qglu_act_ulps(int kind) {
+    return kind == GPUACT_KIND_silu        ? GPUACT_QGLU_ACT_ULPS_SILU
+           : kind == GPUACT_KIND_gelu_tanh ? GPUACT_QGLU_ACT_ULPS_TANH
+                                           : GPUACT_QGLU_ACT_ULPS_ERF;
+}
+GPUACT_FN float gpuact_qglu_grad_abs(int kind) {
+    return kind == GPUACT_KIND_gelu ? (float)GPUACT_QGLU_GRAD_ABS_ERF : (float)GPUACT_QGLU_GRAD_ABS_SIG;
+}
 /* The elementwise 16-bit forward (no bias, scale 1; xd: bf16, or f16 in the default evaluation)
    of GELU, tanh-GELU and SiLU through smooth.h's quick functions; tanh-GELU's and SiLU's in the
    default evaluation (and the bf16 codes forward's) in two steps, few registers, so the kernel

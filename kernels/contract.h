@@ -210,8 +210,9 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
        family's 0.94-0.98x at 65536 x 8192, so not for them;
      - the gated backward with the bias gradients: 1.21-2.02x (SwiGLU,
        GeGLU), ReGLU 1.03-1.68x; without them, every array 16-bit:
-       1.06-1.22x; f32 without them 0.90-0.93x (SiLU, tanh-GELU), so not
-       there;
+       1.06-1.22x; with a 4-byte array and without them it was 0.90-0.93x
+       alone, and is faster with the next row's loads issued before this
+       row's math (cuda/glu_backward.cu; docs/PERFORMANCE.md);
      - the backward from the mask with a 4-byte array, without the bias
        gradient: 1.06-1.13x at 2^18-2^22 elements (device time), 0.998-0.999x
        at 1.6e9. With every array 16-bit it was
@@ -226,7 +227,7 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
        dy (the f32 form) one vector was 0.94-0.98x, so not there. */
 #define GPUACT_ONE_VECTOR(op, kind, mask, dbias, all_16bit, widen)                                \
     (((op) == GPUACT_OP_backward && (dbias) && ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u)) || \
-     ((op) == GPUACT_OP_glu_backward && ((dbias) || (all_16bit))) ||                              \
+     ((op) == GPUACT_OP_glu_backward) ||                                                         \
      ((op) == GPUACT_OP_backward && (mask) && !(dbias) && !(all_16bit)) ||                        \
      ((op) == GPUACT_OP_backward && (mask) && (dbias) && (widen)))
 /* Whether a backward widens: a 16-bit dy into a 4-byte dx. */

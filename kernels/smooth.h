@@ -1089,9 +1089,10 @@ GPUACT_FN float gpuact_gelu_erf_glu_qbf16(float x, float *grad, int *ok) {
 }
 /* The gated backward's act(x) and act'(x) for SiLU and tanh-GELU from one quick e = e^-z and
    r = 1 / (1 + e) (z as gpuact_*_qbf16 forms it; Y = y z', gpuact_sm_dsig16): act as the quick
-   forward, within GPUACT_QGLU_ACT_ULPS f32 ulps of the lean function over every bf16 input of the
-   quick range, and act' within GPUACT_QGLU_GRAD_ABS_SIG * 2^-23 of the lean derivative (an
-   absolute bound: near the derivative's root its value cancels); *ok: x in the quick range. */
+   forward, within the kind's gpuact_qglu_act_ulps f32 ulps of the lean function over every bf16
+   input of the quick range, and act' within GPUACT_QGLU_GRAD_ABS_SIG * 2^-23 of the lean
+   derivative (an absolute bound: near the derivative's root its value cancels); *ok: x in the
+   quick range. */
 GPUACT_FN float gpuact_sm_glu_q(float x, float y, float z, float yz, int exact_p, float hi, float *grad, int *ok) {
     const float e = gpuact_sm_expm_q(z, exact_p), r = GPUACT_RCP_APPROX(1.0f + e);
     const float u = (e * r) * GPUACT_FMA(-yz, r, 1.0f);
@@ -1099,23 +1100,25 @@ GPUACT_FN float gpuact_sm_glu_q(float x, float y, float z, float yz, int exact_p
     *ok = gpuact_sm_qbf16_in(y, hi);
     return (x * (x < 0.0f ? e : 1.0f)) * r;
 }
-/* The bounds, twice the largest distances tools/qbf16_distance.cu measures (docs/NUMERICS_SMOOTH.md) */
-#define GPUACT_QGLU_ACT_ULPS 24
+/* The bounds, twice the largest distances tools/qbf16_distance.cu measures (docs/NUMERICS_SMOOTH.md):
+   act's in f32 ulps per kind (GELU, tanh-GELU, SiLU), act''s absolute in 2^-23 */
+#define GPUACT_QGLU_ACT_ULPS_ERF 18
+#define GPUACT_QGLU_ACT_ULPS_TANH 10
+#define GPUACT_QGLU_ACT_ULPS_SILU 24
 #define GPUACT_QGLU_GRAD_ABS_SIG 2 /* SiLU, tanh-GELU */
 #define GPUACT_QGLU_GRAD_ABS_ERF 6 /* GELU */
-/* Whether da = t * act' (qg: the quick act') and db = g * act (quick; the gated forward's
-   y = act * b too) round to bf16 as the lean values do: farther from a bf16 rounding boundary
-   than their distance from them (the derivative's bound relative to |qg|, doubled for da's
-   binade, and two roundings; the function's ulps doubled, and two roundings). A kept da has
-   qg far from 0 (its sign is the lean one's), a kept db a nonzero act. */
-GPUACT_FN int gpuact_qglu_act_kept(float v) { /* v = act * w, the rule for db below */
-    const int r = (int)(gpuact_as_u32(v) & 0xffffu) - 0x8000, d = 2 * GPUACT_QGLU_ACT_ULPS + 2;
+/* Whether a product of a quick value rounds to bf16 as the lean one does: farther from a bf16
+   rounding boundary than its distance from it can reach. db = g * act (the gated forward's
+   y = act * b too): the kind's act bound doubled (the product's binade), and two roundings; a kept
+   db has a nonzero act. da = t * act' (qg: the quick act'): act''s bound relative to |qg|, doubled
+   for da's binade, and two roundings; a kept da has qg far from 0 (its sign is the lean one's). */
+GPUACT_FN int gpuact_qglu_act_kept(float v, int ulps) {
+    const int r = (int)(gpuact_as_u32(v) & 0xffffu) - 0x8000, d = 2 * ulps + 2;
     return r > d || r < -d;
 }
-GPUACT_FN int gpuact_qglu_kept(float da, float qg, float db, float grad_abs) {
+GPUACT_FN int gpuact_qglu_grad_kept(float da, float qg, float grad_abs) {
     const float ra = gpuact_sm_abs((float)((int)(gpuact_as_u32(da) & 0xffffu) - 0x8000));
-    return GPUACT_FMA(ra, gpuact_sm_abs(qg), -2.0f * gpuact_sm_abs(qg)) > 2.0001f * grad_abs &&
-           gpuact_qglu_act_kept(db);
+    return GPUACT_FMA(ra, gpuact_sm_abs(qg), -2.0f * gpuact_sm_abs(qg)) > 2.0001f * grad_abs;
 }
 GPUACT_FN float gpuact_silu_glu_qbf16(float x, float *grad, int *ok) {
     const float y = gpuact_sm_abs(x);

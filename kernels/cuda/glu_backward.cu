@@ -11,15 +11,16 @@
 
 #ifdef GPUACT_QUICK_BF16
 /* The bf16 gated backward of one vector of GELU, tanh-GELU or SiLU without biases (words of two
-   elements, element 2j in word j's low half) through ../smooth.h's quick act and act': kept
-   where both products round to bf16 as the lean ones do (gpuact_qglu_kept); elsewhere, after one
-   uniform branch, the lean values, in a loop over the lane's pending elements as ../act.h's
-   gpuact_qbf16_fix. */
+   elements, element 2j in word j's low half) through ../smooth.h's quick act and act': each product
+   kept where it rounds to bf16 as the lean one does (gpuact_qglu_grad_kept, gpuact_qglu_act_kept);
+   elsewhere, after one uniform branch, the lean value of that product alone, in a loop over the
+   lane's pending elements as ../act.h's gpuact_qbf16_fix (GELU's lean act and act' are each about
+   100 instructions, and most pending elements need one of them). */
 template <int KIND>
 __device__ __forceinline__ void gpuact_glub_qbf16(const gpuact_u32 (&dy)[4], const gpuact_u32 (&a)[4],
                                                   const gpuact_u32 (&b)[4], gpuact_u32 (&da)[4], gpuact_u32 (&db)[4]) {
     const int dt = GPUACT_DT_bf16;
-    gpuact_u32 pending = 0;
+    gpuact_u32 pa = 0, pb = 0; /* bit k: element k's da, db not kept */
 #pragma unroll
     for (int j = 0; j < 4; j++) {
         float va[2], vb[2];
@@ -33,28 +34,57 @@ __device__ __forceinline__ void gpuact_glub_qbf16(const gpuact_u32 (&dy)[4], con
             const float q = gpuact_glu_quick16(KIND, za, &gr, &ok);
             va[h] = (g * zb) * gr;
             vb[h] = g * q;
-            pending |= (gpuact_u32)!(ok && gpuact_qglu_kept(va[h], gr, vb[h],
-                                                             KIND == GPUACT_KIND_gelu ? GPUACT_QGLU_GRAD_ABS_ERF
-                                                                                      : GPUACT_QGLU_GRAD_ABS_SIG))
-                       << (2 * j + h);
+            pa |= (gpuact_u32)!(ok && gpuact_qglu_grad_kept(va[h], gr, gpuact_qglu_grad_abs(KIND))) << (2 * j + h);
+            pb |= (gpuact_u32)!(ok && gpuact_qglu_act_kept(vb[h], gpuact_qglu_act_ulps(KIND))) << (2 * j + h);
         }
         da[j] = gpuact_pack2_dt(dt, 1, va[0], va[1]);
         db[j] = gpuact_pack2_dt(dt, 1, vb[0], vb[1]);
     }
-    if (!GPUACT_WARP_ANY(pending)) return;
-    while (pending) {
+    if (!GPUACT_WARP_ANY(pa | pb)) return;
+    for (gpuact_u32 pending = pa | pb; pending; pending &= pending - 1u) {
         const gpuact_u32 k = gpuact_lowest_bit(pending), j = k >> 1,
                          sh = 16 * (k & 1u), keep = sh ? 0xffffu : 0xffff0000u;
-        const float za = gpuact_bf16_elem4(a, k), zb = gpuact_bf16_elem4(b, k), g = gpuact_bf16_elem4(dy, k);
+        const float za = gpuact_bf16_elem4(a, k), g = gpuact_bf16_elem4(dy, k);
         /* the general path's expressions (glu_backward below) */
-        const gpuact_u32 pa = gpuact_fromf_dt(dt, (g * zb) * gpuact_grad(KIND, za, gpuact_eval(2, 0))) << sh;
-        const gpuact_u32 pb = gpuact_fromf_dt(dt, g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(2, 0))) << sh;
-        gpuact_word4_set(da, j, keep, pa);
-        gpuact_word4_set(db, j, keep, pb);
-        pending &= pending - 1u;
+        if ((pa >> k) & 1u) {
+            const float zb = gpuact_bf16_elem4(b, k);
+            gpuact_word4_set(da, j, keep,
+                             gpuact_fromf_dt(dt, (g * zb) * gpuact_grad(KIND, za, gpuact_eval(2, 0))) << sh);
+        }
+        if ((pb >> k) & 1u)
+            gpuact_word4_set(db, j, keep,
+                             gpuact_fromf_dt(dt, g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(2, 0))) << sh);
     }
 }
 #endif
+
+/* One vector's da and db (the general path): the sums with the biases where given, then
+   gpuact_grad and gpuact_act, pairs at a time (the two-at-once conversion of 16-bit results). */
+template <class DY, class X, int KIND, int PRECISE, int VEC>
+__device__ __forceinline__ void gpuact_glub_vec(const gpuact_u32 (&dy)[VEC], const gpuact_u32 (&a)[VEC],
+                                                const gpuact_u32 (&b)[VEC], const float (&ba)[VEC],
+                                                const float (&bb)[VEC], bool has_bias, gpuact_u32 (&da)[VEC],
+                                                gpuact_u32 (&db)[VEC]) {
+#pragma unroll
+    for (int k = 0; k < VEC; k += 2) {
+        float va[2], vb[2];
+#pragma unroll
+        for (int i = 0; i < 2; i++) {
+            float za = gpuact_tof<X>(a[k + i]), zb = gpuact_tof<X>(b[k + i]);
+            const float g = gpuact_tof<DY>(dy[k + i]);
+            if (has_bias) {
+                za += ba[k + i];
+                zb += bb[k + i];
+            }
+            /* ReLU: +0 where za does not pass, by selection (its bits are 0 in every dtype) */
+            va[i] = gpuact_kind_select(KIND) ? (gpuact_passes(KIND, za, 0.0f, 0.0f) ? g * zb : 0.0f)
+                                             : (g * zb) * gpuact_grad(KIND, za, gpuact_eval(X::size, PRECISE));
+            vb[i] = g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(X::size, PRECISE));
+        }
+        gpuact_fromf2<X>(va[0], va[1], da[k], da[k + 1]);
+        gpuact_fromf2<X>(vb[0], vb[1], db[k], db[k + 1]);
+    }
+}
 
 template <class DY, class X, class X2, int KIND, int MASK_, int DBIAS, int SELECT_, int FROMX_, int PRECISE>
 __device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
@@ -84,6 +114,39 @@ __device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
             acc_a[u][k] = acc_b[u][k] = 0.0f;
         }
     }
+    /* Without the bias gradients, a 4-byte array: the next row's vectors are loaded before this
+       row's math, so the loads of a thread overlap its own arithmetic (one vector per thread,
+       GPUACT_ONE_VECTOR; ../contract.h has the measurements) */
+    if (VEC == 4 && !DBIAS && U == 1) {
+        const gpuact_u64 c0 = v0 * VEC;
+        const bool vec_ok = aligned && c0 + VEC <= cols;
+        gpuact_u32 dy[VEC], a[VEC], b[VEC];
+        gpuact_u64 r = blockIdx.y;
+        if (c0 >= cols || r >= rows) return;
+        gpuact_load<DY, VEC>(in + r * ld_in * DY::size, c0, cols, vec_ok, dy);
+        gpuact_load<X, VEC>(aux + r * ld_aux * X::size, c0, cols, vec_ok, a);
+        gpuact_load<X, VEC>(aux2 + r * ld_aux2 * X::size, c0, cols, vec_ok, b);
+        for (;;) {
+            const gpuact_u64 rn = r + gridDim.y;
+            gpuact_u32 ndy[VEC], na[VEC], nb[VEC], da[VEC], db[VEC];
+            if (rn < rows) {
+                gpuact_load<DY, VEC>(in + rn * ld_in * DY::size, c0, cols, vec_ok, ndy);
+                gpuact_load<X, VEC>(aux + rn * ld_aux * X::size, c0, cols, vec_ok, na);
+                gpuact_load<X, VEC>(aux2 + rn * ld_aux2 * X::size, c0, cols, vec_ok, nb);
+            }
+            gpuact_glub_vec<DY, X, KIND, PRECISE, VEC>(dy, a, b, ba[0], bb[0], has_bias, da, db);
+            gpuact_store<X, VEC>(out + r * ld_out * X::size, c0, cols, vec_ok, da);
+            gpuact_store<X, VEC>(out2 + r * ld_out2 * X::size, c0, cols, vec_ok, db);
+            if (rn >= rows) return;
+            r = rn;
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                dy[k] = ndy[k];
+                a[k] = na[k];
+                b[k] = nb[k];
+            }
+        }
+    }
     for (gpuact_u64 r = blockIdx.y; r < rows && v0 * VEC < cols; r += gridDim.y) {
         const unsigned char *dyr = in + r * ld_in * DY::size, *ar = aux + r * ld_aux * X::size,
                             *br = aux2 + r * ld_aux2 * X::size;
@@ -109,25 +172,7 @@ __device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
             gpuact_load<DY, VEC>(dyr, c0, cols, vec_ok, dy);
             gpuact_load<X, VEC>(ar, c0, cols, vec_ok, a);
             gpuact_load<X, VEC>(br, c0, cols, vec_ok, b);
-#pragma unroll
-            for (int k = 0; k < VEC; k += 2) { /* pairs: the two-at-once conversion of 16-bit results */
-                float va[2], vb[2];
-#pragma unroll
-                for (int i = 0; i < 2; i++) {
-                    float za = gpuact_tof<X>(a[k + i]), zb = gpuact_tof<X>(b[k + i]);
-                    const float g = gpuact_tof<DY>(dy[k + i]);
-                    if (has_bias) {
-                        za += ba[u][k + i];
-                        zb += bb[u][k + i];
-                    }
-                    /* ReLU: +0 where za does not pass, by selection (its bits are 0 in every dtype) */
-                    va[i] = gpuact_kind_select(KIND) ? (gpuact_passes(KIND, za, 0.0f, 0.0f) ? g * zb : 0.0f)
-                                                     : (g * zb) * gpuact_grad(KIND, za, gpuact_eval(X::size, PRECISE));
-                    vb[i] = g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(X::size, PRECISE));
-                }
-                gpuact_fromf2<X>(va[0], va[1], da[k], da[k + 1]);
-                gpuact_fromf2<X>(vb[0], vb[1], db[k], db[k + 1]);
-            }
+            gpuact_glub_vec<DY, X, KIND, PRECISE, VEC>(dy, a, b, ba[u], bb[u], has_bias, da, db);
 #pragma unroll
             for (int k = 0; k < VEC; k++) {
                 if (DBIAS) {

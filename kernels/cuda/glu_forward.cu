@@ -24,7 +24,7 @@ __device__ __forceinline__ void gpuact_gluf_qbf16(const gpuact_u32 (&a)[4], cons
             int ok;
             const float za = h ? gpuact_hi2f(dt, a[j]) : gpuact_lo2f(dt, a[j]);
             v[h] = gpuact_glu_quick16(KIND, za, &gr, &ok) * (h ? gpuact_hi2f(dt, b[j]) : gpuact_lo2f(dt, b[j]));
-            pending |= (gpuact_u32)!(ok && gpuact_qglu_act_kept(v[h])) << (2 * j + h);
+            pending |= (gpuact_u32)!(ok && gpuact_qglu_act_kept(v[h], gpuact_qglu_act_ulps(KIND))) << (2 * j + h);
         }
         y[j] = gpuact_pack2_dt(dt, 1, v[0], v[1]);
     }
