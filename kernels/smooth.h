@@ -878,6 +878,25 @@ GPUACT_FN float gpuact_sm_exp16z(float z) {
 GPUACT_FN float gpuact_silu_16(float x) {
     return gpuact_sm_canon(gpuact_sm_tiny16(gpuact_sm_xsig16(x, gpuact_sm_exp16z(gpuact_sm_abs(x))), x));
 }
+/* SiLU of an f16 x (or of x + b of f16 arrays: a multiple of 2^-24) rounded to f16: the f16 bits of
+   gpuact_silu_16 with two steps fewer. Such an x is 0 or at least 2^-24 in magnitude, so the x/2 of
+   gpuact_sm_tiny16 is never taken; beyond z = 87 the result rounds to -0 (x < 0) or x (x > 0)
+   whether e is e^-z or 0, so e is 0 there and 2^k stays a normal float (no 2^64 rescaling). The NaN
+   of x = -inf is left as the arithmetic gives it: the caller makes it canonical (gpuact_sm_canon, or
+   a conversion to f16 that does). */
+GPUACT_FN float gpuact_silu_x16(float x) {
+    const float y = gpuact_sm_abs(x), a = y > 87.0f ? -87.0f : -y;
+    const float j = GPUACT_FMA(a, 1.442695022e+00f, 12582912.0f);
+    const float kf = j - 12582912.0f;
+    const float r = GPUACT_FMA(-kf, -1.904654212e-09f, GPUACT_FMA(-kf, 6.931471825e-01f, a));
+    float q = GPUACT_FMA(8.312525228e-03f, r, 4.189011455e-02f);
+    q = GPUACT_FMA(q, r, 1.666711420e-01f);
+    q = GPUACT_FMA(q, r, 4.999923110e-01f);
+    {
+        const float e = GPUACT_FMA(GPUACT_FMA(q, r, 1.0f), r, 1.0f) * gpuact_sm_pow2(gpuact_as_u32(j) - 0x4b3fff81u);
+        return gpuact_sm_xsig16(x, y > 87.0f ? 0.0f : e);
+    }
+}
 
 GPUACT_FN float gpuact_gelu_tanh_16(float x) {
     const float y = gpuact_sm_abs(x);
