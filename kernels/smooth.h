@@ -832,9 +832,8 @@ GPUACT_FN float gpuact_gelu_tanh_d_fast(float x) {
    docs/NUMERICS_SMOOTH.md (values within an f32 ulp or so of a 16-bit
    rounding boundary). Special values as the f32 functions. */
 
-/* e^a for a in [-104, 0], a few ulps; 2^k applied as 2^(k+64) 2^-64 so a
-   subnormal result is rounded once. */
-GPUACT_FN float gpuact_sm_exp16(float a) {
+/* e^a = 2^k m for a in [-104, 0]: m (a few ulps) and kb = k + 127. */
+GPUACT_FN float gpuact_sm_exp16m(float a, gpuact_u32 *kb) {
     const float j = GPUACT_FMA(a, 1.442695022e+00f, 12582912.0f);
     const float kf = j - 12582912.0f;
     const float r = GPUACT_FMA(-kf, -1.904654212e-09f, GPUACT_FMA(-kf, 6.931471825e-01f, a));
@@ -842,8 +841,16 @@ GPUACT_FN float gpuact_sm_exp16(float a) {
     float q = GPUACT_FMA(8.312525228e-03f, r, 4.189011455e-02f);
     q = GPUACT_FMA(q, r, 1.666711420e-01f);
     q = GPUACT_FMA(q, r, 4.999923110e-01f);
-    return (GPUACT_FMA(GPUACT_FMA(q, r, 1.0f), r, 1.0f) * gpuact_sm_pow2(gpuact_as_u32(j) - 0x4b3fff41u)) *
-           5.421010862e-20f;
+    *kb = gpuact_as_u32(j) - 0x4b3fff81u; /* j = 1.5 2^23 + k */
+    return GPUACT_FMA(GPUACT_FMA(q, r, 1.0f), r, 1.0f);
+}
+
+/* e^a for a in [-104, 0], a few ulps; 2^k applied as 2^(k+64) 2^-64 so a
+   subnormal result is rounded once. */
+GPUACT_FN float gpuact_sm_exp16(float a) {
+    gpuact_u32 kb;
+    const float m = gpuact_sm_exp16m(a, &kb);
+    return (m * gpuact_sm_pow2(kb + 64u)) * 5.421010862e-20f;
 }
 
 
@@ -877,6 +884,18 @@ GPUACT_FN float gpuact_sm_exp16z(float z) {
 
 GPUACT_FN float gpuact_silu_16(float x) {
     return gpuact_sm_canon(gpuact_sm_tiny16(gpuact_sm_xsig16(x, gpuact_sm_exp16z(gpuact_sm_abs(x))), x));
+}
+/* SiLU of an f16 x (or of x + b of f16 arrays: a multiple of 2^-24) rounded to f16: the f16 bits of
+   gpuact_silu_16 with two steps fewer. Such an x is 0 or at least 2^-24 in magnitude, so the x/2 of
+   gpuact_sm_tiny16 is never taken; beyond z = 87 the result rounds to -0 (x < 0) or x (x > 0)
+   whether e is e^-z or 0, so e is 0 there and 2^k stays a normal float (no 2^64 rescaling). The NaN
+   of x = -inf is left as the arithmetic gives it: the caller makes it canonical (gpuact_sm_canon, or
+   a conversion to f16 that does). */
+GPUACT_FN float gpuact_silu_x16(float x) {
+    const float y = gpuact_sm_abs(x);
+    gpuact_u32 kb;
+    const float e = gpuact_sm_exp16m(y > 87.0f ? -87.0f : -y, &kb) * gpuact_sm_pow2(kb);
+    return gpuact_sm_xsig16(x, y > 87.0f ? 0.0f : e);
 }
 
 GPUACT_FN float gpuact_gelu_tanh_16(float x) {
