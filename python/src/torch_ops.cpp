@@ -561,7 +561,8 @@ void build_capture_variant(const Target &t, const Tensor &like, const gpuact_epi
 std::tuple<Tensor, Tensor> epilogue_backward(const Tensor &dy, const Tensor &mask, int64_t kind,
                                              ArrayRef<double> params, double scale, c10::ScalarType dx_dtype,
                                              c10::optional<c10::ScalarType> dbias_dtype, const Tensor &x_in,
-                                             const Tensor &bias_in, bool bias_in_x_dtype) {
+                                             const Tensor &bias_in, bool bias_in_x_dtype,
+                                             const Tensor &dx_into = Tensor()) {
     std::string name = std::string(kind_name(kind)) + " bias_act backward";
     const char *fn = name.c_str();
     check(dy, "dy", fn);
@@ -603,7 +604,11 @@ std::tuple<Tensor, Tensor> epilogue_backward(const Tensor &dy, const Tensor &mas
     }
     check_out_dtype(dx_dtype, "dx_dtype", fn);
     if (dbias_dtype) check_out_dtype(*dbias_dtype, "dbias_dtype", fn);
-    Tensor dx = new_like(dy, dx_dtype);
+    /* dx_into: dy itself, contiguous and of dx's dtype (the C API computes dx over dy in place) */
+    if (dx_into.defined() && (!dx_into.is_same(dy) || !dy.is_contiguous() || dy.scalar_type() != dx_dtype))
+        refuse(fn, "dx can be written over dy only where dy is contiguous and of dx's dtype (" +
+                       dtype_str(dx_dtype) + "); dy is " + dtype_str(dy.scalar_type()));
+    Tensor dx = dx_into.defined() ? dx_into : new_like(dy, dx_dtype);
     Tensor dbias;
     if (dbias_dtype)
         dbias = rows ? empty_on(dy, {cols}, *dbias_dtype)
@@ -667,6 +672,17 @@ std::tuple<Tensor, Tensor> bias_act_bwd_x(const Tensor &dy, const Tensor &x, con
     return no_dbias(epilogue_backward(dy, Tensor(), kind, params, scale, x.scalar_type(), dbias_dtype, x,
                                       bias.has_value() ? *bias : Tensor(), bias_in_x_dtype),
                     dy);
+}
+
+/* bias_act_bwd_x with dx written over dy (contiguous, of x's dtype); returns the bias gradient. The backward
+   traced by torch.compile calls it where dy is a buffer of the compiled graph's own (gpuact/torch/_ops.py),
+   which Inductor then reuses: one activation-sized buffer less at the backward's peak. */
+Tensor bias_act_bwd_x_(const Tensor &dy, const Tensor &x, const c10::optional<Tensor> &bias, int64_t kind,
+                       ArrayRef<double> params, double scale, c10::optional<c10::ScalarType> dbias_dtype,
+                       bool bias_in_x_dtype) {
+    return std::get<1>(no_dbias(epilogue_backward(dy, Tensor(), kind, params, scale, x.scalar_type(), dbias_dtype, x,
+                                                  bias.has_value() ? *bias : Tensor(), bias_in_x_dtype, dy),
+                                dy));
 }
 
 /* ---- >>gated forms: y = act(a + bias_a) * (b + bias_b) ------------------------------------------- */
@@ -1230,6 +1246,7 @@ GPUACT_OP_HANDLE(bias_act_op, BiasActSig, "gpuact::bias_act")
 GPUACT_OP_HANDLE(bias_act_fwd_op, BiasActFwdSig, "gpuact::bias_act_fwd")
 GPUACT_OP_HANDLE(bias_act_bwd_op, BiasActBwdSig, "gpuact::bias_act_bwd")
 GPUACT_OP_HANDLE(bias_act_bwd_x_op, BiasActBwdXSig, "gpuact::bias_act_bwd_x")
+GPUACT_OP_HANDLE(bias_act_bwd_x_traced_op, BiasActBwdXSig, "gpuact::bias_act_bwd_x_traced")
 
 /* What the backward of an epilogue forward on (x, bias) knows of it (bias_act's, the few-bit codes'). */
 struct EpilogueNode : public Node {
@@ -1274,7 +1291,11 @@ struct BiasActBackward : public EpilogueNode {
         std::tuple<Tensor, Tensor> out;
         if (from_x) {
             Tensor b = bias.unpack(shared_from_this());
-            out = bias_act_bwd_x_op().call(grads[0], saved.unpack(shared_from_this()),
+            /* a tensor with the Python key (torch.compile's tracing, above all) goes through
+               bias_act_bwd_x_traced, whose Python kernel may write dx over dy */
+            const auto &op = grads[0].key_set().has(c10::DispatchKey::Python) ? bias_act_bwd_x_traced_op()
+                                                                               : bias_act_bwd_x_op();
+            out = op.call(grads[0], saved.unpack(shared_from_this()),
                                            b.defined() ? c10::optional<Tensor>(b) : c10::nullopt, kind, params, scale,
                                            dbias_dtype, bias_in_x_dtype);
         } else {
@@ -1481,6 +1502,10 @@ TORCH_LIBRARY(gpuact, m) {
           "ScalarType? dbias_dtype) -> (Tensor dx, Tensor dbias)");
     m.def("bias_act_bwd_x(Tensor dy, Tensor x, Tensor? bias, int kind, float[] params, float scale, "
           "ScalarType? dbias_dtype, bool bias_in_x_dtype=False) -> (Tensor dx, Tensor dbias)");
+    m.def("bias_act_bwd_x_(Tensor(a!) dy, Tensor x, Tensor? bias, int kind, float[] params, float scale, "
+          "ScalarType? dbias_dtype, bool bias_in_x_dtype=False) -> Tensor dbias");
+    m.def("bias_act_bwd_x_traced(Tensor dy, Tensor x, Tensor? bias, int kind, float[] params, float scale, "
+          "ScalarType? dbias_dtype, bool bias_in_x_dtype=False) -> (Tensor dx, Tensor dbias)");
     m.def("glu_fwd(Tensor a, Tensor? b, Tensor? bias_a, Tensor? bias_b, int kind) -> Tensor y");
     m.def("glu_bwd(Tensor dy, Tensor a, Tensor? b, Tensor? bias_a, Tensor? bias_b, int kind, "
           "ScalarType? dbias_dtype) -> (Tensor da, Tensor db, Tensor dbias_a, Tensor dbias_b)");
@@ -1505,6 +1530,7 @@ TORCH_LIBRARY(gpuact, m) {
     m.impl("bias_act_fwd", &bias_act_fwd);       \
     m.impl("bias_act_bwd", &bias_act_bwd);       \
     m.impl("bias_act_bwd_x", &bias_act_bwd_x);   \
+    m.impl("bias_act_bwd_x_", &bias_act_bwd_x_); \
     m.impl("glu_fwd", &glu_fwd);                 \
     m.impl("glu_bwd", &glu_bwd);                 \
     m.impl("fewbit_fwd", &fewbit_fwd);           \
@@ -1523,6 +1549,7 @@ TORCH_LIBRARY_IMPL(gpuact, Autograd, m) {
     m.impl("bias_act_fwd", &bias_act_fwd_autograd);
     m.impl("bias_act_bwd", torch::autograd::autogradNotImplementedFallback());
     m.impl("bias_act_bwd_x", torch::autograd::autogradNotImplementedFallback());
+    m.impl("bias_act_bwd_x_", torch::autograd::autogradNotImplementedFallback());
     m.impl("glu_fwd", &glu_fwd_autograd);
     m.impl("glu_bwd", torch::autograd::autogradNotImplementedFallback());
     m.impl("fewbit_fwd", &fewbit_fwd_autograd);
@@ -1533,6 +1560,7 @@ TORCH_LIBRARY_IMPL(gpuact, Autograd, m) {
 TORCH_LIBRARY_IMPL(gpuact, ADInplaceOrView, m) {
     m.impl("act_inplace", torch::autograd::autogradNotImplementedInplaceOrViewFallback());
     m.impl("act_into", torch::autograd::autogradNotImplementedInplaceOrViewFallback());
+    m.impl("bias_act_bwd_x_", torch::autograd::autogradNotImplementedInplaceOrViewFallback());
 }
 
 /* ---- >>Python entry ------------------------------------------------------------------------ */

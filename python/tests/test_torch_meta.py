@@ -9,7 +9,8 @@ torch = pytest.importorskip("torch")
 import gpuact  # noqa: E402
 import gpuact.torch as ga  # noqa: E402
 
-OPS = ("act", "act_fwd", "act_bwd", "act_inplace", "act_into", "bias_act", "bias_act_fwd", "bias_act_bwd", "bias_act_bwd_x")
+OPS = ("act", "act_fwd", "act_bwd", "act_inplace", "act_into", "bias_act", "bias_act_fwd", "bias_act_bwd", "bias_act_bwd_x",
+       "bias_act_bwd_x_", "bias_act_bwd_x_traced")
 
 
 def test_custom_ops_are_registered():
@@ -19,6 +20,7 @@ def test_custom_ops_are_registered():
         assert schema.startswith(f"gpuact::{name}("), schema
         assert "float[] params" in schema, schema
     assert "Tensor(a" in str(torch.ops.gpuact.act_inplace.default._schema)
+    assert "Tensor(a!) dy" in str(torch.ops.gpuact.bias_act_bwd_x_.default._schema)
     assert "ScalarType? out_dtype" in str(torch.ops.gpuact.bias_act_fwd.default._schema)
 
 
@@ -200,3 +202,47 @@ def test_modules_build_without_a_device():
     for act in ("gelu", "gelu_tanh", "silu", "squared_relu", "hardtanh"):
         m = ga.nn.Linear(16, 32, activation=act, device="meta")
         assert f"activation={act!r}" in repr(m) and m(torch.empty(3, 16, device="meta")).shape == (3, 32)
+
+
+def _traced_backward(fn, *args):
+    """The backward graph AOTAutograd traces for fn on meta tensors (what torch.compile hands Inductor)."""
+    from functorch.compile import make_boxed_func
+    from torch._functorch.aot_autograd import aot_function
+    graphs = {}
+
+    def keep(name):
+        def compiler(gm, example_inputs):
+            graphs[name] = gm
+            return make_boxed_func(gm.forward)
+        return compiler
+
+    out = aot_function(fn, fw_compiler=keep("fw"), bw_compiler=keep("bw"))(*args)
+    out.backward(torch.ones_like(out))
+    return str(graphs["bw"].code)
+
+
+def test_traced_epilogue_backward_writes_dx_over_an_owned_gradient():
+    """Under tracing the smooth epilogue's backward writes dx over the incoming gradient where the graph made
+    that gradient (a product's output: Inductor then reuses its buffer), and not where it is a graph input
+    (Inductor would copy it first); eager calls stay out of place."""
+    w1 = torch.empty(256, 64, device="meta", requires_grad=True)
+    b1 = torch.empty(256, device="meta", requires_grad=True)
+    w2 = torch.empty(64, 256, device="meta", requires_grad=True)
+    x = torch.empty(128, 64, device="meta", requires_grad=True)
+    mlp = _traced_backward(lambda x, w1, b1, w2: ga.bias_act(x @ w1.t(), b1, "gelu") @ w2.t(), x, w1, b1, w2)
+    assert "gpuact.bias_act_bwd_x_.default" in mlp and "gpuact.bias_act_bwd_x.default" not in mlp, mlp
+    alone = _traced_backward(lambda x, w1, b1: ga.bias_act(x @ w1.t(), b1, "gelu"), x, w1, b1)
+    assert "gpuact.bias_act_bwd_x.default" in alone and "bias_act_bwd_x_" not in alone, alone
+    y = ga.bias_act(x @ w1.t(), b1, "silu")
+    assert y.grad_fn.name() == "gpuact::BiasActBackward"
+    y.sum().backward()
+    assert x.grad is not None and b1.grad is not None and b1.grad.shape == (256,)
+
+
+def test_epilogue_backward_in_place_checks_dy():
+    p = [0.0] * len(gpuact.ACT_PARAMS)
+    x = torch.empty(8, 16, device="meta")
+    dy = torch.empty(8, 16, device="meta")
+    db = torch.ops.gpuact.bias_act_bwd_x_(dy, x, torch.empty(16, device="meta"), 4, p, 1.0, torch.float32)
+    assert db.shape == (16,) and db.dtype == torch.float32
+    assert torch.ops.gpuact.bias_act_bwd_x_(dy, x, None, 4, p, 1.0, None).shape == (0,)

@@ -18,6 +18,8 @@ tensors work.
                          ScalarType dx_dtype, ScalarType? dbias_dtype) -> (Tensor dx, Tensor dbias)
     gpuact::bias_act_bwd_x(Tensor dy, Tensor x, Tensor? bias, int kind, float[] params, float scale,
                            ScalarType? dbias_dtype, bool bias_in_x_dtype=False) -> (Tensor dx, Tensor dbias)
+    gpuact::bias_act_bwd_x_(Tensor(a!) dy, ...the same) -> Tensor dbias         dx written over dy
+    gpuact::bias_act_bwd_x_traced(...the same as bias_act_bwd_x)                 the backward under tracing
     gpuact::glu_fwd, gpuact::glu_bwd: the gated forms (below)
     gpuact::fewbit_fwd, gpuact::fewbit_bwd: the few-bit backward (gpuact/torch/fewbit.py)
 
@@ -142,6 +144,37 @@ def _bias_act_bwd_fake(dy, mask, kind, params, scale, dx_dtype, dbias_dtype):
 @torch.library.register_fake("gpuact::bias_act_bwd_x")
 def _bias_act_bwd_x_fake(dy, x, bias, kind, params, scale, dbias_dtype, bias_in_x_dtype=False):
     return _bwd_fake(dy, x.dtype, dbias_dtype)
+
+
+@torch.library.register_fake("gpuact::bias_act_bwd_x_")
+def _bias_act_bwd_x_inplace_fake(dy, x, bias, kind, params, scale, dbias_dtype, bias_in_x_dtype=False):
+    return _bwd_fake(dy, x.dtype, dbias_dtype)[1]
+
+
+def _graph_owned(t):
+    """Whether t, while torch.compile traces a backward, is a buffer the traced graph computes (not one of its
+    inputs, which Inductor would copy before a write): only there does writing dx over the incoming gradient
+    save its buffer. torch's tracing internals, so any surprise means no."""
+    try:
+        from torch._subclasses.functional_tensor import FunctionalTensor
+        from torch.fx.experimental.proxy_tensor import get_proxy_mode, get_proxy_slot
+        mode = get_proxy_mode()
+        if mode is None or not isinstance(t, FunctionalTensor):
+            return False
+        slot = get_proxy_slot(torch._from_functional_tensor(t.elem), mode.tracer, None)
+        return slot is not None and slot.proxy.node.op == "call_function"
+    except Exception:  # noqa: BLE001 - a torch without these internals: the out-of-place backward
+        return False
+
+
+def _bias_act_bwd_x_traced(dy, x, bias, kind, params, scale, dbias_dtype, bias_in_x_dtype=False):
+    # the epilogue's backward from x under tracing (the C++ node calls this for tensors with the Python key)
+    if dy.is_contiguous() and dy.dtype == x.dtype and dy.shape == x.shape and _graph_owned(dy):
+        return dy, torch.ops.gpuact.bias_act_bwd_x_(dy, x, bias, kind, params, scale, dbias_dtype, bias_in_x_dtype)
+    return torch.ops.gpuact.bias_act_bwd_x(dy, x, bias, kind, params, scale, dbias_dtype, bias_in_x_dtype)
+
+
+_LIB.impl("bias_act_bwd_x_traced", _bias_act_bwd_x_traced, "CompositeImplicitAutograd")
 
 
 # ---------------------------------------------------------------------------------------------
