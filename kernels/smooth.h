@@ -894,8 +894,8 @@ GPUACT_FN float gpuact_silu_16(float x) {
 GPUACT_FN float gpuact_silu_x16(float x) {
     const float y = gpuact_sm_abs(x);
     gpuact_u32 kb;
-    const float e = gpuact_sm_exp16m(y > 87.0f ? -87.0f : -y, &kb) * gpuact_sm_pow2(kb);
-    return gpuact_sm_xsig16(x, y > 87.0f ? 0.0f : e);
+    const float m = gpuact_sm_exp16m(y > 87.0f ? -87.0f : -y, &kb); /* kb is set here, before its use */
+    return gpuact_sm_xsig16(x, y > 87.0f ? 0.0f : m * gpuact_sm_pow2(kb));
 }
 
 GPUACT_FN float gpuact_gelu_tanh_16(float x) {
