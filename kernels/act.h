@@ -640,11 +640,11 @@ GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int precise, int xd, int yd, int
             if (fl == GPUACT_F_RAW && kind == GPUACT_KIND_silu && !precise && xd == GPUACT_DT_f16 &&
                 yd == GPUACT_DT_f16) { /* smooth.h: the same f16 bits */
 #ifdef GPUACT_PACK2_F16 /* the two-at-once conversion below makes a NaN the canonical one */
-                vl = gpuact_silu_x16(zl);
-                vh = gpuact_silu_x16(zh);
+                vl = gpuact_sm_silu_x16(zl);
+                vh = gpuact_sm_silu_x16(zh);
 #else
-                vl = gpuact_sm_canon(gpuact_silu_x16(zl));
-                vh = gpuact_sm_canon(gpuact_silu_x16(zh));
+                vl = gpuact_sm_canon(gpuact_sm_silu_x16(zl));
+                vh = gpuact_sm_canon(gpuact_sm_silu_x16(zh));
 #endif
             } else {
                 vl = gpuact_act_fl(kind, fl, zl, slope, ceiling, lower, gpuact_eval(2, precise));

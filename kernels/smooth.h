@@ -891,7 +891,7 @@ GPUACT_FN float gpuact_silu_16(float x) {
    whether e is e^-z or 0, so e is 0 there and 2^k stays a normal float (no 2^64 rescaling). The NaN
    of x = -inf is left as the arithmetic gives it: the caller makes it canonical (gpuact_sm_canon, or
    a conversion to f16 that does). */
-GPUACT_FN float gpuact_silu_x16(float x) {
+GPUACT_FN float gpuact_sm_silu_x16(float x) {
     const float y = gpuact_sm_abs(x);
     gpuact_u32 kb;
     const float m = gpuact_sm_exp16m(y > 87.0f ? -87.0f : -y, &kb); /* kb is set here, before its use */

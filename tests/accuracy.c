@@ -552,6 +552,28 @@ static long check16(const fn_t *fn, const fmt16_t *fm, int verbose) {
     return bad;
 }
 
+/* gpuact_sm_silu_x16 (the f16 SiLU forward's path in kernels/act.h) against gpuact_silu_16, rounded to
+   f16: the same bits at every f16 x and at x + b (rounded to f32, as the epilogue forms it) for every
+   f16 x and every 256th f16 b; NaN where silu_16 gives NaN. Returns the number of differences. */
+static long check_silu_x16(int verbose) {
+    uint32_t h, g;
+    long bad = 0, n = 0;
+    for (h = 0; h < 65536; h++) {
+        for (g = 0; g < 65536; g += 256) {
+            const float x = widen(&fmt_f16, h) + (g == 0 ? 0.0f : widen(&fmt_f16, g));
+            const float a = gpuact_sm_canon(gpuact_sm_silu_x16(x)), b = gpuact_silu_16(x);
+            const double ra = isnan(a) ? NAN : round16(&fmt_f16, (double)a), rb = isnan(b) ? NAN : round16(&fmt_f16, (double)b);
+            n++;
+            if (!((isnan(ra) && isnan(rb)) || (ra == rb && signbit(ra) == signbit(rb)))) {
+                bad++;
+                if (verbose) printf("    silu_x16(%.9g) = %.9g, silu_16 %.9g (f16)\n", (double)x, ra, rb);
+            }
+        }
+    }
+    printf("gpuact_sm_silu_x16 against gpuact_silu_16 in f16: %ld of %ld inputs differ%s\n", bad, n, bad ? "  FAIL" : "");
+    return bad;
+}
+
 static int run16(int verbose) {
     int f, failed = 0;
     printf("16-bit variants: inputs not correctly rounded after rounding the f32 result (of 65536)\n");
@@ -566,6 +588,7 @@ static int run16(int verbose) {
                a > fns[f].max16[0] || b > fns[f].max16[1] ? "  FAIL: more than documented" : "");
         failed |= a > fns[f].max16[0] || b > fns[f].max16[1];
     }
+    failed |= check_silu_x16(verbose) != 0;
     return failed;
 }
 
