@@ -75,6 +75,13 @@ GPUACT_FN int gpuact_eval(int bytes, int precise) {
 /* One of the three evaluations of a smooth function (ev: gpuact_eval). */
 #define GPUACT_EVAL_(ev, f, z) \
     ((ev) == GPUACT_EVAL_LEAN ? f##_16(z) : (ev) == GPUACT_EVAL_FAST ? f##_fast(z) : f(z))
+/* The same where the default evaluation reads a table (the caller's gpuact_tab, GPUACT_TAB_P) */
+#define GPUACT_EVAL_TAB_(ev, f, z) \
+    ((ev) == GPUACT_EVAL_LEAN ? f##_16(z) : (ev) == GPUACT_EVAL_FAST ? f##_fast(z GPUACT_TAB_A) : f(z))
+/* Whether gpuact_grad reads a table: GELU's or tanh-GELU's derivative in the default evaluation
+   into a 4-byte result (gpuact_eval) */
+#define GPUACT_GRAD_TABLE(kind, precise, bytes) \
+    (((kind) == GPUACT_KIND_gelu || (kind) == GPUACT_KIND_gelu_tanh) && !(precise) && (bytes) == 4)
 /* Each kind's formulas, named by its row of GPUACT_ACTIVATIONS: act(z) in
    f32 for every kind, GPUACT_ACT_<name>(z, slope, c, lo, ev) (ev:
    gpuact_eval); d act / dz for a smooth kind (select 0),
@@ -95,8 +102,8 @@ GPUACT_FN int gpuact_eval(int bytes, int precise) {
 #define GPUACT_ACT_gelu_tanh(z, slope, c, lo, ev) GPUACT_EVAL_(ev, gpuact_gelu_tanh, z)
 #define GPUACT_ACT_silu(z, slope, c, lo, ev) GPUACT_EVAL_(ev, gpuact_silu, z)
 #define GPUACT_ACT_sqrelu(z, slope, c, lo, ev) ((z) <= 0.0f ? 0.0f : (z) * (z))
-#define GPUACT_GRAD_gelu(z, ev) GPUACT_EVAL_(ev, gpuact_gelu_erf_d, z)
-#define GPUACT_GRAD_gelu_tanh(z, ev) GPUACT_EVAL_(ev, gpuact_gelu_tanh_d, z)
+#define GPUACT_GRAD_gelu(z, ev) GPUACT_EVAL_TAB_(ev, gpuact_gelu_erf_d, z)
+#define GPUACT_GRAD_gelu_tanh(z, ev) GPUACT_EVAL_TAB_(ev, gpuact_gelu_tanh_d, z)
 #define GPUACT_GRAD_silu(z, ev) GPUACT_EVAL_(ev, gpuact_silu_d, z)
 #define GPUACT_GRAD_sqrelu(z, ev) ((z) <= 0.0f ? 0.0f : (z) + (z))
 #define GPUACT_PASSES_relu(z, c, lo) (!((z) <= 0.0f))
@@ -123,7 +130,7 @@ GPUACT_FN float gpuact_act(int kind, float z, float slope, float c, float lo, in
     GPUACT_ACTIVATIONS(GPUACT_ACT_CASE_)
     return z;
 }
-GPUACT_FN float gpuact_grad(int kind, float z, int ev) {
+GPUACT_FN float gpuact_grad(int kind, float z, int ev GPUACT_TAB_P) {
     GPUACT_ACTIVATIONS(GPUACT_GRAD_CASE_)
     return 0.0f;
 }
@@ -708,7 +715,7 @@ GPUACT_FN void gpuact_bwd_words(int kind, int dyd, int dxd, int sel, const gpuac
 GPUACT_FN void gpuact_bwd_words_vec(int kind, int precise, int dyd, int dxd, int sd, int from_mask, int sel, int fromx,
                                     const gpuact_u32 *dy, const gpuact_u32 *s, gpuact_u32 bits, const float *b,
                                     int has_bias, int do_scale, float scale, float slope, float ceiling, float lower,
-                                    gpuact_u32 cbits, gpuact_u32 lbits, gpuact_u32 *dx) {
+                                    gpuact_u32 cbits, gpuact_u32 lbits, gpuact_u32 *dx GPUACT_TAB_P) {
     gpuact_u32 pass[4];
     if (fromx && !gpuact_kind_select(kind)) { /* smooth: dx = (dy * scale) * act'(z), two values at once */
 #pragma unroll
@@ -724,8 +731,8 @@ GPUACT_FN void gpuact_bwd_words_vec(int kind, int precise, int dyd, int dxd, int
                 gl *= scale;
                 gh *= scale;
             }
-            dx[j] = gpuact_pack2_dt(dxd, 1, gl * gpuact_grad(kind, zl, gpuact_eval(2, precise)),
-                                    gh * gpuact_grad(kind, zh, gpuact_eval(2, precise))) &
+            dx[j] = gpuact_pack2_dt(dxd, 1, gl * gpuact_grad(kind, zl, gpuact_eval(2, precise) GPUACT_TAB_A),
+                                    gh * gpuact_grad(kind, zh, gpuact_eval(2, precise) GPUACT_TAB_A)) &
                     ~((gpuact_grad_zero(kind, zl) ? 0xffffu : 0u) | (gpuact_grad_zero(kind, zh) ? 0xffff0000u : 0u));
         }
         return;

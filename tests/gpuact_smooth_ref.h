@@ -40,6 +40,11 @@ Requirements for identical bits (checked where the compiler tells):
 #define GPUACT_FN static
 #endif
 typedef uint32_t gpuact_u32;
+#define GPUACT_CONST_DEF static const
+#define GPUACT_CONST_PTR const
+#define GPUACT_TAB_P
+#define GPUACT_TAB_A
+#define GPUACT_TABS gpuact_sm_dtabs
 #define GPUACT_FMA(a, b, c) fmaf((a), (b), (c))
 GPUACT_FN float gpuact_as_f32(gpuact_u32 u) {
     float f;

@@ -219,14 +219,16 @@ int main(int argc, char **argv) {
     }
     dialect = support_read_file(root, "kernels/opencl/dialect.cl");
     smooth = support_read_file(root, "kernels/smooth.h");
+    x = make_inputs(&n);
+    if (!dialect || !smooth || !x) return 1;
     kernel = support_smooth_kernel("\n__kernel void smooth_all(__global const uint *x, __global uint *y, uint n) {\n"
+                                   "    GPUACT_CL_TABLES(1);\n"
                                    "    const uint i = (uint)get_global_id(0);\n"
                                    "    float v;\n"
                                    "    if (i >= n) return;\n"
                                    "    v = as_float(x[i]);\n",
-                                   "as_uint");
-    x = make_inputs(&n);
-    if (!dialect || !smooth || !kernel || !x) return 1;
+                                   "as_uint", smooth);
+    if (!kernel) return 1;
     if (support_smooth_unlisted(smooth, unlisted, sizeof unlisted)) {
         printf("FAIL smooth_cl_check: kernels/smooth.h defines %s, which tests/support/smooth_functions.h does not "
                "list\n", unlisted);

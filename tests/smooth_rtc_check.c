@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
                                        "    float v;\n"
                                        "    if (i >= n) return;\n"
                                        "    v = gpuact_as_f32(x[i]);\n",
-                                       "gpuact_as_u32");
+                                       "gpuact_as_u32", smooth);
     if (!kernel_src) return 1;
     len = strlen(cuda) + strlen(hip) + strlen(smooth) + strlen(kernel_src) + 16;
     src_cuda = (char *)malloc(len);

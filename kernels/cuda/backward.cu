@@ -65,7 +65,7 @@ __device__ __forceinline__ void gpuact_bwd_vec(const gpuact_u32 (&dy)[VEC], cons
                                                gpuact_u32 lbits, gpuact_u32 (&dx)[VEC]) {
     if (VEC == 8 && DY::size == 2 && DX::size == 2 && S::size == 2) { /* ../act.h */
         gpuact_bwd_words_vec(KIND, PRECISE, DY::id, DX::id, S::id, FROM_MASK, SELECT, FROMX, dy, s, bits, b, has_bias, do_scale,
-                             scale, slope, ceiling, lower, cbits, lbits, dx);
+                             scale, slope, ceiling, lower, cbits, lbits, dx GPUACT_TAB_A);
         return;
     }
 #pragma unroll
@@ -75,7 +75,7 @@ __device__ __forceinline__ void gpuact_bwd_vec(const gpuact_u32 (&dy)[VEC], cons
             if (has_bias) z += b[k];
             if (!gpuact_kind_select(KIND)) { /* smooth */
                 const float g = gpuact_tof<DY>(dy[k]);
-                dx[k] = gpuact_grad_zero(KIND, z) ? 0u : gpuact_fromf<DX>((do_scale ? g * scale : g) * gpuact_grad(KIND, z, gpuact_eval(DX::size, PRECISE)));
+                dx[k] = gpuact_grad_zero(KIND, z) ? 0u : gpuact_fromf<DX>((do_scale ? g * scale : g) * gpuact_grad(KIND, z, gpuact_eval(DX::size, PRECISE) GPUACT_TAB_A));
             } else {
                 dx[k] = gpuact_bwd_elem<DY, DX, KIND, SELECT>(dy[k], gpuact_passes(KIND, z, ceiling, lower), do_scale,
                                                              scale, slope);

@@ -116,6 +116,13 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #define GPUACT_FMA(a, b, c) __fmaf_rn((a), (b), (c))
 __device__ __forceinline__ float gpuact_as_f32(gpuact_u32 u) { return __uint_as_float(u); }
 __device__ __forceinline__ gpuact_u32 gpuact_as_u32(float f) { return __float_as_uint(f); }
+/* a constant table (global memory: the threads of a warp read different rows) */
+#define GPUACT_CONST_DEF __device__ const __align__(16)
+#define GPUACT_CONST_PTR const
+/* the tables reach the smooth functions as themselves (see ../opencl/dialect.cl) */
+#define GPUACT_TAB_P
+#define GPUACT_TAB_A
+#define GPUACT_TABS gpuact_sm_dtabs
 /* The hardware's approximate 2^a and 1/d (MUFU.EX2, MUFU.RCP): smooth.h's quick bf16
    forwards, which keep a value only where it rounds as the lean function's does. */
 __device__ __forceinline__ float gpuact_ex2_approx(float a) {

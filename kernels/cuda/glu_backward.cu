@@ -49,7 +49,7 @@ __device__ __forceinline__ void gpuact_glub_qbf16(const gpuact_u32 (&dy)[4], con
         if ((pa >> k) & 1u) {
             const float zb = gpuact_bf16_elem4(b, k);
             gpuact_word4_set(da, j, keep,
-                             gpuact_fromf_dt(dt, (g * zb) * gpuact_grad(KIND, za, gpuact_eval(2, 0))) << sh);
+                             gpuact_fromf_dt(dt, (g * zb) * gpuact_grad(KIND, za, gpuact_eval(2, 0) GPUACT_TAB_A)) << sh);
         }
         if ((pb >> k) & 1u)
             gpuact_word4_set(db, j, keep,
@@ -78,7 +78,7 @@ __device__ __forceinline__ void gpuact_glub_vec(const gpuact_u32 (&dy)[VEC], con
             }
             /* ReLU: +0 where za does not pass, by selection (its bits are 0 in every dtype) */
             va[i] = gpuact_kind_select(KIND) ? (gpuact_passes(KIND, za, 0.0f, 0.0f) ? g * zb : 0.0f)
-                                             : (g * zb) * gpuact_grad(KIND, za, gpuact_eval(X::size, PRECISE));
+                                             : (g * zb) * gpuact_grad(KIND, za, gpuact_eval(X::size, PRECISE) GPUACT_TAB_A);
             vb[i] = g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(X::size, PRECISE));
         }
         gpuact_fromf2<X>(va[0], va[1], da[k], da[k + 1]);

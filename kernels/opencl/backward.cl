@@ -33,6 +33,7 @@ uint gpuact_cl_codes_read(const __global uchar *row, ulong c0, uint n, int slot)
 #endif
 
 __kernel void GPUACT_NAME(GPUACT_PARAMS) {
+    GPUACT_CL_TABLES(GPUACT_FROMX && GPUACT_GRAD_TABLE(GPUACT_KIND, GPUACT_PRECISE, SZ(GPUACT_T1)));
     const ulong c0 = get_global_id(0) * GPUACT_CL_VEC;
     int from_mask = GPUACT_MASK, select = GPUACT_SELECT, dbias = GPUACT_DBIAS, fromx = GPUACT_FROMX;
     /* ^ not const: clang warns on `constant && x` */
@@ -87,7 +88,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
             ws[0] = qs.x; ws[1] = qs.y; ws[2] = qs.z; ws[3] = qs.w;
             gpuact_bwd_words_vec(GPUACT_KIND, GPUACT_PRECISE, DT(GPUACT_T0), DT(GPUACT_T1), DT(GPUACT_T2), GPUACT_MASK, GPUACT_SELECT,
                                  GPUACT_FROMX, wd, ws, bits, bf, has_bias, do_scale, scale, slope, ceiling, lower,
-                                 cbits, lbits, wx);
+                                 cbits, lbits, wx GPUACT_TAB_A);
             if (dbias)
                 for (int j = 0; j < 4; j++) {
                     float lo, hi;
@@ -112,7 +113,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
                 if (has_bias) z += gpuact_tof_dt(DT(GPUACT_T2), b[k]);
             }
             if (!gpuact_kind_select(GPUACT_KIND)) { /* smooth */
-                dx[k] = gpuact_grad_zero(GPUACT_KIND, z) ? 0u : gpuact_fromf_dt(DT(GPUACT_T1), gs * gpuact_grad(GPUACT_KIND, z, gpuact_eval(SZ(GPUACT_T1), GPUACT_PRECISE)));
+                dx[k] = gpuact_grad_zero(GPUACT_KIND, z) ? 0u : gpuact_fromf_dt(DT(GPUACT_T1), gs * gpuact_grad(GPUACT_KIND, z, gpuact_eval(SZ(GPUACT_T1), GPUACT_PRECISE) GPUACT_TAB_A));
                 if (dbias && k < (int)n) acc[k] += gpuact_tof_dt(DT(GPUACT_T1), dx[k]);
                 continue;
             }

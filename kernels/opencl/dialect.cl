@@ -11,6 +11,27 @@ typedef uint gpuact_u32;
 #define GPUACT_FMA(a, b, c) fma((a), (b), (c))
 #define gpuact_as_f32(u) as_float(u)
 #define gpuact_as_u32(f) as_uint(f)
+/* A constant table at program scope, which NVIDIA's OpenCL keeps in the
+   constant cache: that serves the lanes of a warp reading different cells
+   one address at a time (the f32 tanh-GELU backward ran at 8% of the copy
+   from there). So a kernel that evaluates a function with a table copies
+   the tables into local memory first (GPUACT_CL_TABLES, at its top, before
+   any work-item returns: it holds a barrier) and passes them down as the
+   parameter gpuact_tab (GPUACT_TAB_P in the signatures, GPUACT_TAB_A in the
+   calls). */
+#define GPUACT_CONST_DEF __constant __attribute__((aligned(16)))
+#define GPUACT_CONST_PTR __local const
+#define GPUACT_TAB_P , __local const float *gpuact_tab
+#define GPUACT_TAB_A , gpuact_tab
+#define GPUACT_TABS gpuact_tab
+#define GPUACT_CL_TABLES(use)                                                                         \
+    __local float gpuact_tab_l[(use) ? GPUACT_SM_DTABS_N : 1];                                        \
+    if (use) {                                                                                        \
+        for (int i_ = (int)get_local_id(0); i_ < GPUACT_SM_DTABS_N; i_ += (int)get_local_size(0))     \
+            gpuact_tab_l[i_] = gpuact_sm_dtabs[i_];                                                   \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                 \
+    }                                                                                                 \
+    __local const float *gpuact_tab = gpuact_tab_l
 
 /* f16 <-> f32 (../act.h's hooks): exact widening; narrowing rounds to
    nearest even and keeps subnormals. vload_half / vstore_half_rte need no

@@ -7,6 +7,7 @@
 #include "common.cl"
 
 __kernel void GPUACT_NAME(GPUACT_PARAMS) {
+    GPUACT_CL_TABLES(GPUACT_GRAD_TABLE(GPUACT_KIND, GPUACT_PRECISE, SZ(GPUACT_T1)));
     const ulong c0 = get_global_id(0) * GPUACT_CL_VEC;
     const int has_bias = flags & GPUACT_F_BIAS;
     int dbias = GPUACT_DBIAS; /* not const: clang warns on `constant && x` */
@@ -36,7 +37,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
             if (gpuact_kind_select(GPUACT_KIND))
                 da[k] = gpuact_passes(GPUACT_KIND, za, 0.0f, 0.0f) ? gpuact_fromf_dt(DT(GPUACT_T1), g * zb) : 0u;
             else
-                da[k] = gpuact_fromf_dt(DT(GPUACT_T1), (g * zb) * gpuact_grad(GPUACT_KIND, za, gpuact_eval(SZ(GPUACT_T1), GPUACT_PRECISE)));
+                da[k] = gpuact_fromf_dt(DT(GPUACT_T1), (g * zb) * gpuact_grad(GPUACT_KIND, za, gpuact_eval(SZ(GPUACT_T1), GPUACT_PRECISE) GPUACT_TAB_A));
             db[k] = gpuact_fromf_dt(DT(GPUACT_T1), g * gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(SZ(GPUACT_T1), GPUACT_PRECISE)));
             if (dbias && k < (int)n) {
                 acc_a[k] += gpuact_tof_dt(DT(GPUACT_T1), da[k]);
