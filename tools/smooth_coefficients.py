@@ -38,7 +38,7 @@ Three kinds of constant:
              and 2-ulp bounds proven again over all 2^32 inputs (`accuracy
              --all`), so they stay and are refitted here only to report the
              distance in ulps and both fits' largest error. So does the quick
-             bf16 GELU's p (gpuact_gelu_erf_qbf16, a Chebyshev fit): its error
+             bf16 GELU's p (gpuact_sm_gelu_q2, a Chebyshev fit): its error
              adds to the float rounding of its argument, and the minimax refit
              lies farther from the lean value than the file's, whose values
              round to the lean function's bf16 value on every bf16 input of
@@ -372,7 +372,7 @@ def fits():
             lambda t: lnq2(t + mp.mpf("2.25")) - mp.mpf(f32(-4.347876012e-01)) * (t + mp.mpf("2.25")) ** 2
             - mp.mpf(f32(-6.794799566e-01)) * (t + mp.mpf("2.25")), lambda t: 1, -2.25, 2.25, 12, True),
         # reported: the f32 functions, and the quick bf16 GELU (see the note at the top)
-        Fit("gpuact_gelu_erf_qbf16", 0, "p(t) = log2 Q(y) + c y^2, c the float nearest 1/(2 ln2) as the code "
+        Fit("gpuact_sm_gelu_q2", 0, "p(t) = log2 Q(y) + c y^2, c the float nearest 1/(2 ln2) as the code "
             "has it, t = y - 2, y in [0, 4], absolute error",
             lambda t: mp.log(Q(t + 2), 2) + (t + 2) ** 2 * mp.mpf(f32(1 / (2 * mp.log(2)))), lambda t: 1, -2, 2, 8, False),
         Fit("gpuact_sm_exp", 0, "q: e^r = 1 + r + r^2/2 + r^3 q(r), |r| <= ln2/2, absolute error of e^r",
