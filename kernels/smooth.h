@@ -13,7 +13,8 @@
      gpuact_as_f32(u)     the float whose bits are the gpuact_u32 u
      gpuact_as_u32(f)     the bits of the float f as a gpuact_u32
      GPUACT_CONST_DEF     the qualifiers defining a constant table (a float
-                          array 16-byte aligned)
+                          array; 128-byte aligned where kernels read it from
+                          global memory)
      GPUACT_CONST_PTR     the qualifiers of a pointer into the tables as the
                           functions read them
      GPUACT_TAB_P, _A     the table parameter in a signature (`, type name`)
@@ -816,8 +817,7 @@ GPUACT_FN float gpuact_silu_d_fast(float x) {
     return r;
 }
 
-/* The same beyond the cell table below (|x| > 4.5, where x < 0 needs e^-z),
-   and for inf and NaN. */
+/* gpuact_gelu_tanh_d_fast beyond the table (|x| > 3.875), and for inf and NaN */
 GPUACT_FN float gpuact_sm_gelu_tanh_d_exp(float x) {
     const float w[9] = {7.524614334e-01f, -1.133962790e-08f, -2.460656881e+00f, 1.167021608e-07f, -9.991152323e-02f,
                         -4.004476935e-01f, 7.595899091e-02f, -3.048599057e-02f, 1.129523237e-02f};
@@ -986,8 +986,11 @@ GPUACT_CONST_DEF float gpuact_sm_dtabs[GPUACT_SM_DTABS_N] = {
 };
 /* end of the derivatives' tables */
 
+/* Whether y = |x| lies beyond the tables' range [0, 3.875] (or is NaN): the
+   caller's branch to the exponential's evaluation */
+GPUACT_FN int gpuact_sm_dtab_off(float y) { return gpuact_sm_rare(gpuact_as_u32(y), 0u, 0x40780000u); }
 GPUACT_FN float gpuact_sm_dtab(float x, float y, GPUACT_CONST_PTR float *tab) {
-    const float j = GPUACT_FMA(y < 3.875f ? y : 3.875f, 8.0f, 12582912.0f); /* 1.5 2^23 + k; NaN: k = 31 */
+    const float j = GPUACT_FMA(y < 3.875f ? y : 3.875f, 8.0f, 12582912.0f); /* 1.5 2^23 + k; off the range: k = 31 */
     GPUACT_CONST_PTR float *w = tab + (gpuact_as_u32(j) - 0x4b400000u);
     const float t = GPUACT_FMA(j - 12582912.0f, -0.125f, y);
     const float p = GPUACT_FMA(GPUACT_FMA(GPUACT_FMA(GPUACT_FMA(w[288], t, w[256]), t, w[224]), t, w[192]), t, w[160]);
@@ -996,17 +999,16 @@ GPUACT_FN float gpuact_sm_dtab(float x, float y, GPUACT_CONST_PTR float *tab) {
     return x > 0.0f ? 1.0f - u : u;
 }
 
-/* beyond 3.875 (and NaN) the exponential's evaluation, on a branch */
 GPUACT_FN float gpuact_gelu_erf_d_fast(float x GPUACT_TAB_P) {
     const float y = gpuact_sm_abs(x);
     float r = gpuact_sm_dtab(x, y, GPUACT_TABS + GPUACT_SM_GED);
-    if (gpuact_sm_rare(gpuact_as_u32(y), 0u, 0x40780000u)) r = gpuact_sm_gelu_erf_d_exp(x);
+    if (gpuact_sm_dtab_off(y)) r = gpuact_sm_gelu_erf_d_exp(x);
     return r;
 }
 GPUACT_FN float gpuact_gelu_tanh_d_fast(float x GPUACT_TAB_P) {
     const float y = gpuact_sm_abs(x);
     float r = gpuact_sm_dtab(x, y, GPUACT_TABS + GPUACT_SM_GTD);
-    if (gpuact_sm_rare(gpuact_as_u32(y), 0u, 0x40780000u)) r = gpuact_sm_gelu_tanh_d_exp(x);
+    if (gpuact_sm_dtab_off(y)) r = gpuact_sm_gelu_tanh_d_exp(x);
     return r;
 }
 

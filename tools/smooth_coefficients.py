@@ -190,6 +190,9 @@ def derived():
     return out
 
 
+# the block of smooth.h that tools/smooth_tables.py writes
+TABLES_BEGIN = "/* the derivatives' tables: written by tools/smooth_tables.py --write */"
+TABLES_END = "/* end of the derivatives' tables */"
 LITERAL = re.compile(r"(?<![\w.])(-?[0-9]\.[0-9]{9}e[-+][0-9]{2})f")
 
 
@@ -198,7 +201,7 @@ def file_constants(text):
     cell tables (tools/smooth_tables.py writes and checks those)."""
     out, in_tables = [], False
     for i, line in enumerate(text.splitlines(), 1):
-        in_tables = (in_tables or "written by tools/smooth_tables.py" in line) and "end of the derivatives' tables" not in line
+        in_tables = (in_tables or TABLES_BEGIN in line) and TABLES_END not in line
         for m in LITERAL.finditer(line) if not in_tables else ():
             out.append((i, float(m.group(1))))
     return out

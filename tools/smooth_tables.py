@@ -44,13 +44,11 @@ import mpmath as mp
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from smooth_coefficients import C1_TANH, C3_TANH, f32, fmt, split  # noqa: E402
+from smooth_coefficients import C1_TANH, C3_TANH, TABLES_BEGIN as BEGIN, TABLES_END as END, f32, fmt, split  # noqa: E402
 
 mp.mp.prec = 120
 CELLS, PER_UNIT, DEG = 32, 8, 5
 ROWS = 5 + DEG  # r, c0h, c0l, q0h, q0l, q1..q5
-BEGIN = "/* the derivatives' tables: written by tools/smooth_tables.py --write */"
-END = "/* end of the derivatives' tables */"
 
 
 def u_gelu(y):

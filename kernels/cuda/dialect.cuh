@@ -116,8 +116,9 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #define GPUACT_FMA(a, b, c) __fmaf_rn((a), (b), (c))
 __device__ __forceinline__ float gpuact_as_f32(gpuact_u32 u) { return __uint_as_float(u); }
 __device__ __forceinline__ gpuact_u32 gpuact_as_u32(float f) { return __float_as_uint(f); }
-/* a constant table (global memory: the threads of a warp read different rows) */
-#define GPUACT_CONST_DEF __device__ const __align__(16)
+/* a constant table in global memory, read through the L1 (the threads of a warp read different
+   cells), 128-byte aligned so that each 128-byte row of it is one cache line */
+#define GPUACT_CONST_DEF __device__ const __align__(128)
 #define GPUACT_CONST_PTR const
 /* the tables reach the smooth functions as themselves (see ../opencl/dialect.cl) */
 #define GPUACT_TAB_P

@@ -43,7 +43,7 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #define GPUACT_FMA(a, b, c) __builtin_fmaf((a), (b), (c))
 __device__ __forceinline__ float gpuact_as_f32(gpuact_u32 u) { return __builtin_bit_cast(float, u); }
 __device__ __forceinline__ gpuact_u32 gpuact_as_u32(float f) { return __builtin_bit_cast(gpuact_u32, f); }
-#define GPUACT_CONST_DEF __device__ const __attribute__((aligned(16)))
+#define GPUACT_CONST_DEF __device__ const __attribute__((aligned(128)))
 #define GPUACT_CONST_PTR const
 #define GPUACT_TAB_P
 #define GPUACT_TAB_A

@@ -19,7 +19,7 @@ typedef uint gpuact_u32;
    any work-item returns: it holds a barrier) and passes them down as the
    parameter gpuact_tab (GPUACT_TAB_P in the signatures, GPUACT_TAB_A in the
    calls). */
-#define GPUACT_CONST_DEF __constant __attribute__((aligned(16)))
+#define GPUACT_CONST_DEF __constant
 #define GPUACT_CONST_PTR __local const
 #define GPUACT_TAB_P , __local const float *gpuact_tab
 #define GPUACT_TAB_A , gpuact_tab
