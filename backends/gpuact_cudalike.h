@@ -93,6 +93,12 @@ typedef struct gpuact__gpu_api {
 #define GPUACT__CUDA_SYM_(slot, cuda, hip) GPUACT__SYM(g->api.slot, cuda),
 #define GPUACT__HIP_SYM_(slot, cuda, hip) GPUACT__SYM(g->api.slot, hip),
 
+/* The smooth kinds' row walks on a device (gpuact__gpu_rows_for) */
+typedef struct gpuact__gpu_rows {
+    const char *name; /* a part of the device's name */
+    unsigned char fwd32, fwd16, bwd32, tanh_bwd32, bwd16;
+} gpuact__gpu_rows;
+
 /* What a cudalike backend knows of its device and libraries. */
 typedef struct gpuact__gpu {
     gpuact__gpu_api api;
@@ -103,6 +109,7 @@ typedef struct gpuact__gpu {
     char arch[64];                     /* "sm_90" / "gfx90a" */
     char arch_option[96];              /* the compiler's architecture option */
     const char *rtc_options[7];        /* further compiler options (NULL: none); [2..6]: the launch shape */
+    const gpuact__gpu_rows *rows;      /* the smooth kinds' row walks on this device */
     int driver_version, rtc_version;   /* both go into the cache key */
     const char *const *const *sources[GPUACT_OP_COUNT]; /* each op's program (gpuact__join) */
     const void *fatbin;                /* precompiled module with every variant, or NULL */
@@ -151,7 +158,9 @@ typedef struct gpuact__gpu {
    bias, scale or codes) and backward from x walks (gpuact__shape's
    smooth_rows): the forward 4; the backward with a 4-byte array 1, as a
    copy, but tanh-GELU's, issue-bound, 8; the 16-bit backward 2
-   (docs/PERFORMANCE.md, "Tuning knobs"). */
+   (docs/PERFORMANCE.md, "Tuning knobs"). These are the H100's; a device
+   named in gpuact__gpu_rows_tuned takes its own row instead (unless
+   GPUACT__ROWS_BY_DEVICE is 0). */
 #ifndef GPUACT__ROWS_SMOOTH_FWD
 #define GPUACT__ROWS_SMOOTH_FWD 4
 #endif
@@ -164,10 +173,29 @@ typedef struct gpuact__gpu {
 #ifndef GPUACT__ROWS_SMOOTH_BWD16
 #define GPUACT__ROWS_SMOOTH_BWD16 2
 #endif
-static unsigned gpuact__gpu_smooth_rows(const gpuact__variant *V) {
-    if (V->op != GPUACT_OP_backward) return GPUACT__ROWS_SMOOTH_FWD;
-    if (!gpuact__arrays_4byte(V)) return GPUACT__ROWS_SMOOTH_BWD16;
-    return V->kind == GPUACT_KIND_gelu_tanh ? GPUACT__ROWS_TANH_BWD32 : GPUACT__ROWS_SMOOTH_BWD32;
+#ifndef GPUACT__ROWS_BY_DEVICE
+#define GPUACT__ROWS_BY_DEVICE 1
+#endif
+/* The H200 moves more bytes per issue slot than the H100: longer walks
+   there made the 16-bit backwards 1.025-1.06x and the f32 forwards and
+   backwards 1.015-1.018x faster (docs/PERFORMANCE.md, "Tuning knobs"). */
+static const gpuact__gpu_rows gpuact__gpu_rows_tuned[] = {
+    {"H200", 16, 4, 4, 8, 8},
+};
+static const gpuact__gpu_rows gpuact__gpu_rows_default = {
+    "", GPUACT__ROWS_SMOOTH_FWD, GPUACT__ROWS_SMOOTH_FWD, GPUACT__ROWS_SMOOTH_BWD32, GPUACT__ROWS_TANH_BWD32,
+    GPUACT__ROWS_SMOOTH_BWD16};
+static const gpuact__gpu_rows *gpuact__gpu_rows_for(const char *device_name) {
+    size_t i;
+    for (i = 0; GPUACT__ROWS_BY_DEVICE && i < sizeof gpuact__gpu_rows_tuned / sizeof gpuact__gpu_rows_tuned[0]; i++)
+        if (strstr(device_name, gpuact__gpu_rows_tuned[i].name)) return &gpuact__gpu_rows_tuned[i];
+    return &gpuact__gpu_rows_default;
+}
+static unsigned gpuact__gpu_smooth_rows(const gpuact__gpu_rows *t, const gpuact__variant *V) {
+    const int n4 = gpuact__arrays_4byte(V);
+    if (V->op != GPUACT_OP_backward) return n4 ? t->fwd32 : t->fwd16;
+    if (!n4) return t->bwd16;
+    return V->kind == GPUACT_KIND_gelu_tanh ? t->tanh_bwd32 : t->bwd32;
 }
 
 /* A launch's shape (gpuact__backend's shape): a thread takes GPUACT__UNROLL
@@ -178,7 +206,6 @@ static unsigned gpuact__gpu_smooth_rows(const gpuact__variant *V) {
 static void gpuact__gpu_shape(const gpuact_context *ctx, const gpuact__launch *L, gpuact__shape *out) {
     const gpuact__variant *V = &L->v;
     const int n4 = gpuact__arrays_4byte(V);
-    (void)ctx;
     if (V->op == GPUACT_OP_dbias)
         out->items = 1;
     else if (GPUACT_ONE_VECTOR(V->op, V->kind, V->mask, V->dbias, !n4,
@@ -191,11 +218,12 @@ static void gpuact__gpu_shape(const gpuact_context *ctx, const gpuact__launch *L
     out->block = out->fallback = (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->mask, V->dbias, n4 > 0);
     out->dbias_groups = GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA;
     out->mask_rows = GPUACT__ROWS_MASK32;
-    out->smooth_rows = gpuact__gpu_smooth_rows(V);
+    out->smooth_rows = gpuact__gpu_smooth_rows(GPUACT__GPU(ctx)->rows, V);
 }
 
 static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units) {
     ctx->units = units > 0 ? (unsigned)units : 1;
+    g->rows = gpuact__gpu_rows_for(ctx->device_name);
     ctx->dbias_slices = GPUACT_DBIAS_SLICES;
     ctx->address_handles = ctx->shifted_rows = 1;
     g->rtc_options[2] = "-DGPUACT_UNROLL=" GPUACT__STR(GPUACT__UNROLL);

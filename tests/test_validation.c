@@ -862,7 +862,8 @@ static unsigned cl_width(int op, int kind, gpuact_dtype t, size_t cols)
 }
 #endif
 #if !defined(GPUACT_NO_CUDA) || !defined(GPUACT_NO_HIP)
-static gpuact__shape cuda_shape(int op, int mask, gpuact_dtype t0, gpuact_dtype t1, gpuact_dtype t2, size_t cols)
+static gpuact__shape cuda_shape_on(const char *device, int op, int kind, int mask, gpuact_dtype t0, gpuact_dtype t1,
+                                   gpuact_dtype t2, size_t cols)
 {
     gpuact_context c;
     gpuact__gpu g;
@@ -871,10 +872,12 @@ static gpuact__shape cuda_shape(int op, int mask, gpuact_dtype t0, gpuact_dtype 
     memset(&c, 0, sizeof c);
     memset(&g, 0, sizeof g);
     memset(&L, 0, sizeof L);
+    c.impl = &g; /* as the backend's context holds it */
+    snprintf(c.device_name, sizeof c.device_name, "%s", device);
     gpuact__gpu_set_shape(&c, &g, 132);
     L.v.op = op;
-    L.v.kind = GPUACT_KIND_relu;
-    L.v.dbias = 1;
+    L.v.kind = kind;
+    L.v.dbias = op == GPUACT_OP_backward && kind == GPUACT_KIND_relu;
     L.v.mask = mask;
     L.v.t[0] = t0;
     L.v.t[1] = t1;
@@ -882,6 +885,15 @@ static gpuact__shape cuda_shape(int op, int mask, gpuact_dtype t0, gpuact_dtype 
     L.cols = cols;
     gpuact__gpu_shape(&c, &L, &sh);
     return sh;
+}
+static gpuact__shape cuda_shape(int op, int mask, gpuact_dtype t0, gpuact_dtype t1, gpuact_dtype t2, size_t cols)
+{
+    return cuda_shape_on("NVIDIA H100 80GB HBM3", op, GPUACT_KIND_relu, mask, t0, t1, t2, cols);
+}
+/* The smooth kinds' row walk (smooth_rows) of an op on a device */
+static unsigned smooth_rows_on(const char *device, int op, int kind, gpuact_dtype t)
+{
+    return cuda_shape_on(device, op, kind, 0, t, t, t, 8192).smooth_rows;
 }
 #endif
 /* Row groups per unit of the ReLU backward from the mask with the bias
@@ -1037,6 +1049,34 @@ static void internals(void)
                     dbias_groups(CL_NV, GPUACT_BF16, GPUACT_BF16, 8192) == 20 &&
                     dbias_groups(CUDA, GPUACT_F32, GPUACT_F32, 8192) == 24 &&
                     dbias_groups(CL, GPUACT_F32, GPUACT_F32, 8192) == GPUACT__DBIAS_GROUPS_PER_UNIT,
+                why);
+    snprintf(why, sizeof why, "H100: forward f32 %u bf16 %u, backward f32 %u tanh-GELU %u bf16 %u; H200: %u %u, %u %u %u",
+             smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_F32),
+             smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_BF16),
+             smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_backward, GPUACT_KIND_silu, GPUACT_F32),
+             smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_backward, GPUACT_KIND_gelu_tanh, GPUACT_F32),
+             smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_backward, GPUACT_KIND_gelu, GPUACT_BF16),
+             smooth_rows_on("NVIDIA H200", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_F32),
+             smooth_rows_on("NVIDIA H200", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_BF16),
+             smooth_rows_on("NVIDIA H200", GPUACT_OP_backward, GPUACT_KIND_silu, GPUACT_F32),
+             smooth_rows_on("NVIDIA H200", GPUACT_OP_backward, GPUACT_KIND_gelu_tanh, GPUACT_F32),
+             smooth_rows_on("NVIDIA H200", GPUACT_OP_backward, GPUACT_KIND_gelu, GPUACT_BF16));
+    expect_true("the smooth kinds' row walks: the defaults, and the H200's row of gpuact__gpu_rows_tuned by its name",
+                smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_F32) ==
+                        GPUACT__ROWS_SMOOTH_FWD &&
+                    smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_BF16) ==
+                        GPUACT__ROWS_SMOOTH_FWD &&
+                    smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_backward, GPUACT_KIND_silu, GPUACT_F32) ==
+                        GPUACT__ROWS_SMOOTH_BWD32 &&
+                    smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_backward, GPUACT_KIND_gelu_tanh, GPUACT_F32) ==
+                        GPUACT__ROWS_TANH_BWD32 &&
+                    smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_backward, GPUACT_KIND_gelu, GPUACT_BF16) ==
+                        GPUACT__ROWS_SMOOTH_BWD16 &&
+                    smooth_rows_on("NVIDIA H200", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_F32) == 16 &&
+                    smooth_rows_on("NVIDIA H200", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_BF16) == 4 &&
+                    smooth_rows_on("NVIDIA H200", GPUACT_OP_backward, GPUACT_KIND_silu, GPUACT_F32) == 4 &&
+                    smooth_rows_on("NVIDIA H200", GPUACT_OP_backward, GPUACT_KIND_gelu_tanh, GPUACT_F32) == 8 &&
+                    smooth_rows_on("NVIDIA H200", GPUACT_OP_backward, GPUACT_KIND_gelu, GPUACT_BF16) == 8,
                 why);
 #endif
 #ifndef GPUACT_NO_OPENCL
