@@ -176,9 +176,9 @@ typedef struct gpuact__gpu {
 #ifndef GPUACT__ROWS_BY_DEVICE
 #define GPUACT__ROWS_BY_DEVICE 1
 #endif
-/* The H200 moves more bytes per issue slot than the H100: longer walks
-   there made the 16-bit backwards 1.025-1.06x and the f32 forwards and
-   backwards 1.015-1.018x faster (docs/PERFORMANCE.md, "Tuning knobs"). */
+/* The H200 moves more bytes per issue slot than the H100, so a block's
+   setup weighs more there and longer walks pay (measured in
+   docs/PERFORMANCE.md, "Tuning knobs"). */
 static const gpuact__gpu_rows gpuact__gpu_rows_tuned[] = {
     {"H200", 16, 4, 4, 8, 8},
 };

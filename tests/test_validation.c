@@ -1050,34 +1050,30 @@ static void internals(void)
                     dbias_groups(CUDA, GPUACT_F32, GPUACT_F32, 8192) == 24 &&
                     dbias_groups(CL, GPUACT_F32, GPUACT_F32, 8192) == GPUACT__DBIAS_GROUPS_PER_UNIT,
                 why);
-    snprintf(why, sizeof why, "H100: forward f32 %u bf16 %u, backward f32 %u tanh-GELU %u bf16 %u; H200: %u %u, %u %u %u",
-             smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_F32),
-             smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_BF16),
-             smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_backward, GPUACT_KIND_silu, GPUACT_F32),
-             smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_backward, GPUACT_KIND_gelu_tanh, GPUACT_F32),
-             smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_backward, GPUACT_KIND_gelu, GPUACT_BF16),
-             smooth_rows_on("NVIDIA H200", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_F32),
-             smooth_rows_on("NVIDIA H200", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_BF16),
-             smooth_rows_on("NVIDIA H200", GPUACT_OP_backward, GPUACT_KIND_silu, GPUACT_F32),
-             smooth_rows_on("NVIDIA H200", GPUACT_OP_backward, GPUACT_KIND_gelu_tanh, GPUACT_F32),
-             smooth_rows_on("NVIDIA H200", GPUACT_OP_backward, GPUACT_KIND_gelu, GPUACT_BF16));
-    expect_true("the smooth kinds' row walks: the defaults, and the H200's row of gpuact__gpu_rows_tuned by its name",
-                smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_F32) ==
-                        GPUACT__ROWS_SMOOTH_FWD &&
-                    smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_BF16) ==
-                        GPUACT__ROWS_SMOOTH_FWD &&
-                    smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_backward, GPUACT_KIND_silu, GPUACT_F32) ==
-                        GPUACT__ROWS_SMOOTH_BWD32 &&
-                    smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_backward, GPUACT_KIND_gelu_tanh, GPUACT_F32) ==
-                        GPUACT__ROWS_TANH_BWD32 &&
-                    smooth_rows_on("NVIDIA H100 80GB HBM3", GPUACT_OP_backward, GPUACT_KIND_gelu, GPUACT_BF16) ==
-                        GPUACT__ROWS_SMOOTH_BWD16 &&
-                    smooth_rows_on("NVIDIA H200", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_F32) == 16 &&
-                    smooth_rows_on("NVIDIA H200", GPUACT_OP_forward, GPUACT_KIND_gelu, GPUACT_BF16) == 4 &&
-                    smooth_rows_on("NVIDIA H200", GPUACT_OP_backward, GPUACT_KIND_silu, GPUACT_F32) == 4 &&
-                    smooth_rows_on("NVIDIA H200", GPUACT_OP_backward, GPUACT_KIND_gelu_tanh, GPUACT_F32) == 8 &&
-                    smooth_rows_on("NVIDIA H200", GPUACT_OP_backward, GPUACT_KIND_gelu, GPUACT_BF16) == 8,
-                why);
+    {
+        /* each device's walk for forward f32, forward bf16, backward f32, tanh-GELU's f32 backward, backward bf16 */
+        static const int ops[5] = {GPUACT_OP_forward, GPUACT_OP_forward, GPUACT_OP_backward, GPUACT_OP_backward,
+                                   GPUACT_OP_backward};
+        static const int kinds[5] = {GPUACT_KIND_gelu, GPUACT_KIND_gelu, GPUACT_KIND_silu, GPUACT_KIND_gelu_tanh,
+                                     GPUACT_KIND_gelu};
+        static const gpuact_dtype dts[5] = {GPUACT_F32, GPUACT_BF16, GPUACT_F32, GPUACT_F32, GPUACT_BF16};
+        const gpuact__gpu_rows *h200 = &gpuact__gpu_rows_tuned[0];
+        const unsigned want[2][5] = {{GPUACT__ROWS_SMOOTH_FWD, GPUACT__ROWS_SMOOTH_FWD, GPUACT__ROWS_SMOOTH_BWD32,
+                                      GPUACT__ROWS_TANH_BWD32, GPUACT__ROWS_SMOOTH_BWD16},
+                                     {h200->fwd32, h200->fwd16, h200->bwd32, h200->tanh_bwd32, h200->bwd16}};
+        const char *devices[2] = {"NVIDIA H100 80GB HBM3", "NVIDIA H200"};
+        unsigned got[2][5];
+        int d, i, ok = !strcmp(h200->name, "H200");
+        for (d = 0; d < 2; d++)
+            for (i = 0; i < 5; i++) {
+                got[d][i] = smooth_rows_on(devices[d], ops[i], kinds[i], dts[i]);
+                ok = ok && got[d][i] == want[d][i];
+            }
+        snprintf(why, sizeof why, "H100: %u %u %u %u %u; H200: %u %u %u %u %u", got[0][0], got[0][1], got[0][2],
+                 got[0][3], got[0][4], got[1][0], got[1][1], got[1][2], got[1][3], got[1][4]);
+        expect_true("the smooth kinds' row walks: the defaults, and the H200's row of gpuact__gpu_rows_tuned by its name",
+                    ok, why);
+    }
 #endif
 #ifndef GPUACT_NO_OPENCL
     snprintf(why, sizeof why, "f32 over 8192 / 16384 / 4096 / 12288 / 1000 / 8 columns: %u %u %u %u %u %u; bf16: %u",
