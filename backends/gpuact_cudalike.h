@@ -97,9 +97,11 @@ typedef struct gpuact__gpu_api {
 typedef struct gpuact__gpu_rows {
     const char *name; /* a part of the device's name */
     unsigned char fwd32, fwd16, bwd32, tanh_bwd32, bwd16;
+    unsigned char lut16; /* the bf16 lookup (kernels/contract.h, GPUACT_LUT16_VARIANT) */
 } gpuact__gpu_rows;
 
 /* What a cudalike backend knows of its device and libraries. */
+#define GPUACT__RTC_OPTIONS 8
 typedef struct gpuact__gpu {
     gpuact__gpu_api api;
     void *libs[2];                     /* driver, compiler (dlclose on destroy; NULL: loaded once per process) */
@@ -108,7 +110,7 @@ typedef struct gpuact__gpu {
     int device;                        /* ordinal */
     char arch[64];                     /* "sm_90" / "gfx90a" */
     char arch_option[96];              /* the compiler's architecture option */
-    const char *rtc_options[7];        /* further compiler options (NULL: none); [2..6]: the launch shape */
+    const char *rtc_options[GPUACT__RTC_OPTIONS]; /* further compiler options (NULL: none); [2..6]: the launch shape, [7]: the lookup */
     const gpuact__gpu_rows *rows;      /* the smooth kinds' row walks on this device */
     int driver_version, rtc_version;   /* both go into the cache key */
     const char *const *const *sources[GPUACT_OP_COUNT]; /* each op's program (gpuact__join) */
@@ -180,11 +182,11 @@ typedef struct gpuact__gpu {
    setup weighs more there and longer walks pay (measured in
    docs/PERFORMANCE.md, "Tuning knobs"). */
 static const gpuact__gpu_rows gpuact__gpu_rows_tuned[] = {
-    {"H200", 16, 4, 4, 8, 8},
+    {"H200", 16, 4, 4, 8, 8, 1},
 };
 static const gpuact__gpu_rows gpuact__gpu_rows_default = {
     "", GPUACT__ROWS_SMOOTH_FWD, GPUACT__ROWS_SMOOTH_FWD, GPUACT__ROWS_SMOOTH_BWD32, GPUACT__ROWS_TANH_BWD32,
-    GPUACT__ROWS_SMOOTH_BWD16};
+    GPUACT__ROWS_SMOOTH_BWD16, 0};
 static const gpuact__gpu_rows *gpuact__gpu_rows_for(const char *device_name) {
     size_t i;
     for (i = 0; GPUACT__ROWS_BY_DEVICE && i < sizeof gpuact__gpu_rows_tuned / sizeof gpuact__gpu_rows_tuned[0]; i++)
@@ -231,6 +233,7 @@ static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units
     g->rtc_options[4] = "-DGPUACT_MIN_BLOCKS_GENERAL=" GPUACT__STR(GPUACT__MIN_BLOCKS_GENERAL);
     g->rtc_options[5] = "-DGPUACT_BLOCK=" GPUACT__STR(GPUACT_BLOCK);
     g->rtc_options[6] = "-DGPUACT_EVICT_FIRST16=" GPUACT__STR(GPUACT__EVICT_FIRST16);
+    g->rtc_options[7] = g->rows->lut16 ? "-DGPUACT_LUT16=1" : NULL;
 }
 
 static gpuact_result gpuact__gpu_fail(const gpuact__gpu *g, int err, const char *what) {
@@ -571,7 +574,7 @@ static gpuact_result gpuact__gpu_compile(const gpuact__gpu *g, const char *src, 
    a fresh build. Called with ctx->lock held and the context current. */
 static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, const gpuact__launch *L, void **fn) {
     char name[GPUACT__NAME_MAX], defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX];
-    const char *opts[GPUACT__DEFINES + 8];
+    const char *opts[1 + GPUACT__DEFINES + GPUACT__RTC_OPTIONS]; /* the architecture, the variant's, the backend's */
     char *src = NULL;
     int e, i, nopts = 0, v = gpuact__variant_index(&L->v);
     gpuact_result r = GPUACT_SUCCESS;
@@ -594,6 +597,23 @@ static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, cons
     if (r != GPUACT_SUCCESS) return r;
     e = g->api.module_get_function(fn, g->modules[v], name);
     return e ? gpuact__gpu_fail(g, e, name) : GPUACT_SUCCESS;
+}
+
+/* A bf16 variant that looks its results up (kernels/contract.h, GPUACT_LUT16_VARIANT): its
+   module's table, filled by the module's gpuact_lut16_fill on s and waited for, before any launch can
+   read it. Every other variant, and the precompiled module (built without the lookup), has none. */
+static gpuact_result gpuact__gpu_lut16_fill(gpuact__gpu *g, const gpuact__launch *L, void *s) {
+    const gpuact__variant *V = &L->v;
+    void *fill = NULL;
+    int e;
+    if (!g->rows->lut16 || g->fatbin ||
+        !GPUACT_LUT16_VARIANT(V->op, V->kind, V->mask, V->dbias, V->fromx, V->precise, (int)V->t[0], (int)V->t[1], (int)V->t[2]))
+        return GPUACT_SUCCESS;
+    if ((e = g->api.module_get_function(&fill, g->modules[gpuact__variant_index(V)], "gpuact_lut16_fill")) ||
+        (e = g->api.launch(fill, GPUACT_LUT16_SPAN / 4 / 128, 1, 1, 128, 1, 1, 0, s, NULL, NULL)) ||
+        (e = g->api.stream_sync(s)))
+        return gpuact__gpu_fail(g, e, "filling the bf16 lookup's table");
+    return GPUACT_SUCCESS;
 }
 
 /* ---- >>vtable entries ----------------------------------------------------------- */
@@ -691,7 +711,8 @@ static gpuact_result gpuact__gpu_launch(gpuact_context *ctx, gpuact_stream s, co
     fn = GPUACT__LOAD_ACQUIRE(&g->functions[v]);
     if (!fn) { /* first use: build under the lock, publish once done */
         pthread_mutex_lock(&ctx->lock);
-        if (!(fn = g->functions[v]) && (r = gpuact__gpu_build(ctx, g, L, &fn)) == GPUACT_SUCCESS)
+        if (!(fn = g->functions[v]) && (r = gpuact__gpu_build(ctx, g, L, &fn)) == GPUACT_SUCCESS &&
+            (r = gpuact__gpu_lut16_fill(g, L, s)) == GPUACT_SUCCESS)
             GPUACT__STORE_RELEASE(&g->functions[v], fn);
         pthread_mutex_unlock(&ctx->lock);
     }

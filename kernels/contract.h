@@ -180,6 +180,28 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
 #define GPUACT_CL_BLOCK_WIDE 768
 #endif
 #define GPUACT_TRANSCENDENTAL_KINDS ((1u << GPUACT_KIND_gelu) | (1u << GPUACT_KIND_gelu_tanh) | (1u << GPUACT_KIND_silu))
+/* CUDA/HIP, where the host passes -DGPUACT_LUT16 (its device's row of
+   backends/gpuact_cudalike.h asks for it): the elementwise bf16 forward of
+   GELU, tanh-GELU and SiLU (default evaluation, no mask), and their
+   elementwise backward from x (no bias gradient), look their results, and
+   the derivative, up. A bf16 x has few values: the module keeps the result
+   (or the f32 derivative) of every x with 2^-12 <= |x| < 16, [sign][key],
+   key = (bits & 0x7fff) - GPUACT_LUT16_LO < GPUACT_LUT16_SPAN, computed once
+   by its gpuact_lut16_fill kernel with the kernel's own functions (so the
+   same bits); each block copies it to shared memory. Other x take the
+   word path. */
+#define GPUACT_LUT16_LO 0x3980u
+#define GPUACT_LUT16_SPAN 2048u
+/* bf16 bits b: its key, whether it is in the table, its entry ([sign][key]: the sign, bit 15, to bit 11; in
+   the table for any b, so a lookup needs no test first); and the bits of entry e */
+#define GPUACT_LUT16_KEY(b) (((b) & 0x7fffu) - GPUACT_LUT16_LO)
+#define GPUACT_LUT16_IN(b) (GPUACT_LUT16_KEY(b) < GPUACT_LUT16_SPAN)
+#define GPUACT_LUT16_ENTRY(b) ((GPUACT_LUT16_KEY(b) & (GPUACT_LUT16_SPAN - 1u)) | (((b) >> 4) & GPUACT_LUT16_SPAN))
+#define GPUACT_LUT16_BITS(e) ((((e) & (GPUACT_LUT16_SPAN - 1u)) + GPUACT_LUT16_LO) | (((e) & GPUACT_LUT16_SPAN) << 4))
+#define GPUACT_LUT16_VARIANT(op, kind, mask, dbias, fromx, precise, t0, t1, t2)                                   \
+    (((op) == GPUACT_OP_forward || ((op) == GPUACT_OP_backward && (fromx) && !(dbias))) &&                         \
+     ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && !(mask) && !(precise) && (t0) == GPUACT_DT_bf16 &&        \
+     (t1) == GPUACT_DT_bf16 && (t2) == GPUACT_DT_bf16)
 #define GPUACT_CL_NV_BLOCK(op, kind, select, mask, dbias, some_4byte, all_4byte)                                   \
     (!((op) == GPUACT_OP_forward || (op) == GPUACT_OP_backward) ? GPUACT_BLOCK                                      \
      : !(some_4byte)                                            ? ((dbias) ? GPUACT_BLOCK : GPUACT_BLOCK_SMALL)     \

@@ -67,6 +67,7 @@ int main(int argc, char **argv) {
     g.api.name = "cuda";
     g.rtc_options[0] = gpuact__cuda_rtc_options[0]; /* the backend's own options and sources */
     g.rtc_options[1] = gpuact__cuda_rtc_options[1];
+    g.rtc_options[7] = "-DGPUACT_LUT16=1"; /* the bf16 forwards' lookup, where a device's row asks for it */
 #define RTC_PROGRAM_(name, short_name) g.sources[GPUACT_OP_##name] = gpuact__cuda_##name;
     GPUACT_OPS(RTC_PROGRAM_)
     {

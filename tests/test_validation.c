@@ -890,6 +890,21 @@ static gpuact__shape cuda_shape(int op, int mask, gpuact_dtype t0, gpuact_dtype 
 {
     return cuda_shape_on("NVIDIA H100 80GB HBM3", op, GPUACT_KIND_relu, mask, t0, t1, t2, cols);
 }
+/* The bf16 lookup's indexing (kernels/contract.h, GPUACT_LUT16_*), over every bf16 pattern: a pattern is
+   in the table iff its magnitude lies in [2^-12, 16), and then its entry holds that pattern (the fill
+   kernel evaluates GPUACT_LUT16_BITS of each entry); every entry is in the table; returns the patterns
+   that break it. */
+static unsigned lut16_index_errors(void)
+{
+    unsigned b, bad = 0;
+    for (b = 0; b < 65536u; b++) {
+        const unsigned m = b & 0x7fffu; /* 2^-12 is 0x3980, 16 is 0x4180 */
+        const int in = m >= 0x3980u && m < 0x4180u;
+        bad += GPUACT_LUT16_ENTRY(b) >= 2u * GPUACT_LUT16_SPAN || (GPUACT_LUT16_IN(b) != 0) != in ||
+               (in && GPUACT_LUT16_BITS(GPUACT_LUT16_ENTRY(b)) != b);
+    }
+    return bad;
+}
 /* The smooth kinds' row walk (smooth_rows) of an op on a device */
 static unsigned smooth_rows_on(const char *device, int op, int kind, gpuact_dtype t)
 {
@@ -1074,6 +1089,9 @@ static void internals(void)
         expect_true("the smooth kinds' row walks: the defaults, and the H200's row of gpuact__gpu_rows_tuned by its name",
                     ok, why);
     }
+    snprintf(why, sizeof why, "%u of 65536 bf16 patterns misplaced", lut16_index_errors());
+    expect_true("the bf16 lookup's table holds every pattern of its range at the entry a lookup reads",
+                lut16_index_errors() == 0, why);
 #endif
 #ifndef GPUACT_NO_OPENCL
     snprintf(why, sizeof why, "f32 over 8192 / 16384 / 4096 / 12288 / 1000 / 8 columns: %u %u %u %u %u %u; bf16: %u",

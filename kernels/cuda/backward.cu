@@ -55,6 +55,46 @@ __device__ __forceinline__ gpuact_u32 gpuact_bwd_elem(gpuact_u32 dy, bool pass, 
     return gpuact_kind_slope(KIND) ? gpuact_fromf<DX>(gpuact_blocked_grad(KIND, gs, slope)) : 0u;
 }
 
+/* The bf16 lookup of the derivative (../contract.h, GPUACT_LUT16_VARIANT): the
+   module's table of act'(x) and its fill kernel (the host launches it once). */
+#if defined(GPUACT_LUT16) && defined(GPUACT_NAME)
+#define GPUACT_LUT16_ON 1
+__device__ float gpuact_lut16_grad[2 * GPUACT_LUT16_SPAN];
+__device__ __forceinline__ float gpuact_lut16_g(gpuact_u32 i) { return gpuact_lut16_grad[i]; }
+template <class S, int KIND, int MASK, int DBIAS, int FROMX, int PRECISE>
+__device__ __forceinline__ void gpuact_lut16_fill_() {
+    const gpuact_u32 e = blockIdx.x * blockDim.x + threadIdx.x; /* entries 8e to 8e + 7 */
+    if (!GPUACT_LUT16_VARIANT(GPUACT_OP_backward, KIND, MASK, DBIAS, FROMX, PRECISE, S::id, S::id, S::id) ||
+        e >= GPUACT_LUT16_SPAN / 4)
+        return;
+#pragma unroll
+    for (gpuact_u32 k = 0; k < 8; k++) /* as gpuact_bwd_words_vec (../act.h) evaluates it */
+        gpuact_lut16_grad[8u * e + k] =
+            gpuact_grad(KIND, gpuact_lo2f(S::id, GPUACT_LUT16_BITS(8u * e + k)), gpuact_eval(2, PRECISE) GPUACT_TAB_A);
+}
+extern "C" __global__ void gpuact_lut16_fill() {
+    gpuact_lut16_fill_<GPUACT_T2, GPUACT_KIND, GPUACT_MASK, GPUACT_DBIAS, GPUACT_FROMX, GPUACT_PRECISE>();
+}
+#else
+#define GPUACT_LUT16_ON 0
+__device__ __forceinline__ float gpuact_lut16_g(gpuact_u32 i) { return 0.0f * i; }
+#endif
+/* dx's 4 words of bf16 from dy's and x's, act'(x) looked up in t (shared memory); whether an x lies
+   outside the table's range */
+__device__ __forceinline__ bool gpuact_lut16_bwd(const gpuact_u32 (&dy)[4], const gpuact_u32 (&x)[4], gpuact_u32 (&dx)[4],
+                                                 const float *t) {
+    gpuact_u32 out = 0u;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const gpuact_u32 lo = x[j] & 0xffffu, hi = x[j] >> 16;
+        float gl, gh;
+        out |= !GPUACT_LUT16_IN(lo) | !GPUACT_LUT16_IN(hi);
+        gpuact_unpack2_dt(GPUACT_DT_bf16, dy[j], &gl, &gh);
+        dx[j] = gpuact_pack2_dt(GPUACT_DT_bf16, 1, gl * t[GPUACT_LUT16_ENTRY(lo)], gh * t[GPUACT_LUT16_ENTRY(hi)]);
+    }
+    return out != 0u;
+}
+
 /* One vector's dx from dy, the region's source s (its bits) or the mask
    bits, and the bias (FROMX). PAIRS: every array 16-bit, the first 4
    entries of dy, s and dx are words of two elements. */
@@ -140,6 +180,16 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
         __syncthreads();
         lv = sl;
     }
+    /* the bf16 lookup: the module's table of act' to shared memory (16 KiB), for the elementwise backward */
+    enum { LUT = GPUACT_LUT16_ON && GPUACT_LUT16_VARIANT(GPUACT_OP_backward, KIND, FROM_MASK, DBIAS, FROMX, PRECISE, DY::id,
+                                                         DX::id, S::id) };
+    const float *lut = 0;
+    if (LUT && !has_bias && !do_scale) {
+        __shared__ float lg[LUT ? 2 * GPUACT_LUT16_SPAN : 1];
+        for (gpuact_u32 i = threadIdx.x; i < 2 * GPUACT_LUT16_SPAN; i += W) lg[i] = gpuact_lut16_g(i);
+        __syncthreads();
+        lut = lg;
+    }
     float acc[U][VEC], b[U][VEC];
 #pragma unroll
     for (int u = 0; u < U; u++) {
@@ -179,7 +229,10 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
                 if (!FULL && c0 >= cols) continue;
                 if (CODES)
                     gpuact_bwd_codes<DY, DX, VEC>(dy[u], bits[u], slot, lv, do_scale, scale, dx[u]);
-                else
+                /* the word path where an x lies outside the table's range (or there is no table) */
+                else if (!LUT || !lut ||
+                         gpuact_lut16_bwd(reinterpret_cast<const gpuact_u32(&)[4]>(dy[u]), reinterpret_cast<const gpuact_u32(&)[4]>(s[u]),
+                                          reinterpret_cast<gpuact_u32(&)[4]>(dx[u]), lut))
                     gpuact_bwd_vec<DY, DX, S, KIND, PRECISE, FROM_MASK, SELECT, FROMX, VEC>(dy[u], s[u], FROM_MASK ? bits[u] : 0u, b[u],
                                                                                  has_bias, do_scale, scale, slope, ceiling,
                                                                                  lower, cbits, lbits, dx[u]);

@@ -15,6 +15,44 @@
 /* the few-bit boundaries, [table][bits - 1][16] */
 __constant__ float gpuact_fewbit_bounds[] = GPUACT_FEWBIT_BOUNDS;
 
+/* The bf16 lookup (../contract.h, GPUACT_LUT16_VARIANT): the module's table,
+   two results to a word, and its fill kernel (the host launches it once). */
+#if defined(GPUACT_LUT16) && defined(GPUACT_NAME)
+#define GPUACT_LUT16_ON 1
+__device__ gpuact_u32 gpuact_lut16_tab[GPUACT_LUT16_SPAN];
+__device__ __forceinline__ gpuact_u32 gpuact_lut16_word(gpuact_u32 i) { return gpuact_lut16_tab[i]; }
+#else
+#define GPUACT_LUT16_ON 0
+__device__ __forceinline__ gpuact_u32 gpuact_lut16_word(gpuact_u32 i) { return 0u * i; }
+#endif
+#if GPUACT_LUT16_ON
+template <class X, int KIND, int MASK, int PRECISE>
+__device__ __forceinline__ void gpuact_lut16_fill_() {
+    const gpuact_u32 i = blockIdx.x * blockDim.x + threadIdx.x; /* entries 8i to 8i + 7 */
+    gpuact_u32 x[4], y[4], bw[4] = {0u, 0u, 0u, 0u};
+    if (!GPUACT_LUT16_VARIANT(GPUACT_OP_forward, KIND, MASK, 0, 0, PRECISE, X::id, X::id, X::id) || i >= GPUACT_LUT16_SPAN / 4)
+        return;
+#pragma unroll
+    for (int j = 0; j < 4; j++) x[j] = GPUACT_LUT16_BITS(8u * i + 2u * j) | GPUACT_LUT16_BITS(8u * i + 2u * j + 1u) << 16;
+    gpuact_fwd_words(KIND, PRECISE, X::id, X::id, X::id, 0, GPUACT_F_RAW, x, bw, y, 0, GPUACT_F_RAW, 1.0f, 0.0f, 0.0f, 0.0f,
+                     0u, 0u);
+#pragma unroll
+    for (int j = 0; j < 4; j++) gpuact_lut16_tab[4u * i + j] = y[j];
+}
+extern "C" __global__ void gpuact_lut16_fill() { gpuact_lut16_fill_<GPUACT_T0, GPUACT_KIND, GPUACT_MASK, GPUACT_PRECISE>(); }
+#endif
+/* x's 4 words of bf16 looked up in t (the table in shared memory); whether an x lies outside its range */
+__device__ __forceinline__ bool gpuact_lut16_words(const gpuact_u32 (&x)[4], gpuact_u32 (&y)[4], const unsigned short *t) {
+    gpuact_u32 out = 0u;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const gpuact_u32 lo = x[j] & 0xffffu, hi = x[j] >> 16;
+        out |= !GPUACT_LUT16_IN(lo) | !GPUACT_LUT16_IN(hi);
+        y[j] = (gpuact_u32)t[GPUACT_LUT16_ENTRY(lo)] | (gpuact_u32)t[GPUACT_LUT16_ENTRY(hi)] << 16;
+    }
+    return out != 0u;
+}
+
 /* The rows of one thread's columns (the main loop of forward). FL >= 0: the
    run-time flags as a constant, so the 16-bit general path (bias, scale, the
    NaN rule: per-word choices) has no branch inside the loop; forward picks
@@ -30,9 +68,11 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                                                 float slope, float ceiling, float lower, gpuact_u32 cbits,
                                                 gpuact_u32 lbits, const unsigned char *bias, bool has_bias_,
                                                 gpuact_u64 v0, gpuact_u64 shift, bool aligned, const float *bnd,
-                                                int nb_) {
+                                                int nb_, const unsigned short *lut) {
     enum { U = GPUACT_UNROLL, PAIRS = VEC == 8, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0, VEC == 4) };
     enum { CODES = MASK && !((GPUACT_SELECT_KINDS >> KIND) & 1u) }; /* ../contract.h: a smooth kind's mask */
+    enum { LUT = GPUACT_LUT16_ON && FL == GPUACT_F_RAW &&
+                 GPUACT_LUT16_VARIANT(GPUACT_OP_forward, KIND, MASK, 0, 0, PRECISE, X::id, Y::id, B::id) };
     const int nb = NB ? NB : nb_, slot = GPUACT_CODE_SLOT(nb);
     /* b <= 2: the three boundaries (NaN past the 2^b - 1) and the Horner base in registers, read once */
     const float b3[3] = {CODES ? bnd[0] : 0.0f, CODES ? bnd[1] : 0.0f, CODES ? bnd[2] : 0.0f};
@@ -59,7 +99,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
     /* PF: the 16-bit elementwise forward of GELU and SiLU (no bias, scale 1) loads the block's
        next row before working on this one, so its loads are in flight while it computes (not
        tanh-GELU's: its longer chain at the register limit ran slower, docs/PERFORMANCE.md) */
-    enum { PF = PAIRS && FL == GPUACT_F_RAW && KIND != GPUACT_KIND_gelu_tanh };
+    enum { PF = PAIRS && FL == GPUACT_F_RAW && KIND != GPUACT_KIND_gelu_tanh && !LUT };
     gpuact_u32 xn[U][VEC];
     const auto prefetch = [&](gpuact_u64 r) {
 #pragma unroll
@@ -121,8 +161,11 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                 } else
 #endif
                 if (PAIRS) {
-                    bits[u] = gpuact_fwd_words(KIND, PRECISE, X::id, Y::id, B::id, SELECT, FL, x[u], bw[u], y[u], has_bias, flags,
-                                               scale, slope, ceiling, lower, cbits * 0x00010001u, lbits * 0x00010001u);
+                    /* the word path where an x lies outside the table's range (or there is no table) */
+                    if (!LUT || gpuact_lut16_words(reinterpret_cast<const gpuact_u32(&)[4]>(x[u]),
+                                                   reinterpret_cast<gpuact_u32(&)[4]>(y[u]), lut))
+                        bits[u] = gpuact_fwd_words(KIND, PRECISE, X::id, Y::id, B::id, SELECT, FL, x[u], bw[u], y[u], has_bias,
+                                                   flags, scale, slope, ceiling, lower, cbits * 0x00010001u, lbits * 0x00010001u);
                     gpuact_store_words<Y>(yr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(y[u]));
                 } else {
                     bits[u] = gpuact_fwd_elems(KIND, PRECISE, X::id, Y::id, SELECT, FL, VEC, x[u], b[u], y[u], has_bias, flags,
@@ -175,6 +218,15 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
         bnd = sb;
     }
     const bool has_bias = !SELECT && (flags & GPUACT_F_BIAS);
+    /* the bf16 lookup: the module's table to shared memory (8 KiB) */
+    enum { LUT = GPUACT_LUT16_ON && GPUACT_LUT16_VARIANT(GPUACT_OP_forward, KIND, MASK, 0, 0, PRECISE, X::id, Y::id, B::id) };
+    const unsigned short *lut = 0;
+    if (LUT && flags == GPUACT_F_RAW) {
+        __shared__ gpuact_u32 lw[LUT ? GPUACT_LUT16_SPAN : 1];
+        for (gpuact_u32 i = threadIdx.x; i < GPUACT_LUT16_SPAN; i += BLK) lw[i] = gpuact_lut16_word(i);
+        __syncthreads();
+        lut = reinterpret_cast<const unsigned short *>(lw);
+    }
     /* the rows' layout (../contract.h): a view offset by a few elements
        has its vectors from the first aligned element, and thread 0 of each
        row's first block takes the head */
@@ -188,7 +240,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
 #define GPUACT_FWD_ROWS_FULL_(fl, f, nbk)                                                                           \
     gpuact_fwd_rows<X, Y, B, KIND, PRECISE, MASK, SELECT, fl, VEC, f, nbk>(in, out, mask, rows, cols, ld_in, ld_out, mask_ld, flags, \
                                                              scale, slope, ceiling, lower, cbits, lbits, bias, has_bias, \
-                                                             v0, shift, aligned, bnd, nb)
+                                                             v0, shift, aligned, bnd, nb, lut)
 #define GPUACT_FWD_ROWS_(fl)                      \
     if (full) GPUACT_FWD_ROWS_FULL_(fl, 1, 0);    \
     else GPUACT_FWD_ROWS_FULL_(fl, 0, 0)
