@@ -46,6 +46,7 @@ typedef struct gpuact__gpu_api {
     int (*event_query)(void *ev);                           /* 0: done; 600: not yet (both APIs) */
     int (*stream_wait_event)(void *stream, void *ev, unsigned flags);
     int (*mem_range)(void **base, size_t *size, void *ptr); /* the allocation holding ptr */
+    int (*func_set_attribute)(void *fn, int attr, int value); /* attr: GPUACT__GPU_MAX_DYNAMIC_SHARED */
     const char *(*error_name)(int err); /* never NULL */
     /* run-time compiler */
     int (*rtc_create)(void **prog, const char *src, const char *name, int nheaders, const char *const *headers,
@@ -58,6 +59,9 @@ typedef struct gpuact__gpu_api {
     int (*rtc_destroy)(void **prog);
     const char *(*rtc_error_string)(int err);
 } gpuact__gpu_api;
+
+/* the function attribute of the most dynamic shared memory a launch may ask for (8 in both APIs) */
+#define GPUACT__GPU_MAX_DYNAMIC_SHARED 8
 
 /* The entry points both vendor APIs have, in one list: X(slot in
    gpuact__gpu_api, CUDA's name, HIP's name). Each backend's loader takes
@@ -80,7 +84,8 @@ typedef struct gpuact__gpu_api {
     X(event_destroy, "cuEventDestroy_v2", "hipEventDestroy")                           \
     X(event_query, "cuEventQuery", "hipEventQuery")                                    \
     X(stream_wait_event, "cuStreamWaitEvent", "hipStreamWaitEvent")                    \
-    X(mem_range, "cuMemGetAddressRange_v2", "hipMemGetAddressRange")
+    X(mem_range, "cuMemGetAddressRange_v2", "hipMemGetAddressRange")                   \
+    X(func_set_attribute, "cuFuncSetAttribute", "hipFuncSetAttribute")
 #define GPUACT__GPU_RTC_SYMBOLS(X)                                                     \
     X(rtc_create, "nvrtcCreateProgram", "hiprtcCreateProgram")                         \
     X(rtc_compile, "nvrtcCompileProgram", "hiprtcCompileProgram")                      \
@@ -175,6 +180,11 @@ typedef struct gpuact__gpu {
 #ifndef GPUACT__ROWS_SMOOTH_BWD16
 #define GPUACT__ROWS_SMOOTH_BWD16 2
 #endif
+/* f16's lookup (kernels/contract.h, GPUACT_LUT16_BLOCK_F16): its blocks load a 48 or 96 KiB table, and
+   longer walks spread that over more rows */
+#ifndef GPUACT__ROWS_LUT_F16
+#define GPUACT__ROWS_LUT_F16 16
+#endif
 #ifndef GPUACT__ROWS_BY_DEVICE
 #define GPUACT__ROWS_BY_DEVICE 1
 #endif
@@ -200,6 +210,14 @@ static unsigned gpuact__gpu_smooth_rows(const gpuact__gpu_rows *t, const gpuact_
     return V->kind == GPUACT_KIND_gelu_tanh ? t->tanh_bwd32 : t->bwd32;
 }
 
+/* Whether a variant looks its results up on this device (kernels/contract.h, GPUACT_LUT16_VARIANT): the
+   device's row asks for it, and the variant has a module of its own (the precompiled one has no table). */
+static int gpuact__gpu_lut16(const gpuact__gpu *g, const gpuact__variant *V) {
+    return g->rows->lut16 && !g->fatbin &&
+           GPUACT_LUT16_VARIANT(V->op, V->kind, V->mask, V->dbias, V->fromx, V->precise, (int)V->t[0], (int)V->t[1],
+                                (int)V->t[2]);
+}
+
 /* A launch's shape (gpuact__backend's shape): a thread takes GPUACT__UNROLL
    16-byte vectors of GPUACT_VEC elements, one where GPUACT_ONE_VECTOR says,
    GPUACT_GLU16_UNROLL in the gated forward with every array 16-bit; a
@@ -218,9 +236,11 @@ static void gpuact__gpu_shape(const gpuact_context *ctx, const gpuact__launch *L
     else
         out->items = GPUACT_VEC(!n4) * GPUACT__UNROLL;
     out->block = out->fallback = (unsigned)GPUACT_VARIANT_BLOCK(V->op, V->mask, V->dbias, n4 > 0);
+    if (gpuact__gpu_lut16(GPUACT__GPU(ctx), V)) out->block = out->fallback = GPUACT_LUT16_BLOCK((int)V->t[0], out->block);
     out->dbias_groups = GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA;
     out->mask_rows = GPUACT__ROWS_MASK32;
     out->smooth_rows = gpuact__gpu_smooth_rows(GPUACT__GPU(ctx)->rows, V);
+    if (gpuact__gpu_lut16(GPUACT__GPU(ctx), V) && V->t[0] == GPUACT_F16) out->smooth_rows = GPUACT__ROWS_LUT_F16;
 }
 
 static void gpuact__gpu_set_shape(gpuact_context *ctx, gpuact__gpu *g, int units) {
@@ -599,20 +619,19 @@ static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, cons
     return e ? gpuact__gpu_fail(g, e, name) : GPUACT_SUCCESS;
 }
 
-/* A bf16 variant that looks its results up (kernels/contract.h, GPUACT_LUT16_VARIANT): its
-   module's table, filled by the module's gpuact_lut16_fill on s and waited for, before any launch can
-   read it. Every other variant, and the precompiled module (built without the lookup), has none. */
-static gpuact_result gpuact__gpu_lut16_fill(gpuact__gpu *g, const gpuact__launch *L, void *s) {
-    const gpuact__variant *V = &L->v;
+/* A variant that looks its results up (gpuact__gpu_lut16): its module's table, filled by the module's
+   gpuact_lut16_fill on s and waited for, and its kernel allowed the table's shared memory, before any
+   launch can read it. */
+static gpuact_result gpuact__gpu_lut16_fill(gpuact__gpu *g, const gpuact__launch *L, void *fn, void *s) {
+    const int dt = (int)L->v.t[0];
     void *fill = NULL;
     int e;
-    if (!g->rows->lut16 || g->fatbin ||
-        !GPUACT_LUT16_VARIANT(V->op, V->kind, V->mask, V->dbias, V->fromx, V->precise, (int)V->t[0], (int)V->t[1], (int)V->t[2]))
-        return GPUACT_SUCCESS;
-    if ((e = g->api.module_get_function(&fill, g->modules[gpuact__variant_index(V)], "gpuact_lut16_fill")) ||
-        (e = g->api.launch(fill, GPUACT_LUT16_SPAN / 4 / 128, 1, 1, 128, 1, 1, 0, s, NULL, NULL)) ||
+    if (!gpuact__gpu_lut16(g, &L->v)) return GPUACT_SUCCESS;
+    if ((e = g->api.module_get_function(&fill, g->modules[gpuact__variant_index(&L->v)], "gpuact_lut16_fill")) ||
+        (e = g->api.func_set_attribute(fn, GPUACT__GPU_MAX_DYNAMIC_SHARED, (int)GPUACT_LUT16_SHARED(L->v.op, dt))) ||
+        (e = g->api.launch(fill, GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(L->v.op, dt)) / 4 / 128, 1, 1, 128, 1, 1, 0, s, NULL, NULL)) ||
         (e = g->api.stream_sync(s)))
-        return gpuact__gpu_fail(g, e, "filling the bf16 lookup's table");
+        return gpuact__gpu_fail(g, e, "filling the 16-bit lookup's table");
     return GPUACT_SUCCESS;
 }
 
@@ -712,12 +731,13 @@ static gpuact_result gpuact__gpu_launch(gpuact_context *ctx, gpuact_stream s, co
     if (!fn) { /* first use: build under the lock, publish once done */
         pthread_mutex_lock(&ctx->lock);
         if (!(fn = g->functions[v]) && (r = gpuact__gpu_build(ctx, g, L, &fn)) == GPUACT_SUCCESS &&
-            (r = gpuact__gpu_lut16_fill(g, L, s)) == GPUACT_SUCCESS)
+            (r = gpuact__gpu_lut16_fill(g, L, fn, s)) == GPUACT_SUCCESS)
             GPUACT__STORE_RELEASE(&g->functions[v], fn);
         pthread_mutex_unlock(&ctx->lock);
     }
     if (r == GPUACT_SUCCESS && !L->prepare_only) {
-        e = g->api.launch(fn, (unsigned)L->grid_x, (unsigned)L->grid_y, 1, L->block, 1, 1, 0, s, params, NULL);
+        e = g->api.launch(fn, (unsigned)L->grid_x, (unsigned)L->grid_y, 1, L->block, 1, 1,
+                          gpuact__gpu_lut16(g, &L->v) ? GPUACT_LUT16_SHARED(L->v.op, (int)L->v.t[0]) : 0u, s, params, NULL);
         if (e) r = gpuact__gpu_fail(g, e, "launching a kernel");
     }
     gpuact__gpu_leave(g);

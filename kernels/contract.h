@@ -181,27 +181,40 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
 #endif
 #define GPUACT_TRANSCENDENTAL_KINDS ((1u << GPUACT_KIND_gelu) | (1u << GPUACT_KIND_gelu_tanh) | (1u << GPUACT_KIND_silu))
 /* CUDA/HIP, where the host passes -DGPUACT_LUT16 (its device's row of
-   backends/gpuact_cudalike.h asks for it): the elementwise bf16 forward of
+   backends/gpuact_cudalike.h asks for it): the elementwise 16-bit forward of
    GELU, tanh-GELU and SiLU (default evaluation, no mask), and their
    elementwise backward from x (no bias gradient), look their results, and
-   the derivative, up. A bf16 x has few values: the module keeps the result
-   (or the f32 derivative) of every x with 2^-12 <= |x| < 16, [sign][key],
-   key = (bits & 0x7fff) - GPUACT_LUT16_LO < GPUACT_LUT16_SPAN, computed once
-   by its gpuact_lut16_fill kernel with the kernel's own functions (so the
-   same bits); each block copies it to shared memory. Other x take the
-   word path. */
-#define GPUACT_LUT16_LO 0x3980u
-#define GPUACT_LUT16_SPAN 2048u
-/* bf16 bits b: its key, whether it is in the table, its entry ([sign][key]: the sign, bit 15, to bit 11; in
-   the table for any b, so a lookup needs no test first); and the bits of entry e */
-#define GPUACT_LUT16_KEY(b) (((b) & 0x7fffu) - GPUACT_LUT16_LO)
-#define GPUACT_LUT16_IN(b) (GPUACT_LUT16_KEY(b) < GPUACT_LUT16_SPAN)
-#define GPUACT_LUT16_ENTRY(b) ((GPUACT_LUT16_KEY(b) & (GPUACT_LUT16_SPAN - 1u)) | (((b) >> 4) & GPUACT_LUT16_SPAN))
-#define GPUACT_LUT16_BITS(e) ((((e) & (GPUACT_LUT16_SPAN - 1u)) + GPUACT_LUT16_LO) | (((e) & GPUACT_LUT16_SPAN) << 4))
+   the derivative, up. A 16-bit x has few values: the module keeps the result
+   (or the f32 derivative) of every x in its table's range (bf16: 2^-12 <=
+   |x| < 16; f16: 2^-14 <= |x| < 4 forward, 2^-10 <= |x| < 4 backward, whose
+   entries are twice as wide), [sign][key], key = (bits & 0x7fff) - LO < SPAN,
+   computed once by its gpuact_lut16_fill kernel with the kernel's own
+   functions (so the same bits); each block copies it to dynamic shared
+   memory (GPUACT_LUT16_SHARED bytes). Other x take the word path. f16's
+   tables are 6-8 times bf16's: its blocks are GPUACT_LUT16_BLOCK_F16
+   threads, so that the registers, not the tables, bound the warps resident.
+   Not f16 SiLU's backward, whose word path is as fast. */
+#define GPUACT_LUT16_TABLE(op, dt) ((dt) == GPUACT_DT_f16 ? ((op) == GPUACT_OP_forward ? 1 : 2) : 0)
+#define GPUACT_LUT16_LO(tb) ((tb) == 1 ? 0x0400u : (tb) == 2 ? 0x1400u : 0x3980u)
+#define GPUACT_LUT16_SPAN(tb) ((tb) == 1 ? 0x4000u : (tb) == 2 ? 0x3000u : 0x0800u)
+#define GPUACT_LUT16_BLOCK_F16 512
+/* 16-bit bits b in table tb (GPUACT_LUT16_TABLE): its key, whether it is in the table, its entry ([sign][key]; in the table for
+   any b, so a lookup needs no test first); and the bits of entry e */
+#define GPUACT_LUT16_KEY(b, tb) (((b) & 0x7fffu) - GPUACT_LUT16_LO(tb))
+#define GPUACT_LUT16_IN(b, tb) (GPUACT_LUT16_KEY(b, tb) < GPUACT_LUT16_SPAN(tb))
+#define GPUACT_LUT16_ENTRY(b, tb)                                                                                \
+    ((GPUACT_LUT16_IN(b, tb) ? GPUACT_LUT16_KEY(b, tb) : 0u) + ((b) >> 15 & 1u) * GPUACT_LUT16_SPAN(tb))
+#define GPUACT_LUT16_BITS(e, tb)                                                                                 \
+    ((e) < GPUACT_LUT16_SPAN(tb) ? (e) + GPUACT_LUT16_LO(tb) : ((e) - GPUACT_LUT16_SPAN(tb) + GPUACT_LUT16_LO(tb)) | 0x8000u)
 #define GPUACT_LUT16_VARIANT(op, kind, mask, dbias, fromx, precise, t0, t1, t2)                                   \
     (((op) == GPUACT_OP_forward || ((op) == GPUACT_OP_backward && (fromx) && !(dbias))) &&                         \
-     ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && !(mask) && !(precise) && (t0) == GPUACT_DT_bf16 &&        \
-     (t1) == GPUACT_DT_bf16 && (t2) == GPUACT_DT_bf16)
+     ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && !(mask) && !(precise) &&                                  \
+     ((t0) == GPUACT_DT_bf16 || (t0) == GPUACT_DT_f16) && (t1) == (t0) && (t2) == (t0) &&                          \
+     !((op) == GPUACT_OP_backward && (kind) == GPUACT_KIND_silu && (t0) == GPUACT_DT_f16))
+/* a lookup variant's table in shared memory, its bytes: two 16-bit results or two f32 derivatives per key */
+#define GPUACT_LUT16_SHARED(op, dt) (2u * GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(op, dt)) * ((op) == GPUACT_OP_forward ? 2u : 4u))
+/* its threads per block: f16's GPUACT_LUT16_BLOCK_F16, bf16's the variant's own */
+#define GPUACT_LUT16_BLOCK(dt, block) ((dt) == GPUACT_DT_f16 ? GPUACT_LUT16_BLOCK_F16 : (block))
 #define GPUACT_CL_NV_BLOCK(op, kind, select, mask, dbias, some_4byte, all_4byte)                                   \
     (!((op) == GPUACT_OP_forward || (op) == GPUACT_OP_backward) ? GPUACT_BLOCK                                      \
      : !(some_4byte)                                            ? ((dbias) ? GPUACT_BLOCK : GPUACT_BLOCK_SMALL)     \

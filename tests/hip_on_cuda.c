@@ -68,6 +68,7 @@ static struct {
     int (*cuEventQuery)(void *);
     int (*cuStreamWaitEvent)(void *, void *, unsigned);
     int (*cuMemGetAddressRange)(hoc_devptr *, size_t *, hoc_devptr);
+    int (*cuFuncSetAttribute)(void *, int, int);
 } cu;
 
 static struct {
@@ -102,7 +103,7 @@ static const hoc_symbol cu_symbols[] = {
     HOC_SYM(cu, cuEventRecord, "cuEventRecord"), HOC_SYM(cu, cuEventSynchronize, "cuEventSynchronize"),
     HOC_SYM(cu, cuEventElapsedTime, "cuEventElapsedTime"), HOC_SYM(cu, cuEventDestroy, "cuEventDestroy_v2"),
     HOC_SYM(cu, cuEventQuery, "cuEventQuery"), HOC_SYM(cu, cuStreamWaitEvent, "cuStreamWaitEvent"),
-    HOC_SYM(cu, cuMemGetAddressRange, "cuMemGetAddressRange_v2"),
+    HOC_SYM(cu, cuMemGetAddressRange, "cuMemGetAddressRange_v2"), HOC_SYM(cu, cuFuncSetAttribute, "cuFuncSetAttribute"),
 };
 static const hoc_symbol rtc_symbols[] = {
     HOC_SYM(rtc, nvrtcVersion, "nvrtcVersion"), HOC_SYM(rtc, nvrtcCreateProgram, "nvrtcCreateProgram"),
@@ -308,6 +309,8 @@ int hipModuleUnload(void *module) { ON_DEVICE(cu.cuModuleUnload(module)); }
 int hipModuleGetFunction(void **fn, void *module, const char *name) {
     ON_DEVICE(cu.cuModuleGetFunction(fn, module, name));
 }
+/* hipFuncAttributeMaxDynamicSharedMemorySize is CUDA's attribute 8 */
+int hipFuncSetAttribute(const void *fn, int attr, int value) { ON_DEVICE(cu.cuFuncSetAttribute((void *)fn, attr, value)); }
 int hipModuleLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                           unsigned shared, void *stream, void **params, void **extra) {
     ON_DEVICE(cu.cuLaunchKernel(fn, gx, gy, gz, bx, by, bz, shared, stream, params, extra));

@@ -37,6 +37,43 @@ static int ptx_has(const char *code, size_t size, const char *name) {
     return 0;
 }
 
+/* The 16-bit lookup's variants (kernels/contract.h, GPUACT_LUT16_VARIANT), each built alone as the
+   backend builds it where a device's row asks for the lookup (the variant's defines and
+   -DGPUACT_LUT16=1; the jobs above build without it), to PTX for target: the kernel and its table's
+   fill kernel must be in the code. Returns how many failed. */
+static int lookup_check(gpuact__gpu *g, const char *target) {
+    int i, k, built = 0, failed = 0;
+    use_ptx(g, target);
+    for (i = 0; i < GPUACT__VARIANTS; i++) {
+        gpuact__variant V;
+        char name[GPUACT__NAME_MAX], defs[GPUACT__DEFINES][GPUACT__DEFINE_MAX], *src, *code = NULL;
+        const char *opts[1 + GPUACT__DEFINES + 4];
+        size_t size = 0;
+        int nopts = 0;
+        gpuact__variant_at(i, &V);
+        if (!GPUACT_LUT16_VARIANT(V.op, V.kind, V.mask, V.dbias, V.fromx, V.precise, (int)V.t[0], (int)V.t[1], (int)V.t[2]))
+            continue;
+        gpuact__variant_name(&V, name, sizeof name);
+        gpuact__variant_defines(&V, defs);
+        opts[nopts++] = g->arch_option;
+        for (k = 0; k < GPUACT__DEFINES; k++) opts[nopts++] = defs[k];
+        for (k = 0; k < 3; k++) opts[nopts++] = g->rtc_options[k];
+        opts[nopts++] = "-DGPUACT_LUT16=1";
+        src = gpuact__join(g->sources[V.op]);
+        if (!src || gpuact__gpu_compile(g, src, opts, nopts, name, &code, &size) != GPUACT_SUCCESS ||
+            !ptx_has(code, size, name) || !ptx_has(code, size, "gpuact_lut16_fill")) {
+            printf("FAIL %s %s with the lookup: %s\n", target, name, code ? "a kernel is missing" : gpuact_last_error());
+            failed++;
+        } else
+            built++;
+        GPUACT_FREE(src);
+        GPUACT_FREE(code);
+    }
+    printf("%s %-8s the 16-bit lookup: %d variants built alone with it, %d failed\n", failed || !built ? "FAIL" : "ok  ",
+           target, built, failed);
+    return failed || !built;
+}
+
 int main(int argc, char **argv) {
     static char skip_line[64][160];
     const char *skip[64];
@@ -67,7 +104,6 @@ int main(int argc, char **argv) {
     g.api.name = "cuda";
     g.rtc_options[0] = gpuact__cuda_rtc_options[0]; /* the backend's own options and sources */
     g.rtc_options[1] = gpuact__cuda_rtc_options[1];
-    g.rtc_options[7] = "-DGPUACT_LUT16=1"; /* the bf16 forwards' lookup, where a device's row asks for it */
 #define RTC_PROGRAM_(name, short_name) g.sources[GPUACT_OP_##name] = gpuact__cuda_##name;
     GPUACT_OPS(RTC_PROGRAM_)
     {
@@ -92,6 +128,7 @@ int main(int argc, char **argv) {
     }
     {
         static const rtc_ir ptx = {"PTX", use_ptx, ptx_has};
-        return run_jobs(&g, &ptx, argc - 2, argv + 2, skip);
+        const int r = run_jobs(&g, &ptx, argc - 2, argv + 2, skip);
+        return (argc > 2 && !skip[0] && lookup_check(&g, argv[2])) ? 1 : r;
     }
 }

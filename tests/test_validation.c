@@ -878,6 +878,7 @@ static gpuact__shape cuda_shape_on(const char *device, int op, int kind, int mas
     L.v.op = op;
     L.v.kind = kind;
     L.v.dbias = op == GPUACT_OP_backward && kind == GPUACT_KIND_relu;
+    L.v.fromx = op == GPUACT_OP_backward && kind != GPUACT_KIND_relu;
     L.v.mask = mask;
     L.v.t[0] = t0;
     L.v.t[1] = t1;
@@ -890,18 +891,18 @@ static gpuact__shape cuda_shape(int op, int mask, gpuact_dtype t0, gpuact_dtype 
 {
     return cuda_shape_on("NVIDIA H100 80GB HBM3", op, GPUACT_KIND_relu, mask, t0, t1, t2, cols);
 }
-/* The bf16 lookup's indexing (kernels/contract.h, GPUACT_LUT16_*), over every bf16 pattern: a pattern is
-   in the table iff its magnitude lies in [2^-12, 16), and then its entry holds that pattern (the fill
-   kernel evaluates GPUACT_LUT16_BITS of each entry); every entry is in the table; returns the patterns
-   that break it. */
-static unsigned lut16_index_errors(void)
+/* The 16-bit lookup's indexing (kernels/contract.h, GPUACT_LUT16_*) of table tb, over every pattern: a
+   pattern is in the table iff its magnitude's bits lie in [lo, hi) (bf16: 2^-12 is 0x3980, 16 is 0x4180;
+   f16: 2^-14 is 0x0400, 2^-10 0x1400, 4 0x4400), and then its entry holds that pattern (the fill kernel evaluates
+   GPUACT_LUT16_BITS of each entry); every entry is in the table; returns the patterns that break a rule */
+static unsigned lut16_index_errors(int tb, unsigned lo, unsigned hi)
 {
     unsigned b, bad = 0;
     for (b = 0; b < 65536u; b++) {
-        const unsigned m = b & 0x7fffu; /* 2^-12 is 0x3980, 16 is 0x4180 */
-        const int in = m >= 0x3980u && m < 0x4180u;
-        bad += GPUACT_LUT16_ENTRY(b) >= 2u * GPUACT_LUT16_SPAN || (GPUACT_LUT16_IN(b) != 0) != in ||
-               (in && GPUACT_LUT16_BITS(GPUACT_LUT16_ENTRY(b)) != b);
+        const unsigned m = b & 0x7fffu;
+        const int in = m >= lo && m < hi;
+        bad += GPUACT_LUT16_ENTRY(b, tb) >= 2u * GPUACT_LUT16_SPAN(tb) || (GPUACT_LUT16_IN(b, tb) != 0) != in ||
+               (in && GPUACT_LUT16_BITS(GPUACT_LUT16_ENTRY(b, tb), tb) != b);
     }
     return bad;
 }
@@ -1089,9 +1090,33 @@ static void internals(void)
         expect_true("the smooth kinds' row walks: the defaults, and the H200's row of gpuact__gpu_rows_tuned by its name",
                     ok, why);
     }
-    snprintf(why, sizeof why, "%u of 65536 bf16 patterns misplaced", lut16_index_errors());
-    expect_true("the bf16 lookup's table holds every pattern of its range at the entry a lookup reads",
-                lut16_index_errors() == 0, why);
+    snprintf(why, sizeof why, "%u of 65536 bf16 patterns misplaced, %u of f16", lut16_index_errors(0, 0x3980u, 0x4180u),
+             lut16_index_errors(1, 0x0400u, 0x4400u) + lut16_index_errors(2, 0x1400u, 0x4400u));
+    expect_true("the 16-bit lookup's table holds every pattern of its range at the entry a lookup reads",
+                lut16_index_errors(0, 0x3980u, 0x4180u) == 0 &&
+                    lut16_index_errors(1, 0x0400u, 0x4400u) + lut16_index_errors(2, 0x1400u, 0x4400u) == 0,
+                why);
+    {
+        /* the lookup's blocks: f16's on a device whose row asks for the lookup, else the variant's own */
+        const unsigned f16_h200 = cuda_shape_on("NVIDIA H200", GPUACT_OP_forward, GPUACT_KIND_gelu, 0, GPUACT_F16, GPUACT_F16,
+                                                GPUACT_F16, 8192).block,
+                       f16b_h200 = cuda_shape_on("NVIDIA H200", GPUACT_OP_backward, GPUACT_KIND_gelu, 0, GPUACT_F16,
+                                                 GPUACT_F16, GPUACT_F16, 8192).block,
+                       silu_b = cuda_shape_on("NVIDIA H200", GPUACT_OP_backward, GPUACT_KIND_silu, 0, GPUACT_F16,
+                                              GPUACT_F16, GPUACT_F16, 8192).block,
+                       bf16_h200 = cuda_shape_on("NVIDIA H200", GPUACT_OP_forward, GPUACT_KIND_gelu, 0, GPUACT_BF16,
+                                                 GPUACT_BF16, GPUACT_BF16, 8192).block,
+                       f16_h100 = cuda_shape_on("NVIDIA H100 80GB HBM3", GPUACT_OP_forward, GPUACT_KIND_gelu, 0, GPUACT_F16,
+                                                GPUACT_F16, GPUACT_F16, 8192).block,
+                       masked = cuda_shape_on("NVIDIA H200", GPUACT_OP_forward, GPUACT_KIND_gelu, 1, GPUACT_F16, GPUACT_F16,
+                                              GPUACT_F16, 8192).block;
+        snprintf(why, sizeof why, "H200 f16 forward %u, backward %u (SiLU's %u), bf16 %u, with codes %u; H100 f16 %u",
+                 f16_h200, f16b_h200, silu_b, bf16_h200, masked, f16_h100);
+        expect_true("the 16-bit lookup's blocks: GPUACT_LUT16_BLOCK_F16 for f16 where the device's row asks for it",
+                    f16_h200 == GPUACT_LUT16_BLOCK_F16 && f16b_h200 == GPUACT_LUT16_BLOCK_F16 && silu_b == GPUACT_BLOCK_SMALL &&
+                        bf16_h200 == GPUACT_BLOCK_SMALL && masked == GPUACT_BLOCK_SMALL && f16_h100 == GPUACT_BLOCK_SMALL,
+                    why);
+    }
 #endif
 #ifndef GPUACT_NO_OPENCL
     snprintf(why, sizeof why, "f32 over 8192 / 16384 / 4096 / 12288 / 1000 / 8 columns: %u %u %u %u %u %u; bf16: %u",

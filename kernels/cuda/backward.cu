@@ -55,32 +55,35 @@ __device__ __forceinline__ gpuact_u32 gpuact_bwd_elem(gpuact_u32 dy, bool pass, 
     return gpuact_kind_slope(KIND) ? gpuact_fromf<DX>(gpuact_blocked_grad(KIND, gs, slope)) : 0u;
 }
 
-/* The bf16 lookup of the derivative (../contract.h, GPUACT_LUT16_VARIANT): the
-   module's table of act'(x) and its fill kernel (the host launches it once). */
-#if defined(GPUACT_LUT16) && defined(GPUACT_NAME)
-#define GPUACT_LUT16_ON 1
-__device__ float gpuact_lut16_grad[2 * GPUACT_LUT16_SPAN];
-__device__ __forceinline__ float gpuact_lut16_g(gpuact_u32 i) { return gpuact_lut16_grad[i]; }
+/* The 16-bit lookup of the derivative (../contract.h, GPUACT_LUT16_VARIANT):
+   the module's table of act'(x) (one entry in a module without the lookup)
+   and its fill kernel (the host launches it once). */
+#if GPUACT_LUT16_ON
+__device__ __align__(16) float gpuact_lut16_grad[GPUACT_LUT16_VARIANT(GPUACT_OP_backward, GPUACT_KIND, GPUACT_MASK, GPUACT_DBIAS, GPUACT_FROMX,
+                                                        GPUACT_PRECISE, GPUACT_T0::id, GPUACT_T1::id, GPUACT_T2::id)
+                                       ? 2 * GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_backward, GPUACT_T2::id))
+                                       : 1];
+__device__ __forceinline__ const uint4 *gpuact_lut16_src() { return reinterpret_cast<const uint4 *>(gpuact_lut16_grad); }
 template <class S, int KIND, int MASK, int DBIAS, int FROMX, int PRECISE>
 __device__ __forceinline__ void gpuact_lut16_fill_() {
     const gpuact_u32 e = blockIdx.x * blockDim.x + threadIdx.x; /* entries 8e to 8e + 7 */
     if (!GPUACT_LUT16_VARIANT(GPUACT_OP_backward, KIND, MASK, DBIAS, FROMX, PRECISE, S::id, S::id, S::id) ||
-        e >= GPUACT_LUT16_SPAN / 4)
+        e >= GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_backward, S::id)) / 4)
         return;
 #pragma unroll
     for (gpuact_u32 k = 0; k < 8; k++) /* as gpuact_bwd_words_vec (../act.h) evaluates it */
         gpuact_lut16_grad[8u * e + k] =
-            gpuact_grad(KIND, gpuact_lo2f(S::id, GPUACT_LUT16_BITS(8u * e + k)), gpuact_eval(2, PRECISE) GPUACT_TAB_A);
+            gpuact_grad(KIND, gpuact_lo2f(S::id, GPUACT_LUT16_BITS(8u * e + k, GPUACT_LUT16_TABLE(GPUACT_OP_backward, S::id))), gpuact_eval(2, PRECISE) GPUACT_TAB_A);
 }
 extern "C" __global__ void gpuact_lut16_fill() {
     gpuact_lut16_fill_<GPUACT_T2, GPUACT_KIND, GPUACT_MASK, GPUACT_DBIAS, GPUACT_FROMX, GPUACT_PRECISE>();
 }
 #else
-#define GPUACT_LUT16_ON 0
-__device__ __forceinline__ float gpuact_lut16_g(gpuact_u32 i) { return 0.0f * i; }
+__device__ __forceinline__ const uint4 *gpuact_lut16_src() { return 0; }
 #endif
-/* dx's 4 words of bf16 from dy's and x's, act'(x) looked up in t (shared memory); whether an x lies
-   outside the table's range */
+/* dx's 4 words of dtype DT from dy's and x's, act'(x) looked up in t (table TB in shared memory); whether
+   an x lies outside the table's range */
+template <int DT, int TB>
 __device__ __forceinline__ bool gpuact_lut16_bwd(const gpuact_u32 (&dy)[4], const gpuact_u32 (&x)[4], gpuact_u32 (&dx)[4],
                                                  const float *t) {
     gpuact_u32 out = 0u;
@@ -88,9 +91,9 @@ __device__ __forceinline__ bool gpuact_lut16_bwd(const gpuact_u32 (&dy)[4], cons
     for (int j = 0; j < 4; j++) {
         const gpuact_u32 lo = x[j] & 0xffffu, hi = x[j] >> 16;
         float gl, gh;
-        out |= !GPUACT_LUT16_IN(lo) | !GPUACT_LUT16_IN(hi);
-        gpuact_unpack2_dt(GPUACT_DT_bf16, dy[j], &gl, &gh);
-        dx[j] = gpuact_pack2_dt(GPUACT_DT_bf16, 1, gl * t[GPUACT_LUT16_ENTRY(lo)], gh * t[GPUACT_LUT16_ENTRY(hi)]);
+        out |= !GPUACT_LUT16_IN(lo, TB) | !GPUACT_LUT16_IN(hi, TB);
+        gpuact_unpack2_dt(DT, dy[j], &gl, &gh);
+        dx[j] = gpuact_pack2_dt(DT, 1, gl * t[GPUACT_LUT16_ENTRY(lo, TB)], gh * t[GPUACT_LUT16_ENTRY(hi, TB)]);
     }
     return out != 0u;
 }
@@ -148,7 +151,11 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     enum { SELECT = SELECT_ && gpuact_same<DY, DX>::value };
     enum { CS = FROM_MASK && !DBIAS && (!PAIRS || GPUACT_EVICT_FIRST16) }; /* evict-first dx: gpuact_st16 */
     /* with DBIAS the block is SL row slices of W threads (../contract.h) */
-    enum { SL = DBIAS ? GPUACT_DBIAS_SLICES : 1, W = GPUACT_VARIANT_BLOCK(GPUACT_OP_backward, FROM_MASK, DBIAS, VEC == 4) / SL };
+    /* the 16-bit lookup of act' (its blocks: GPUACT_LUT16_BLOCK) */
+    enum { LUT = GPUACT_LUT16_ON && GPUACT_LUT16_VARIANT(GPUACT_OP_backward, KIND, FROM_MASK, DBIAS, FROMX, PRECISE, DY::id,
+                                                         DX::id, S::id) };
+    enum { BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_backward, FROM_MASK, DBIAS, VEC == 4) };
+    enum { SL = DBIAS ? GPUACT_DBIAS_SLICES : 1, W = (LUT ? GPUACT_LUT16_BLOCK(S::id, BLK) : BLK) / SL };
     const int slice = SL > 1 ? threadIdx.x / W : 0; /* without DBIAS: 0, known at compile time */
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (W * U) + (SL > 1 ? threadIdx.x % W : threadIdx.x);
     const bool has_bias = FROMX && (flags & GPUACT_F_BIAS);
@@ -180,15 +187,12 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
         __syncthreads();
         lv = sl;
     }
-    /* the bf16 lookup: the module's table of act' to shared memory (16 KiB), for the elementwise backward */
-    enum { LUT = GPUACT_LUT16_ON && GPUACT_LUT16_VARIANT(GPUACT_OP_backward, KIND, FROM_MASK, DBIAS, FROMX, PRECISE, DY::id,
-                                                         DX::id, S::id) };
+    /* the lookup: the module's table of act' to shared memory (GPUACT_LUT16_SHARED bytes) */
     const float *lut = 0;
     if (LUT && !has_bias && !do_scale) {
-        __shared__ float lg[LUT ? 2 * GPUACT_LUT16_SPAN : 1];
-        for (gpuact_u32 i = threadIdx.x; i < 2 * GPUACT_LUT16_SPAN; i += W) lg[i] = gpuact_lut16_g(i);
-        __syncthreads();
-        lut = lg;
+        extern __shared__ uint4 lg[];
+        gpuact_lut16_load<GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_backward, S::id)) / 2, W>(lg, gpuact_lut16_src());
+        lut = reinterpret_cast<const float *>(lg);
     }
     float acc[U][VEC], b[U][VEC];
 #pragma unroll
@@ -231,7 +235,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
                     gpuact_bwd_codes<DY, DX, VEC>(dy[u], bits[u], slot, lv, do_scale, scale, dx[u]);
                 /* the word path where an x lies outside the table's range (or there is no table) */
                 else if (!LUT || !lut ||
-                         gpuact_lut16_bwd(reinterpret_cast<const gpuact_u32(&)[4]>(dy[u]), reinterpret_cast<const gpuact_u32(&)[4]>(s[u]),
+                         gpuact_lut16_bwd<S::id, GPUACT_LUT16_TABLE(GPUACT_OP_backward, S::id)>(reinterpret_cast<const gpuact_u32(&)[4]>(dy[u]), reinterpret_cast<const gpuact_u32(&)[4]>(s[u]),
                                           reinterpret_cast<gpuact_u32(&)[4]>(dx[u]), lut))
                     gpuact_bwd_vec<DY, DX, S, KIND, PRECISE, FROM_MASK, SELECT, FROMX, VEC>(dy[u], s[u], FROM_MASK ? bits[u] : 0u, b[u],
                                                                                  has_bias, do_scale, scale, slope, ceiling,

@@ -250,6 +250,30 @@ __device__ __forceinline__ gpuact_u32 gpuact_codes_read(const unsigned char *row
     GPUACT_KERNEL_PARAMS(GPUACT_P_BUF_, GPUACT_P_U64_, GPUACT_P_F32_, GPUACT_P_I32_, GPUACT_COMMA)
 #define GPUACT_ARGS GPUACT_KERNEL_PARAMS(GPUACT_P_ARG_, GPUACT_P_ARG_, GPUACT_P_ARG_, GPUACT_P_ARG_, GPUACT_COMMA)
 
+/* The 16-bit lookup (../contract.h, GPUACT_LUT16_VARIANT): in a module built for one variant, where the
+   host asks for it */
+#if defined(GPUACT_LUT16) && defined(GPUACT_NAME)
+#define GPUACT_LUT16_ON 1
+#else
+#define GPUACT_LUT16_ON 0
+#endif
+
+/* A lookup's table (../contract.h, GPUACT_LUT16_VARIANT) from global to shared memory by a block of BLK
+   threads, N 16-byte words: each thread's loads all in flight before its stores, so the block waits one
+   memory latency, not one per word */
+template <unsigned N, unsigned BLK>
+__device__ __forceinline__ void gpuact_lut16_load(uint4 *dst, const uint4 *src) {
+    enum { PER = (N + BLK - 1) / BLK };
+    uint4 v[PER];
+#pragma unroll
+    for (unsigned k = 0; k < PER; k++)
+        if (k * BLK + threadIdx.x < N) v[k] = src[k * BLK + threadIdx.x];
+#pragma unroll
+    for (unsigned k = 0; k < PER; k++)
+        if (k * BLK + threadIdx.x < N) dst[k * BLK + threadIdx.x] = v[k];
+    __syncthreads();
+}
+
 /* One kernel: extern "C" name(params) running op<dtypes, fields>. The host
    names it (gpuact__variant_name) and selects it with -DGPUACT_NAME=...
    -DGPUACT_T0.. -DGPUACT_KIND.. (gpuact__variant_defines); the fatbin and
@@ -259,7 +283,9 @@ __device__ __forceinline__ gpuact_u32 gpuact_codes_read(const unsigned char *row
     extern "C" __global__ void GPUACT_LAUNCH_BOUNDS(                                                \
         select, dbias, GPUACT_BOUND16(op, t0, t1, t2, kind, mask, precise),                         \
         GPUACT_HT16(op, t0, t1, t2, kind, mask, select), GPUACT_DBIAS_BLOCKS(op, t0, t1, mask, fromx), \
-        GPUACT_Y16(op, t0, t1, t2, kind, select), GPUACT_CODES_BLOCKS(op, t0, kind, mask, precise))   \
+        GPUACT_Y16(op, t0, t1, t2, kind, select), GPUACT_CODES_BLOCKS(op, t0, kind, mask, precise),  \
+        GPUACT_LUT16_ON && t0::id == GPUACT_DT_f16 &&                                               \
+            GPUACT_LUT16_VARIANT(GPUACT_OP_##op, kind, mask, dbias, fromx, precise, t0::id, t1::id, t2::id)) \
         name(GPUACT_PARAMS) {                                                                       \
         op<t0, t1, t2, kind, mask, dbias, select, fromx, precise>(GPUACT_ARGS);                     \
     }

@@ -15,40 +15,48 @@
 /* the few-bit boundaries, [table][bits - 1][16] */
 __constant__ float gpuact_fewbit_bounds[] = GPUACT_FEWBIT_BOUNDS;
 
-/* The bf16 lookup (../contract.h, GPUACT_LUT16_VARIANT): the module's table,
-   two results to a word, and its fill kernel (the host launches it once). */
-#if defined(GPUACT_LUT16) && defined(GPUACT_NAME)
-#define GPUACT_LUT16_ON 1
-__device__ gpuact_u32 gpuact_lut16_tab[GPUACT_LUT16_SPAN];
-__device__ __forceinline__ gpuact_u32 gpuact_lut16_word(gpuact_u32 i) { return gpuact_lut16_tab[i]; }
-#else
-#define GPUACT_LUT16_ON 0
-__device__ __forceinline__ gpuact_u32 gpuact_lut16_word(gpuact_u32 i) { return 0u * i; }
-#endif
+/* The 16-bit lookup (../contract.h, GPUACT_LUT16_VARIANT): the module's
+   table, two results to a word (one word in a module without the lookup),
+   and its fill kernel (the host launches it once). */
 #if GPUACT_LUT16_ON
+__device__ __align__(16) gpuact_u32 gpuact_lut16_tab[GPUACT_LUT16_VARIANT(GPUACT_OP_forward, GPUACT_KIND, GPUACT_MASK, 0, 0, GPUACT_PRECISE,
+                                                            GPUACT_T0::id, GPUACT_T1::id, GPUACT_T2::id)
+                                           ? GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_forward, GPUACT_T0::id))
+                                           : 1];
+__device__ __forceinline__ const uint4 *gpuact_lut16_src() { return reinterpret_cast<const uint4 *>(gpuact_lut16_tab); }
 template <class X, int KIND, int MASK, int PRECISE>
 __device__ __forceinline__ void gpuact_lut16_fill_() {
     const gpuact_u32 i = blockIdx.x * blockDim.x + threadIdx.x; /* entries 8i to 8i + 7 */
     gpuact_u32 x[4], y[4], bw[4] = {0u, 0u, 0u, 0u};
-    if (!GPUACT_LUT16_VARIANT(GPUACT_OP_forward, KIND, MASK, 0, 0, PRECISE, X::id, X::id, X::id) || i >= GPUACT_LUT16_SPAN / 4)
+    if (!GPUACT_LUT16_VARIANT(GPUACT_OP_forward, KIND, MASK, 0, 0, PRECISE, X::id, X::id, X::id) ||
+        i >= GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_forward, X::id)) / 4)
         return;
 #pragma unroll
-    for (int j = 0; j < 4; j++) x[j] = GPUACT_LUT16_BITS(8u * i + 2u * j) | GPUACT_LUT16_BITS(8u * i + 2u * j + 1u) << 16;
+    for (int j = 0; j < 4; j++)
+        x[j] = GPUACT_LUT16_BITS(8u * i + 2u * j, GPUACT_LUT16_TABLE(GPUACT_OP_forward, X::id)) | GPUACT_LUT16_BITS(8u * i + 2u * j + 1u, GPUACT_LUT16_TABLE(GPUACT_OP_forward, X::id)) << 16;
     gpuact_fwd_words(KIND, PRECISE, X::id, X::id, X::id, 0, GPUACT_F_RAW, x, bw, y, 0, GPUACT_F_RAW, 1.0f, 0.0f, 0.0f, 0.0f,
                      0u, 0u);
 #pragma unroll
     for (int j = 0; j < 4; j++) gpuact_lut16_tab[4u * i + j] = y[j];
 }
 extern "C" __global__ void gpuact_lut16_fill() { gpuact_lut16_fill_<GPUACT_T0, GPUACT_KIND, GPUACT_MASK, GPUACT_PRECISE>(); }
+#else
+__device__ __forceinline__ const uint4 *gpuact_lut16_src() { return 0; }
 #endif
-/* x's 4 words of bf16 looked up in t (the table in shared memory); whether an x lies outside its range */
+/* A forward variant's threads per block (the lookup's, ../contract.h, where it has one) */
+#define GPUACT_FWD_BLOCK(X, Y, B, KIND, MASK, PRECISE, VEC)                                                     \
+    (GPUACT_LUT16_ON && GPUACT_LUT16_VARIANT(GPUACT_OP_forward, KIND, MASK, 0, 0, PRECISE, X::id, Y::id, B::id) \
+         ? GPUACT_LUT16_BLOCK(X::id, GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0, VEC == 4))                \
+         : GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0, VEC == 4))
+/* x's 4 words looked up in t (table TB in shared memory); whether an x lies outside its range */
+template <int TB>
 __device__ __forceinline__ bool gpuact_lut16_words(const gpuact_u32 (&x)[4], gpuact_u32 (&y)[4], const unsigned short *t) {
     gpuact_u32 out = 0u;
 #pragma unroll
     for (int j = 0; j < 4; j++) {
         const gpuact_u32 lo = x[j] & 0xffffu, hi = x[j] >> 16;
-        out |= !GPUACT_LUT16_IN(lo) | !GPUACT_LUT16_IN(hi);
-        y[j] = (gpuact_u32)t[GPUACT_LUT16_ENTRY(lo)] | (gpuact_u32)t[GPUACT_LUT16_ENTRY(hi)] << 16;
+        out |= !GPUACT_LUT16_IN(lo, TB) | !GPUACT_LUT16_IN(hi, TB);
+        y[j] = (gpuact_u32)t[GPUACT_LUT16_ENTRY(lo, TB)] | (gpuact_u32)t[GPUACT_LUT16_ENTRY(hi, TB)] << 16;
     }
     return out != 0u;
 }
@@ -69,7 +77,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                                                 gpuact_u32 lbits, const unsigned char *bias, bool has_bias_,
                                                 gpuact_u64 v0, gpuact_u64 shift, bool aligned, const float *bnd,
                                                 int nb_, const unsigned short *lut) {
-    enum { U = GPUACT_UNROLL, PAIRS = VEC == 8, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0, VEC == 4) };
+    enum { U = GPUACT_UNROLL, PAIRS = VEC == 8, BLK = GPUACT_FWD_BLOCK(X, Y, B, KIND, MASK, PRECISE, VEC) };
     enum { CODES = MASK && !((GPUACT_SELECT_KINDS >> KIND) & 1u) }; /* ../contract.h: a smooth kind's mask */
     enum { LUT = GPUACT_LUT16_ON && FL == GPUACT_F_RAW &&
                  GPUACT_LUT16_VARIANT(GPUACT_OP_forward, KIND, MASK, 0, 0, PRECISE, X::id, Y::id, B::id) };
@@ -162,7 +170,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
 #endif
                 if (PAIRS) {
                     /* the word path where an x lies outside the table's range (or there is no table) */
-                    if (!LUT || gpuact_lut16_words(reinterpret_cast<const gpuact_u32(&)[4]>(x[u]),
+                    if (!LUT || gpuact_lut16_words<GPUACT_LUT16_TABLE(GPUACT_OP_forward, X::id)>(reinterpret_cast<const gpuact_u32(&)[4]>(x[u]),
                                                    reinterpret_cast<gpuact_u32(&)[4]>(y[u]), lut))
                         bits[u] = gpuact_fwd_words(KIND, PRECISE, X::id, Y::id, B::id, SELECT, FL, x[u], bw[u], y[u], has_bias,
                                                    flags, scale, slope, ceiling, lower, cbits * 0x00010001u, lbits * 0x00010001u);
@@ -197,7 +205,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
 template <class X, class Y, class B, int KIND, int MASK, int DBIAS_, int SELECT_, int FROMX_, int PRECISE>
 __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<X, Y, B>::value, U = GPUACT_UNROLL, PAIRS = VEC == 8 };
-    enum { SELECT = SELECT_ && gpuact_same<X, Y>::value, BLK = GPUACT_VARIANT_BLOCK(GPUACT_OP_forward, MASK, 0, VEC == 4) };
+    enum { SELECT = SELECT_ && gpuact_same<X, Y>::value, BLK = GPUACT_FWD_BLOCK(X, Y, B, KIND, MASK, PRECISE, VEC) };
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
     /* the few-bit codes (../contract.h): the bits come in the flags, the
        kind's boundaries go to shared memory */
@@ -218,13 +226,12 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
         bnd = sb;
     }
     const bool has_bias = !SELECT && (flags & GPUACT_F_BIAS);
-    /* the bf16 lookup: the module's table to shared memory (8 KiB) */
+    /* the 16-bit lookup: the module's table to shared memory (GPUACT_LUT16_SHARED bytes) */
     enum { LUT = GPUACT_LUT16_ON && GPUACT_LUT16_VARIANT(GPUACT_OP_forward, KIND, MASK, 0, 0, PRECISE, X::id, Y::id, B::id) };
     const unsigned short *lut = 0;
     if (LUT && flags == GPUACT_F_RAW) {
-        __shared__ gpuact_u32 lw[LUT ? GPUACT_LUT16_SPAN : 1];
-        for (gpuact_u32 i = threadIdx.x; i < GPUACT_LUT16_SPAN; i += BLK) lw[i] = gpuact_lut16_word(i);
-        __syncthreads();
+        extern __shared__ uint4 lw[];
+        gpuact_lut16_load<GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_forward, X::id)) / 4, BLK>(lw, gpuact_lut16_src());
         lut = reinterpret_cast<const unsigned short *>(lw);
     }
     /* the rows' layout (../contract.h): a view offset by a few elements

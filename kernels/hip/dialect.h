@@ -17,7 +17,8 @@ typedef unsigned int gpuact_u32;
 #define GPUACT_FN __device__ __forceinline__
 /* HIP's second __launch_bounds__ argument means waves per execution unit,
    not blocks per multiprocessor: none is given. */
-#define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16, dbias_blocks, y16, codes_blocks) __launch_bounds__(GPUACT_BLOCK)
+#define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16, dbias_blocks, y16, codes_blocks, lut_f16) \
+    __launch_bounds__((lut_f16) ? GPUACT_LUT16_BLOCK_F16 : GPUACT_BLOCK)
 
 /* f16 <-> f32 through _Float16, which AMD GPUs convert in hardware
    (v_cvt_f32_f16 / v_cvt_f16_f32): widening is exact; narrowing rounds to
