@@ -20,6 +20,16 @@ PoCL included): every op once against a plain-Python ReLU reference, and
 the builds against each other bit for bit:
 
     python3 bench/builds.py --backend opencl --lib a --lib b=/path/to/_C.abi3.so
+
+--patterns16 compares the builds instead on every bf16 and f16 bit pattern
+(eight times over, at element offsets 0, 1 and 3) and on N(0, 1) values:
+the forward and the backward from x of GELU, tanh-GELU and SiLU. With the
+16-bit lookup (kernels/contract.h, GPUACT_LUT16_VARIANT) on in the first
+build and off in the second (a _C built with -DGPUACT__ROWS_BY_DEVICE=0),
+on a device whose row asks for it, it shows the lookup gives the word
+path's bits:
+
+    python3 bench/builds.py --patterns16 --lib lookup --lib word=/path/to/_C.abi3.so
 """
 import argparse
 import functools
@@ -139,13 +149,59 @@ def same_bits(a, b):
     return bool(torch.equal(a.contiguous().view(iv), b.contiguous().view(iv)))
 
 
+def patterns16(gs, backend):
+    """The smooth kinds' 16-bit forward and backward from x on every pattern, each build against the first,
+    bit for bit; returns the number of differing (dtype, data, offset, kind, op) cases."""
+    import random
+    rng = random.Random(7)
+    pats = list(range(65536)) * 8
+    normal = [rng.gauss(0.0, 1.0) for _ in range(1 << 18)]
+    bits16 = {"f16": lambda v: struct.unpack("<H", struct.pack("<e", v))[0],
+              "bf16": lambda v: struct.unpack("<I", struct.pack("<f", v))[0] >> 16}  # truncated: any pattern will do
+    fails = 0
+    for dt in ("bf16", "f16"):
+        for data, xs in (("patterns", pats), ("N(0,1)", [bits16[dt](v) for v in normal])):
+            dys = [rng.randrange(0x3000, 0x4000) | rng.randrange(2) << 15 for _ in xs]  # finite dy of either sign
+            for off in (0, 1, 3):
+                n = len(xs) - off
+                for kind in ("gelu", "gelu_tanh", "silu"):
+                    outs = []
+                    for g in gs:
+                        C, where = g.C, g.where[:2]
+                        b = {k: C.alloc(*where, 2 * len(xs)) for k in ("x", "dy", "y", "dx")}
+                        C.write(*where, b["x"], struct.pack(f"<{len(xs)}H", *xs))
+                        C.write(*where, b["dy"], struct.pack(f"<{len(xs)}H", *dys))
+                        g.forward_op(dt, n, (b["x"], 2 * off), (b["y"], 2 * off), a=kind)()
+                        g.backward_op(dt, n, (b["dy"], 2 * off), (b["dx"], 2 * off), x=(b["x"], 2 * off), a=kind)()
+                        C.synchronize(*g.where)
+                        outs.append((C.read(*where, b["y"], 2 * len(xs))[2 * off:],
+                                     C.read(*where, b["dx"], 2 * len(xs))[2 * off:]))
+                        for h in b.values():
+                            C.free(*where, h)
+                    for g, out in zip(gs[1:], outs[1:]):
+                        for op, got, want in (("forward", out[0], outs[0][0]), ("backward", out[1], outs[0][1])):
+                            if got != want:
+                                fails += 1
+                                print(f"{g.label} DIFFERS from {gs[0].label}: {dt} {data} offset {off} {kind} {op}")
+            print(f"{dt} {data}: forward and backward from x of gelu, gelu_tanh, silu at offsets 0, 1, 3 compared")
+    print("patterns16: all the same bits" if not fails else f"patterns16: {fails} cases DIFFER")
+    return fails
+
+
 def selftest(argv=None):
     """Every op of each build once on small f32 data in its own buffers, the ReLU results against plain
     Python, and each build's outputs against the first build's, bit for bit."""
     ap = argparse.ArgumentParser(description="check the builds' ops on any backend, without torch")
     add_lib_argument(ap, "gpuact")
     ap.add_argument("--backend", default="auto")
+    ap.add_argument("--patterns16", action="store_true",
+                    help="compare the builds on every 16-bit pattern of the smooth kinds instead (see above)")
     args = ap.parse_args(argv)
+    if args.patterns16:
+        gs = builds(args.lib, "gpuact", backend=args.backend)
+        if len(gs) < 2:
+            sys.exit("--patterns16 compares builds: give two --lib")
+        return 1 if patterns16(gs, args.backend) else 0
     f32 = lambda v: struct.unpack("<f", struct.pack("<f", v))[0]
     pack = lambda vs: struct.pack(f"<{len(vs)}f", *vs)
     rows, cols = 5, 67
