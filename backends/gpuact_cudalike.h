@@ -102,7 +102,7 @@ typedef struct gpuact__gpu_api {
 typedef struct gpuact__gpu_rows {
     const char *name; /* a part of the device's name */
     unsigned char fwd32, fwd16, bwd32, tanh_bwd32, bwd16;
-    unsigned char lut16; /* the bf16 lookup (kernels/contract.h, GPUACT_LUT16_VARIANT) */
+    unsigned char lut16; /* the 16-bit lookup (kernels/contract.h, GPUACT_LUT16_VARIANT) */
 } gpuact__gpu_rows;
 
 /* What a cudalike backend knows of its device and libraries. */
@@ -180,8 +180,8 @@ typedef struct gpuact__gpu {
 #ifndef GPUACT__ROWS_SMOOTH_BWD16
 #define GPUACT__ROWS_SMOOTH_BWD16 2
 #endif
-/* f16's lookup (kernels/contract.h, GPUACT_LUT16_BLOCK_F16): its blocks load a 48 or 96 KiB table, and
-   longer walks spread that over more rows */
+/* f16's lookup (kernels/contract.h, GPUACT_LUT16_BLOCK_F16): its blocks load a 64 or 96 KiB table
+   once for the rows they walk */
 #ifndef GPUACT__ROWS_LUT_F16
 #define GPUACT__ROWS_LUT_F16 16
 #endif
