@@ -33,6 +33,8 @@ typedef struct gpuact__gpu_api {
     int (*memcpy_dtoh)(void *dst, const void *src, size_t bytes);
     int (*memcpy_dtod_async)(void *dst, const void *src, size_t bytes, void *stream);
     int (*stream_sync)(void *stream);
+    int (*stream_create)(void **stream, unsigned flags); /* flags: 1, non-blocking (both APIs) */
+    int (*stream_destroy)(void *stream);
     int (*module_load_data)(void **module, const void *image);
     int (*module_unload)(void *module);
     int (*module_get_function)(void **fn, void *module, const char *name);
@@ -73,6 +75,8 @@ typedef struct gpuact__gpu_api {
     X(memcpy_dtoh, "cuMemcpyDtoH_v2", "hipMemcpyDtoH")                                 \
     X(memcpy_dtod_async, "cuMemcpyDtoDAsync_v2", "hipMemcpyDtoDAsync")                 \
     X(stream_sync, "cuStreamSynchronize", "hipStreamSynchronize")                      \
+    X(stream_create, "cuStreamCreate", "hipStreamCreateWithFlags")                     \
+    X(stream_destroy, "cuStreamDestroy_v2", "hipStreamDestroy")                        \
     X(module_load_data, "cuModuleLoadData", "hipModuleLoadData")                       \
     X(module_unload, "cuModuleUnload", "hipModuleUnload")                              \
     X(module_get_function, "cuModuleGetFunction", "hipModuleGetFunction")              \
@@ -117,6 +121,7 @@ typedef struct gpuact__gpu {
     char arch_option[96];              /* the compiler's architecture option */
     const char *rtc_options[GPUACT__RTC_OPTIONS]; /* further compiler options (NULL: none); [2..6]: the launch shape, [7]: the lookup */
     const gpuact__gpu_rows *rows;      /* the smooth kinds' row walks on this device */
+    void *fill_stream;                 /* gpuact's own, for the lookup tables' fills (none: not yet needed) */
     int driver_version, rtc_version;   /* both go into the cache key */
     const char *const *const *sources[GPUACT_OP_COUNT]; /* each op's program (gpuact__join) */
     const void *fatbin;                /* precompiled module with every variant, or NULL */
@@ -620,17 +625,20 @@ static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, cons
 }
 
 /* A variant that looks its results up (gpuact__gpu_lut16): its module's table, filled by the module's
-   gpuact_lut16_fill on s and waited for, and its kernel allowed the table's shared memory, before any
-   launch can read it. */
-static gpuact_result gpuact__gpu_lut16_fill(gpuact__gpu *g, const gpuact__launch *L, void *fn, void *s) {
+   gpuact_lut16_fill and waited for, and its kernel allowed the table's shared memory, before any launch
+   can read it. The fill runs on gpuact's own non-blocking stream: the caller's stream is never waited
+   for (nor, under capture, captured into). */
+static gpuact_result gpuact__gpu_lut16_fill(gpuact__gpu *g, const gpuact__launch *L, void *fn) {
     const int dt = (int)L->v.t[0];
     void *fill = NULL;
     int e;
     if (!gpuact__gpu_lut16(g, &L->v)) return GPUACT_SUCCESS;
-    if ((e = g->api.module_get_function(&fill, g->modules[gpuact__variant_index(&L->v)], "gpuact_lut16_fill")) ||
+    if ((!g->fill_stream && (e = g->api.stream_create(&g->fill_stream, 1))) ||
+        (e = g->api.module_get_function(&fill, g->modules[gpuact__variant_index(&L->v)], "gpuact_lut16_fill")) ||
         (e = g->api.func_set_attribute(fn, GPUACT__GPU_MAX_DYNAMIC_SHARED, (int)GPUACT_LUT16_SHARED(L->v.op, dt))) ||
-        (e = g->api.launch(fill, GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(L->v.op, dt)) / 4 / 128, 1, 1, 128, 1, 1, 0, s, NULL, NULL)) ||
-        (e = g->api.stream_sync(s)))
+        (e = g->api.launch(fill, GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(L->v.op, dt)) / 4 / 128, 1, 1, 128, 1, 1, 0, g->fill_stream,
+                           NULL, NULL)) ||
+        (e = g->api.stream_sync(g->fill_stream)))
         return gpuact__gpu_fail(g, e, "filling the 16-bit lookup's table");
     return GPUACT_SUCCESS;
 }
@@ -645,6 +653,7 @@ static void gpuact__gpu_destroy(gpuact_context *ctx) {
         for (i = 0; i < GPUACT__VARIANTS; i++)
             if (g->modules[i]) g->api.module_unload(g->modules[i]);
         if (g->fatbin_module) g->api.module_unload(g->fatbin_module);
+        if (g->fill_stream) g->api.stream_destroy(g->fill_stream);
         gpuact__gpu_leave(g);
     }
     if (g->release) g->release(g);
@@ -731,7 +740,7 @@ static gpuact_result gpuact__gpu_launch(gpuact_context *ctx, gpuact_stream s, co
     if (!fn) { /* first use: build under the lock, publish once done */
         pthread_mutex_lock(&ctx->lock);
         if (!(fn = g->functions[v]) && (r = gpuact__gpu_build(ctx, g, L, &fn)) == GPUACT_SUCCESS &&
-            (r = gpuact__gpu_lut16_fill(g, L, fn, s)) == GPUACT_SUCCESS)
+            (r = gpuact__gpu_lut16_fill(g, L, fn)) == GPUACT_SUCCESS)
             GPUACT__STORE_RELEASE(&g->functions[v], fn);
         pthread_mutex_unlock(&ctx->lock);
     }

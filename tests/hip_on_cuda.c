@@ -55,6 +55,8 @@ static struct {
     int (*cuMemcpyDtoH)(void *, hoc_devptr, size_t);
     int (*cuMemcpyDtoDAsync)(hoc_devptr, hoc_devptr, size_t, void *);
     int (*cuStreamSynchronize)(void *);
+    int (*cuStreamCreate)(void **, unsigned);
+    int (*cuStreamDestroy)(void *);
     int (*cuModuleLoadData)(void **, const void *);
     int (*cuModuleUnload)(void *);
     int (*cuModuleGetFunction)(void **, void *, const char *);
@@ -98,6 +100,7 @@ static const hoc_symbol cu_symbols[] = {
     HOC_SYM(cu, cuMemcpyHtoD, "cuMemcpyHtoD_v2"), HOC_SYM(cu, cuMemcpyDtoH, "cuMemcpyDtoH_v2"),
     HOC_SYM(cu, cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
     HOC_SYM(cu, cuStreamSynchronize, "cuStreamSynchronize"), HOC_SYM(cu, cuModuleLoadData, "cuModuleLoadData"),
+    HOC_SYM(cu, cuStreamCreate, "cuStreamCreate"), HOC_SYM(cu, cuStreamDestroy, "cuStreamDestroy_v2"),
     HOC_SYM(cu, cuModuleUnload, "cuModuleUnload"), HOC_SYM(cu, cuModuleGetFunction, "cuModuleGetFunction"),
     HOC_SYM(cu, cuLaunchKernel, "cuLaunchKernel"), HOC_SYM(cu, cuEventCreate, "cuEventCreate"),
     HOC_SYM(cu, cuEventRecord, "cuEventRecord"), HOC_SYM(cu, cuEventSynchronize, "cuEventSynchronize"),
@@ -304,6 +307,9 @@ int hipMemcpyDtoDAsync(void *dst, void *src, size_t bytes, void *stream) {
     ON_DEVICE(cu.cuMemcpyDtoDAsync((hoc_devptr)(uintptr_t)dst, (hoc_devptr)(uintptr_t)src, bytes, stream));
 }
 int hipStreamSynchronize(void *stream) { ON_DEVICE(cu.cuStreamSynchronize(stream)); }
+/* hipStreamNonBlocking is CU_STREAM_NON_BLOCKING's 1 */
+int hipStreamCreateWithFlags(void **stream, unsigned flags) { ON_DEVICE(cu.cuStreamCreate(stream, flags)); }
+int hipStreamDestroy(void *stream) { ON_DEVICE(cu.cuStreamDestroy(stream)); }
 int hipModuleLoadData(void **module, const void *image) { ON_DEVICE(cu.cuModuleLoadData(module, image)); }
 int hipModuleUnload(void *module) { ON_DEVICE(cu.cuModuleUnload(module)); }
 int hipModuleGetFunction(void **fn, void *module, const char *name) {
