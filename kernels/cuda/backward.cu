@@ -81,22 +81,38 @@ extern "C" __global__ void gpuact_lut16_fill() {
 #else
 __device__ __forceinline__ const uint4 *gpuact_lut16_src() { return 0; }
 #endif
-/* dx's 4 words of dtype DT from dy's and x's, act'(x) looked up in t (table TB in shared memory); whether
-   an x lies outside the table's range */
+/* dx's 4 words of dtype DT from dy's and x's, act'(x) looked up in t (table TB in shared memory); the
+   elements whose x lies outside the table's range (bit 2j + h: word j's low or high half) */
 template <int DT, int TB>
-__device__ __forceinline__ bool gpuact_lut16_bwd(const gpuact_u32 (&dy)[4], const gpuact_u32 (&x)[4], gpuact_u32 (&dx)[4],
-                                                 const float *t) {
+__device__ __forceinline__ gpuact_u32 gpuact_lut16_bwd(const gpuact_u32 (&dy)[4], const gpuact_u32 (&x)[4],
+                                                       gpuact_u32 (&dx)[4], const float *t) {
     gpuact_u32 out = 0u;
 #pragma unroll
     for (int j = 0; j < 4; j++) {
         const gpuact_u32 lo = x[j] & 0xffffu, hi = x[j] >> 16;
         float gl, gh;
-        out |= !GPUACT_LUT16_IN(lo, TB) | !GPUACT_LUT16_IN(hi, TB);
+        out |= (gpuact_u32)!GPUACT_LUT16_IN(lo, TB) << (2 * j) | (gpuact_u32)!GPUACT_LUT16_IN(hi, TB) << (2 * j + 1);
         gpuact_unpack2_dt(DT, dy[j], &gl, &gh);
         dx[j] = gpuact_pack2_dt(DT, 1, gl * t[GPUACT_LUT16_ENTRY(lo, TB)], gh * t[GPUACT_LUT16_ENTRY(hi, TB)]);
     }
-    return out != 0u;
+    return out;
 }
+#ifdef GPUACT_QUICK_BF16 /* its helpers (../act.h) */
+/* The elements of pending (gpuact_lut16_bwd) one at a time, as the word path (../act.h,
+   gpuact_bwd_words_vec) evaluates each: a warp with one such x pays one evaluation, not a vector's */
+template <int KIND, int PRECISE, int DT>
+__device__ __forceinline__ void gpuact_lut16_bwd_fix(const gpuact_u32 (&dy)[4], const gpuact_u32 (&x)[4],
+                                                     gpuact_u32 (&dx)[4], gpuact_u32 pending GPUACT_TAB_P) {
+    for (; pending; pending &= pending - 1u) {
+        const gpuact_u32 k = gpuact_lowest_bit(pending), j = k >> 1, h = k & 1u, wx = gpuact_word4(x, j),
+                         wd = gpuact_word4(dy, j);
+        const float z = h ? gpuact_hi2f(DT, wx) : gpuact_lo2f(DT, wx), g = h ? gpuact_hi2f(DT, wd) : gpuact_lo2f(DT, wd);
+        const float v = g * gpuact_grad(KIND, z, gpuact_eval(2, PRECISE) GPUACT_TAB_A);
+        const gpuact_u32 b = gpuact_grad_zero(KIND, z) ? 0u : gpuact_pack2_dt(DT, 1, v, v) & 0xffffu;
+        gpuact_word4_set(dx, j, h ? 0xffffu : 0xffff0000u, b << (16 * h));
+    }
+}
+#endif
 
 /* One vector's dx from dy, the region's source s (its bits) or the mask
    bits, and the bias (FROMX). PAIRS: every array 16-bit, the first 4
@@ -233,10 +249,23 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
                 if (!FULL && c0 >= cols) continue;
                 if (CODES)
                     gpuact_bwd_codes<DY, DX, VEC>(dy[u], bits[u], slot, lv, do_scale, scale, dx[u]);
-                /* the word path where an x lies outside the table's range (or there is no table) */
+#ifdef GPUACT_QUICK_BF16
+                else if (LUT && lut && S::id == GPUACT_DT_f16) {
+                    /* f16: the table, then one at a time the elements whose x lies outside its range (the
+                       f16 table leaves more of them; bf16's fix spilled) */
+                    const gpuact_u32(&wdy)[4] = reinterpret_cast<const gpuact_u32(&)[4]>(dy[u]);
+                    const gpuact_u32(&wx)[4] = reinterpret_cast<const gpuact_u32(&)[4]>(s[u]);
+                    gpuact_u32(&wdx)[4] = reinterpret_cast<gpuact_u32(&)[4]>(dx[u]);
+                    const gpuact_u32 pending =
+                        gpuact_lut16_bwd<S::id, GPUACT_LUT16_TABLE(GPUACT_OP_backward, S::id)>(wdy, wx, wdx, lut);
+                    if (GPUACT_WARP_ANY(pending)) gpuact_lut16_bwd_fix<KIND, PRECISE, S::id>(wdy, wx, wdx, pending GPUACT_TAB_A);
+                }
+#endif
+                /* bf16: the word path where an x lies outside the table's range (or there is no table) */
                 else if (!LUT || !lut ||
-                         gpuact_lut16_bwd<S::id, GPUACT_LUT16_TABLE(GPUACT_OP_backward, S::id)>(reinterpret_cast<const gpuact_u32(&)[4]>(dy[u]), reinterpret_cast<const gpuact_u32(&)[4]>(s[u]),
-                                          reinterpret_cast<gpuact_u32(&)[4]>(dx[u]), lut))
+                         gpuact_lut16_bwd<S::id, GPUACT_LUT16_TABLE(GPUACT_OP_backward, S::id)>(
+                             reinterpret_cast<const gpuact_u32(&)[4]>(dy[u]), reinterpret_cast<const gpuact_u32(&)[4]>(s[u]),
+                             reinterpret_cast<gpuact_u32(&)[4]>(dx[u]), lut))
                     gpuact_bwd_vec<DY, DX, S, KIND, PRECISE, FROM_MASK, SELECT, FROMX, VEC>(dy[u], s[u], FROM_MASK ? bits[u] : 0u, b[u],
                                                                                  has_bias, do_scale, scale, slope, ceiling,
                                                                                  lower, cbits, lbits, dx[u]);
