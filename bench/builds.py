@@ -23,7 +23,8 @@ the builds against each other bit for bit:
 
 --patterns16 compares the builds instead on every bf16 and f16 bit pattern
 (eight times over, at element offsets 0, 1 and 3) and on N(0, 1) values:
-the forward and the backward from x of GELU, tanh-GELU and SiLU. With the
+the forward, the backward from x and the gated backward (the patterns as a)
+of GELU, tanh-GELU and SiLU. With the
 16-bit lookup (kernels/contract.h, GPUACT_LUT16_VARIANT) on in the first
 build and off in the second (a _C built with -DGPUACT__ROWS_BY_DEVICE=0),
 on a device whose row asks for it, it shows the lookup gives the word
@@ -150,7 +151,7 @@ def same_bits(a, b):
 
 
 def patterns16(gs, backend):
-    """The smooth kinds' 16-bit forward and backward from x on every pattern, each build against the first,
+    """The smooth kinds' 16-bit forward, backward from x and gated backward on every pattern, each build against the first,
     bit for bit; returns the number of differing (dtype, data, offset, kind, op) cases."""
     import random
     rng = random.Random(7)
@@ -174,16 +175,22 @@ def patterns16(gs, backend):
                         g.forward_op(dt, n, (b["x"], 2 * off), (b["y"], 2 * off), a=kind)()
                         g.backward_op(dt, n, (b["dy"], 2 * off), (b["dx"], 2 * off), x=(b["x"], 2 * off), a=kind)()
                         C.synchronize(*g.where)
-                        outs.append((C.read(*where, b["y"], 2 * len(xs))[2 * off:],
-                                     C.read(*where, b["dx"], 2 * len(xs))[2 * off:]))
+                        out = [C.read(*where, b["y"], 2 * len(xs))[2 * off:], C.read(*where, b["dx"], 2 * len(xs))[2 * off:]]
+                        # the gated backward of one row, a = x, b = dy, with dy as its incoming gradient
+                        g.glu_backward_op(1, n, (b["dy"], 2 * off), (b["x"], 2 * off), (b["dy"], 2 * off),
+                                          (b["y"], 2 * off), (b["dx"], 2 * off), dt, dt, act_=kind)()
+                        C.synchronize(*g.where)
+                        out += [C.read(*where, b["y"], 2 * len(xs))[2 * off:], C.read(*where, b["dx"], 2 * len(xs))[2 * off:]]
+                        outs.append(out)
                         for h in b.values():
                             C.free(*where, h)
                     for g, out in zip(gs[1:], outs[1:]):
-                        for op, got, want in (("forward", out[0], outs[0][0]), ("backward", out[1], outs[0][1])):
+                        for op, got, want in zip(("forward", "backward", "gated da", "gated db"), out, outs[0]):
                             if got != want:
                                 fails += 1
                                 print(f"{g.label} DIFFERS from {gs[0].label}: {dt} {data} offset {off} {kind} {op}")
-            print(f"{dt} {data}: forward and backward from x of gelu, gelu_tanh, silu at offsets 0, 1, 3 compared")
+            print(f"{dt} {data}: forward, backward from x and gated backward of gelu, gelu_tanh, silu at offsets 0, 1, 3 "
+                  f"compared")
     print("patterns16: all the same bits" if not fails else f"patterns16: {fails} cases DIFFER")
     return fails
 

@@ -182,9 +182,10 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
 #define GPUACT_TRANSCENDENTAL_KINDS ((1u << GPUACT_KIND_gelu) | (1u << GPUACT_KIND_gelu_tanh) | (1u << GPUACT_KIND_silu))
 /* CUDA/HIP, where the host passes -DGPUACT_LUT16 (its device's row of
    backends/gpuact_cudalike.h asks for it): the elementwise 16-bit forward of
-   GELU, tanh-GELU and SiLU (default evaluation, no mask), and their
-   elementwise backward from x (no bias gradient), look their results, and
-   the derivative, up. A 16-bit x has few values: the module keeps the result
+   GELU, tanh-GELU and SiLU (default evaluation, no mask), their elementwise
+   backward from x (no bias gradient), and their bf16 gated backward (no
+   bias, no bias gradient: act and act' of a), look their results, and the
+   derivative, up. A 16-bit x has few values: the module keeps the result
    (or the f32 derivative) of every x in its table's range (bf16: 2^-12 <=
    |x| < 16; f16: 2^-14 <= |x| < 4 forward, 2^-10 <= |x| < 4 backward, whose
    entries are twice as wide), [sign][key], key = (bits & 0x7fff) - LO < SPAN,
@@ -207,12 +208,16 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
 #define GPUACT_LUT16_BITS(e, tb)                                                                                 \
     ((e) < GPUACT_LUT16_SPAN(tb) ? (e) + GPUACT_LUT16_LO(tb) : ((e) - GPUACT_LUT16_SPAN(tb) + GPUACT_LUT16_LO(tb)) | 0x8000u)
 #define GPUACT_LUT16_VARIANT(op, kind, mask, dbias, fromx, precise, t0, t1, t2)                                   \
-    (((op) == GPUACT_OP_forward || ((op) == GPUACT_OP_backward && (fromx) && !(dbias))) &&                         \
+    (((op) == GPUACT_OP_forward || ((op) == GPUACT_OP_backward && (fromx) && !(dbias)) ||                          \
+      ((op) == GPUACT_OP_glu_backward && !(dbias) && (t0) == GPUACT_DT_bf16)) &&                                   \
      ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && !(mask) && !(precise) &&                                  \
      ((t0) == GPUACT_DT_bf16 || (t0) == GPUACT_DT_f16) && (t1) == (t0) && (t2) == (t0) &&                          \
      !((op) == GPUACT_OP_backward && (kind) == GPUACT_KIND_silu && (t0) == GPUACT_DT_f16))
-/* a lookup variant's table in shared memory, its bytes: two 16-bit results or two f32 derivatives per key */
-#define GPUACT_LUT16_SHARED(op, dt) (2u * GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(op, dt)) * ((op) == GPUACT_OP_forward ? 2u : 4u))
+/* a lookup variant's table in shared memory, its bytes: two 16-bit results, two f32 derivatives or two
+   (act, act') pairs of f32 per key */
+#define GPUACT_LUT16_SHARED(op, dt)                                                                               \
+    (2u * GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(op, dt)) *                                                         \
+     ((op) == GPUACT_OP_forward ? 2u : (op) == GPUACT_OP_backward ? 4u : 8u))
 /* its threads per block: f16's GPUACT_LUT16_BLOCK_F16, bf16's the variant's own */
 #define GPUACT_LUT16_BLOCK(dt, block) ((dt) == GPUACT_DT_f16 ? GPUACT_LUT16_BLOCK_F16 : (block))
 #define GPUACT_CL_NV_BLOCK(op, kind, select, mask, dbias, some_4byte, all_4byte)                                   \

@@ -862,6 +862,15 @@ static unsigned cl_width(int op, int kind, gpuact_dtype t, size_t cols)
 }
 #endif
 #if !defined(GPUACT_NO_CUDA) || !defined(GPUACT_NO_HIP)
+/* A CUDA context's state on a device of that name with 132 units, as the backend sets it up */
+static void cuda_on(const char *device, gpuact_context *c, gpuact__gpu *g)
+{
+    memset(c, 0, sizeof *c);
+    memset(g, 0, sizeof *g);
+    c->impl = g; /* as the backend's context holds it */
+    snprintf(c->device_name, sizeof c->device_name, "%s", device);
+    gpuact__gpu_set_shape(c, g, 132);
+}
 static gpuact__shape cuda_shape_on(const char *device, int op, int kind, int mask, gpuact_dtype t0, gpuact_dtype t1,
                                    gpuact_dtype t2, size_t cols)
 {
@@ -869,12 +878,8 @@ static gpuact__shape cuda_shape_on(const char *device, int op, int kind, int mas
     gpuact__gpu g;
     gpuact__launch L;
     gpuact__shape sh;
-    memset(&c, 0, sizeof c);
-    memset(&g, 0, sizeof g);
+    cuda_on(device, &c, &g);
     memset(&L, 0, sizeof L);
-    c.impl = &g; /* as the backend's context holds it */
-    snprintf(c.device_name, sizeof c.device_name, "%s", device);
-    gpuact__gpu_set_shape(&c, &g, 132);
     L.v.op = op;
     L.v.kind = kind;
     L.v.dbias = op == GPUACT_OP_backward && kind == GPUACT_KIND_relu;
@@ -905,6 +910,21 @@ static unsigned lut16_index_errors(int tb, unsigned lo, unsigned hi)
                (in && GPUACT_LUT16_BITS(GPUACT_LUT16_ENTRY(b, tb), tb) != b);
     }
     return bad;
+}
+/* Whether a variant looks its results up on a device (gpuact__gpu_lut16) */
+static int lut16_on(const char *device, int op, int kind, int dbias, gpuact_dtype t)
+{
+    gpuact_context c;
+    gpuact__gpu g;
+    gpuact__variant V;
+    cuda_on(device, &c, &g);
+    memset(&V, 0, sizeof V);
+    V.op = op;
+    V.kind = kind;
+    V.dbias = dbias;
+    V.fromx = op == GPUACT_OP_backward;
+    V.t[0] = V.t[1] = V.t[2] = t;
+    return gpuact__gpu_lut16(&g, &V);
 }
 /* The smooth kinds' row walk (smooth_rows) of an op on a device */
 static unsigned smooth_rows_on(const char *device, int op, int kind, gpuact_dtype t)
@@ -1095,6 +1115,26 @@ static void internals(void)
     expect_true("the 16-bit lookup's table holds every pattern of its range at the entry a lookup reads",
                 lut16_index_errors(0, 0x3980u, 0x4180u) == 0 &&
                     lut16_index_errors(1, 0x0400u, 0x4400u) + lut16_index_errors(2, 0x1400u, 0x4400u) == 0,
+                why);
+    snprintf(why, sizeof why, "H200: forward bf16 %d f16 %d, gated backward bf16 %d (bias gradients %d) f16 %d, ReGLU's %d; "
+             "H100: forward bf16 %d, gated backward %d",
+             lut16_on("NVIDIA H200", GPUACT_OP_forward, GPUACT_KIND_gelu, 0, GPUACT_BF16),
+             lut16_on("NVIDIA H200", GPUACT_OP_forward, GPUACT_KIND_silu, 0, GPUACT_F16),
+             lut16_on("NVIDIA H200", GPUACT_OP_glu_backward, GPUACT_KIND_gelu, 0, GPUACT_BF16),
+             lut16_on("NVIDIA H200", GPUACT_OP_glu_backward, GPUACT_KIND_gelu, 1, GPUACT_BF16),
+             lut16_on("NVIDIA H200", GPUACT_OP_glu_backward, GPUACT_KIND_gelu, 0, GPUACT_F16),
+             lut16_on("NVIDIA H200", GPUACT_OP_glu_backward, GPUACT_KIND_relu, 0, GPUACT_BF16),
+             lut16_on("NVIDIA H100 80GB HBM3", GPUACT_OP_forward, GPUACT_KIND_gelu, 0, GPUACT_BF16),
+             lut16_on("NVIDIA H100 80GB HBM3", GPUACT_OP_glu_backward, GPUACT_KIND_gelu, 0, GPUACT_BF16));
+    expect_true("the 16-bit lookup: the H200's elementwise 16-bit and bf16 gated backward cells, no other",
+                lut16_on("NVIDIA H200", GPUACT_OP_forward, GPUACT_KIND_gelu, 0, GPUACT_BF16) &&
+                    lut16_on("NVIDIA H200", GPUACT_OP_forward, GPUACT_KIND_silu, 0, GPUACT_F16) &&
+                    lut16_on("NVIDIA H200", GPUACT_OP_glu_backward, GPUACT_KIND_gelu, 0, GPUACT_BF16) &&
+                    !lut16_on("NVIDIA H200", GPUACT_OP_glu_backward, GPUACT_KIND_gelu, 1, GPUACT_BF16) &&
+                    !lut16_on("NVIDIA H200", GPUACT_OP_glu_backward, GPUACT_KIND_gelu, 0, GPUACT_F16) &&
+                    !lut16_on("NVIDIA H200", GPUACT_OP_glu_backward, GPUACT_KIND_relu, 0, GPUACT_BF16) &&
+                    !lut16_on("NVIDIA H100 80GB HBM3", GPUACT_OP_forward, GPUACT_KIND_gelu, 0, GPUACT_BF16) &&
+                    !lut16_on("NVIDIA H100 80GB HBM3", GPUACT_OP_glu_backward, GPUACT_KIND_gelu, 0, GPUACT_BF16),
                 why);
     {
         /* the lookup's blocks: f16's on a device whose row asks for the lookup, else the variant's own */

@@ -58,6 +58,56 @@ __device__ __forceinline__ void gpuact_glub_qbf16(const gpuact_u32 (&dy)[4], con
 }
 #endif
 
+/* The bf16 lookup (../contract.h, GPUACT_LUT16_VARIANT): the module's table of (act(x), act'(x)) as the
+   general path below evaluates them (one entry in a module without the lookup), and its fill kernel (the
+   host launches it once) */
+#if GPUACT_LUT16_ON
+__device__ __align__(16) float gpuact_lut16_glu[GPUACT_LUT16_VARIANT(GPUACT_OP_glu_backward, GPUACT_KIND, GPUACT_MASK,
+                                                                     GPUACT_DBIAS, GPUACT_FROMX, GPUACT_PRECISE,
+                                                                     GPUACT_T0::id, GPUACT_T1::id, GPUACT_T2::id)
+                                                    ? 4 * GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_glu_backward,
+                                                                                               GPUACT_T1::id))
+                                                    : 1];
+__device__ __forceinline__ const uint4 *gpuact_lut16_src() { return reinterpret_cast<const uint4 *>(gpuact_lut16_glu); }
+template <class X, int KIND, int DBIAS, int PRECISE>
+__device__ __forceinline__ void gpuact_lut16_fill_() {
+    enum { TB = GPUACT_LUT16_TABLE(GPUACT_OP_glu_backward, X::id) };
+    const gpuact_u32 e = blockIdx.x * blockDim.x + threadIdx.x; /* entries 8e to 8e + 7 */
+    if (!GPUACT_LUT16_VARIANT(GPUACT_OP_glu_backward, KIND, 0, DBIAS, 0, PRECISE, X::id, X::id, X::id) ||
+        e >= GPUACT_LUT16_SPAN(TB) / 4)
+        return;
+#pragma unroll
+    for (gpuact_u32 k = 0; k < 8; k++) {
+        const float za = gpuact_lo2f(X::id, GPUACT_LUT16_BITS(8u * e + k, TB));
+        gpuact_lut16_glu[2u * (8u * e + k)] = gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(X::size, PRECISE));
+        gpuact_lut16_glu[2u * (8u * e + k) + 1u] = gpuact_grad(KIND, za, gpuact_eval(X::size, PRECISE) GPUACT_TAB_A);
+    }
+}
+extern "C" __global__ void gpuact_lut16_fill() { gpuact_lut16_fill_<GPUACT_T1, GPUACT_KIND, GPUACT_DBIAS, GPUACT_PRECISE>(); }
+#else
+__device__ __forceinline__ const uint4 *gpuact_lut16_src() { return 0; }
+#endif
+/* One vector's da and db, words of two bf16, act and act' of a looked up in t (table TB in shared
+   memory) and multiplied as the general path below does; whether an a lies outside the table's range */
+template <int TB>
+__device__ __forceinline__ bool gpuact_glub_lut(const gpuact_u32 (&dy)[4], const gpuact_u32 (&a)[4],
+                                                const gpuact_u32 (&b)[4], gpuact_u32 (&da)[4], gpuact_u32 (&db)[4],
+                                                const float2 *t) {
+    gpuact_u32 out = 0u;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const gpuact_u32 lo = a[j] & 0xffffu, hi = a[j] >> 16;
+        const float2 tl = t[GPUACT_LUT16_ENTRY(lo, TB)], th = t[GPUACT_LUT16_ENTRY(hi, TB)];
+        float gl, gh, bl, bh;
+        out |= !GPUACT_LUT16_IN(lo, TB) | !GPUACT_LUT16_IN(hi, TB);
+        gpuact_unpack2_dt(GPUACT_DT_bf16, dy[j], &gl, &gh);
+        gpuact_unpack2_dt(GPUACT_DT_bf16, b[j], &bl, &bh);
+        da[j] = gpuact_pack2_dt(GPUACT_DT_bf16, 1, (gl * bl) * tl.y, (gh * bh) * th.y);
+        db[j] = gpuact_pack2_dt(GPUACT_DT_bf16, 1, gl * tl.x, gh * th.x);
+    }
+    return out != 0u;
+}
+
 /* One vector's da and db (the general path): the sums with the biases where given, then
    gpuact_grad and gpuact_act, pairs at a time (the two-at-once conversion of 16-bit results). */
 template <class DY, class X, int KIND, int PRECISE, int VEC>
@@ -96,6 +146,15 @@ __device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
     enum { QUICK = X::id == GPUACT_DT_bf16 && DY::id == GPUACT_DT_bf16 && !PRECISE && !DBIAS &&
                    ((GPUACT_TRANSCENDENTAL_KINDS >> KIND) & 1u) };
     const bool aligned = layout & GPUACT_LAYOUT_ALIGNED; /* ../contract.h */
+    /* the bf16 lookup: the module's table of (act, act') to shared memory (GPUACT_LUT16_SHARED bytes) */
+    enum { LUT = GPUACT_LUT16_ON && QUICK &&
+                 GPUACT_LUT16_VARIANT(GPUACT_OP_glu_backward, KIND, 0, DBIAS, 0, PRECISE, DY::id, X::id, X2::id) };
+    const float2 *lut = 0;
+    if (LUT && !has_bias) {
+        extern __shared__ uint4 lg[];
+        gpuact_lut16_load<GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_glu_backward, X::id)), BLK>(lg, gpuact_lut16_src());
+        lut = reinterpret_cast<const float2 *>(lg);
+    }
     float ba[U][VEC], bb[U][VEC], acc_a[U][VEC], acc_b[U][VEC];
     (void)mask; (void)mask_ld; (void)scale; (void)slope; (void)ceiling; (void)lower;
 #pragma unroll
@@ -163,7 +222,9 @@ __device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
                 gpuact_load_words<DY>(dyr, c0, cols, vec_ok, wdy);
                 gpuact_load_words<X>(ar, c0, cols, vec_ok, wa);
                 gpuact_load_words<X>(br, c0, cols, vec_ok, wb);
-                gpuact_glub_qbf16<KIND>(wdy, wa, wb, wda, wdb);
+                /* the quick path where an a lies outside the table's range (or there is no table) */
+                if (!LUT || !lut || gpuact_glub_lut<GPUACT_LUT16_TABLE(GPUACT_OP_glu_backward, X::id)>(wdy, wa, wb, wda, wdb, lut))
+                    gpuact_glub_qbf16<KIND>(wdy, wa, wb, wda, wdb);
                 gpuact_store_words<X>(dar, c0, cols, vec_ok, wda);
                 gpuact_store_words<X>(dbr, c0, cols, vec_ok, wdb);
                 continue;
