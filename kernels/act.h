@@ -78,10 +78,12 @@ GPUACT_FN int gpuact_eval(int bytes, int precise) {
 /* The same where the default evaluation reads a table (the caller's gpuact_tab, GPUACT_TAB_P) */
 #define GPUACT_EVAL_TAB_(ev, f, z) \
     ((ev) == GPUACT_EVAL_LEAN ? f##_16(z) : (ev) == GPUACT_EVAL_FAST ? f##_fast(z GPUACT_TAB_A) : f(z))
-/* Whether gpuact_grad reads a table: GELU's or tanh-GELU's derivative in the default evaluation
-   into a 4-byte result (gpuact_eval) */
-#define GPUACT_GRAD_TABLE(kind, precise, bytes) \
+/* Whether gpuact_act reads a table (GELU's and tanh-GELU's default evaluation into a 4-byte result,
+   gpuact_eval; SiLU's forward by the exponential ran faster) and whether gpuact_grad does (the three
+   smooth kinds' default evaluation into a 4-byte result) */
+#define GPUACT_ACT_TABLE(kind, precise, bytes) \
     (((kind) == GPUACT_KIND_gelu || (kind) == GPUACT_KIND_gelu_tanh) && !(precise) && (bytes) == 4)
+#define GPUACT_GRAD_TABLE(kind, precise, bytes) (((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && !(precise) && (bytes) == 4)
 /* Each kind's formulas, named by its row of GPUACT_ACTIVATIONS: act(z) in
    f32 for every kind, GPUACT_ACT_<name>(z, slope, c, lo, ev) (ev:
    gpuact_eval); d act / dz for a smooth kind (select 0),
@@ -98,13 +100,13 @@ GPUACT_FN int gpuact_eval(int bytes, int precise) {
 #define GPUACT_ACT_leaky(z, slope, c, lo, ev) ((z) > 0.0f ? (z) : (z) * (slope))
 #define GPUACT_ACT_clipped(z, slope, c, lo, ev) ((z) <= 0.0f ? 0.0f : ((z) >= (c) ? (c) : (z)))
 #define GPUACT_ACT_hardtanh(z, slope, c, lo, ev) ((z) <= (lo) ? (lo) : ((z) > (c) ? (c) : (z)))
-#define GPUACT_ACT_gelu(z, slope, c, lo, ev) GPUACT_EVAL_(ev, gpuact_gelu_erf, z)
-#define GPUACT_ACT_gelu_tanh(z, slope, c, lo, ev) GPUACT_EVAL_(ev, gpuact_gelu_tanh, z)
+#define GPUACT_ACT_gelu(z, slope, c, lo, ev) GPUACT_EVAL_TAB_(ev, gpuact_gelu_erf, z)
+#define GPUACT_ACT_gelu_tanh(z, slope, c, lo, ev) GPUACT_EVAL_TAB_(ev, gpuact_gelu_tanh, z)
 #define GPUACT_ACT_silu(z, slope, c, lo, ev) GPUACT_EVAL_(ev, gpuact_silu, z)
 #define GPUACT_ACT_sqrelu(z, slope, c, lo, ev) ((z) <= 0.0f ? 0.0f : (z) * (z))
 #define GPUACT_GRAD_gelu(z, ev) GPUACT_EVAL_TAB_(ev, gpuact_gelu_erf_d, z)
 #define GPUACT_GRAD_gelu_tanh(z, ev) GPUACT_EVAL_TAB_(ev, gpuact_gelu_tanh_d, z)
-#define GPUACT_GRAD_silu(z, ev) GPUACT_EVAL_(ev, gpuact_silu_d, z)
+#define GPUACT_GRAD_silu(z, ev) GPUACT_EVAL_TAB_(ev, gpuact_silu_d, z)
 #define GPUACT_GRAD_sqrelu(z, ev) ((z) <= 0.0f ? 0.0f : (z) + (z))
 #define GPUACT_PASSES_relu(z, c, lo) (!((z) <= 0.0f))
 #define GPUACT_PASSES_leaky(z, c, lo) ((z) > 0.0f)
@@ -126,7 +128,7 @@ GPUACT_FN int gpuact_eval(int bytes, int precise) {
    its kind (the return after the lines is reached by no kind of the
    table; gpuact_grad and gpuact_passes are compiled, unused, for the kinds
    of the other family). */
-GPUACT_FN float gpuact_act(int kind, float z, float slope, float c, float lo, int ev) {
+GPUACT_FN float gpuact_act(int kind, float z, float slope, float c, float lo, int ev GPUACT_TAB_P) {
     GPUACT_ACTIVATIONS(GPUACT_ACT_CASE_)
     return z;
 }
@@ -367,14 +369,14 @@ GPUACT_FN float gpuact_act_minmax(int kind, float z, float c, float lo) {
    conversion: fl >= 0, the flags as a constant, with a bias, a scale or
    (RAW) x's NaN put back afterwards, so a NaN result is the canonical one
    either way (clipped ReLU and hardtanh then take gpuact_act_minmax). */
-GPUACT_FN float gpuact_act_fl(int kind, int fl, float z, float slope, float c, float lo, int ev) {
+GPUACT_FN float gpuact_act_fl(int kind, int fl, float z, float slope, float c, float lo, int ev GPUACT_TAB_P) {
 #ifdef GPUACT_MIN_NAN
     if (fl >= 0 && (fl & (GPUACT_F_BIAS | GPUACT_F_SCALE | GPUACT_F_RAW)) &&
         (kind == GPUACT_KIND_clipped || kind == GPUACT_KIND_hardtanh))
         return gpuact_act_minmax(kind, z, c, lo);
 #endif
     (void)fl;
-    return gpuact_act(kind, z, slope, c, lo, ev);
+    return gpuact_act(kind, z, slope, c, lo, ev GPUACT_TAB_A);
 }
 /* ---- one element of dtype dt (known at compile time) as raw bits: the
    element paths (f32 and mixed dtypes) of every dialect. */
@@ -439,7 +441,7 @@ GPUACT_FN void gpuact_fromf2_dt(int dt, float lo, float hi, gpuact_u32 *a, gpuac
    100-102% (docs/PERFORMANCE.md). */
 GPUACT_FN gpuact_u32 gpuact_fwd_elems(int kind, int precise, int xd, int yd, int sel, int fl, int vec, const gpuact_u32 *x,
                                       const float *b, gpuact_u32 *y, int has_bias, int flags, float scale,
-                                      float slope, float ceiling, float lower, gpuact_u32 cbits, gpuact_u32 lbits) {
+                                      float slope, float ceiling, float lower, gpuact_u32 cbits, gpuact_u32 lbits GPUACT_TAB_P) {
     const int y16 = yd != GPUACT_DT_f32;
     gpuact_u32 bits = 0;
     float v[8]; /* a 16-bit y's results before rounding (not the selection path) */
@@ -462,7 +464,7 @@ GPUACT_FN gpuact_u32 gpuact_fwd_elems(int kind, int precise, int xd, int yd, int
         } else {
             float z = gpuact_tof_dt(xd, x[k]), vk;
             if (has_bias) z += b[k];
-            vk = gpuact_act_fl(kind, y16 ? fl : -1, z, slope, ceiling, lower, gpuact_eval(y16 ? 2 : 4, precise));
+            vk = gpuact_act_fl(kind, y16 ? fl : -1, z, slope, ceiling, lower, gpuact_eval(y16 ? 2 : 4, precise) GPUACT_TAB_A);
             if (flags & GPUACT_F_SCALE) vk *= scale;
             if (y16) v[k] = vk; /* rounded below */
             /* no bias, scale 1, xd == yd, not the selection path: a NaN x keeps its bits */
@@ -553,11 +555,11 @@ GPUACT_FN void gpuact_word4_set(gpuact_u32 *w, gpuact_u32 j, gpuact_u32 keep, gp
 #pragma unroll
     for (int i = 0; i < 4; i++) w[i] = (gpuact_u32)i == j ? (w[i] & keep) | b : w[i];
 }
-GPUACT_FN void gpuact_qbf16_fix(int kind, int precise, int xd, const gpuact_u32 *x, gpuact_u32 *y, gpuact_u32 pending) {
+GPUACT_FN void gpuact_qbf16_fix(int kind, int precise, int xd, const gpuact_u32 *x, gpuact_u32 *y, gpuact_u32 pending GPUACT_TAB_P) {
     while (pending) {
         const gpuact_u32 k = gpuact_lowest_bit(pending), j = k >> 1, w = gpuact_word4(x, j);
         const float v = gpuact_act_fl(kind, GPUACT_F_RAW, (k & 1u) ? gpuact_hi2f(xd, w) : gpuact_lo2f(xd, w), 0.0f, 0.0f,
-                                      0.0f, gpuact_eval(2, precise));
+                                      0.0f, gpuact_eval(2, precise) GPUACT_TAB_A);
         const gpuact_u32 b = gpuact_fromf_dt(xd, v) << (16 * (k & 1u)), keep = (k & 1u) ? 0xffffu : 0xffff0000u;
         gpuact_word4_set(y, j, keep, b);
         pending &= pending - 1u;
@@ -566,13 +568,13 @@ GPUACT_FN void gpuact_qbf16_fix(int kind, int precise, int xd, const gpuact_u32 
 /* both steps: the quick words, then the fix where a warp has a pending element */
 GPUACT_FN void gpuact_qbf16_fwd2(int kind, int precise, int xd, const gpuact_u32 *x, gpuact_u32 *y) {
     const gpuact_u32 pending = gpuact_qbf16_words(kind, xd, x, y);
-    if (GPUACT_WARP_ANY(pending)) gpuact_qbf16_fix(kind, precise, xd, x, y, pending);
+    if (GPUACT_WARP_ANY(pending)) gpuact_qbf16_fix(kind, precise, xd, x, y, pending GPUACT_TAB_A);
 }
 /* The precise evaluation's (bf16) and GELU's in one step, their kernels at the general bound:
    every quick value first, in straight-line code so the words interleave, then the lean (or
    precise) function where one was not kept (in two steps GELU's ran slower, and the precise
    function's registers spilled into the bias path). */
-GPUACT_FN void gpuact_fwd_words_qbf16(int kind, int precise, int xd, const gpuact_u32 *x, gpuact_u32 *y) {
+GPUACT_FN void gpuact_fwd_words_qbf16(int kind, int precise, int xd, const gpuact_u32 *x, gpuact_u32 *y GPUACT_TAB_P) {
     float z[8], v[8];
     int ok[8], bad = 0;
 #pragma unroll
@@ -585,7 +587,7 @@ GPUACT_FN void gpuact_fwd_words_qbf16(int kind, int precise, int xd, const gpuac
     if (GPUACT_WARP_ANY(bad)) /* one uniform branch where every value was kept */
 #pragma unroll
         for (int k = 0; k < 8; k++)
-            if (!ok[k]) v[k] = gpuact_act_fl(kind, GPUACT_F_RAW, z[k], 0.0f, 0.0f, 0.0f, gpuact_eval(2, precise));
+            if (!ok[k]) v[k] = gpuact_act_fl(kind, GPUACT_F_RAW, z[k], 0.0f, 0.0f, 0.0f, gpuact_eval(2, precise) GPUACT_TAB_A);
 #pragma unroll
     for (int j = 0; j < 4; j++) {
         const gpuact_u32 nan = gpuact_nan_lanes(x[j], gpuact_inf16(xd)); /* a NaN x keeps its bits */
@@ -601,13 +603,13 @@ GPUACT_FN void gpuact_fwd_words_qbf16(int kind, int precise, int xd, const gpuac
    words (has_bias); c2 / l2: the bounds as y's bits in both lanes. */
 GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int precise, int xd, int yd, int bd, int sel, int fl, const gpuact_u32 *x,
                                       const gpuact_u32 *bw, gpuact_u32 *y, int has_bias, int flags, float scale,
-                                      float slope, float ceiling, float lower, gpuact_u32 c2, gpuact_u32 l2) {
+                                      float slope, float ceiling, float lower, gpuact_u32 c2, gpuact_u32 l2 GPUACT_TAB_P) {
     gpuact_u32 top[4]; /* bits 15 and 31: where each lane's gradient passes */
 #ifdef GPUACT_QUICK_BF16
     if (fl == GPUACT_F_RAW && !sel && ((GPUACT_TRANSCENDENTAL_KINDS >> kind) & 1u) &&
         (xd == GPUACT_DT_bf16 || (kind != GPUACT_KIND_silu && !precise))) {
         if (precise || !((GPUACT_QUICK2_KINDS >> kind) & 1u))
-            gpuact_fwd_words_qbf16(kind, precise, xd, x, y);
+            gpuact_fwd_words_qbf16(kind, precise, xd, x, y GPUACT_TAB_A);
         else
             gpuact_qbf16_fwd2(kind, precise, xd, x, y);
         return 0u;
@@ -654,8 +656,8 @@ GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int precise, int xd, int yd, int
                 vh = gpuact_sm_canon(gpuact_sm_silu_x16(zh));
 #endif
             } else {
-                vl = gpuact_act_fl(kind, fl, zl, slope, ceiling, lower, gpuact_eval(2, precise));
-                vh = gpuact_act_fl(kind, fl, zh, slope, ceiling, lower, gpuact_eval(2, precise));
+                vl = gpuact_act_fl(kind, fl, zl, slope, ceiling, lower, gpuact_eval(2, precise) GPUACT_TAB_A);
+                vh = gpuact_act_fl(kind, fl, zh, slope, ceiling, lower, gpuact_eval(2, precise) GPUACT_TAB_A);
             }
             if (flags & GPUACT_F_SCALE) {
                 vl *= scale;

@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""The cell tables of the default f32 GELU derivatives in kernels/smooth.h
-(gpuact_sm_dtabs from GPUACT_SM_GED and GPUACT_SM_GTD: erf-GELU and
-tanh-GELU), which gpuact_gelu_erf_d_fast and gpuact_gelu_tanh_d_fast read for
-|x| <= 3.875 (gpuact_sm_dtab).
+"""The cell tables of the default f32 evaluations in kernels/smooth.h
+(gpuact_sm_dtabs): the derivatives of erf-GELU, tanh-GELU and SiLU
+(GPUACT_SM_GED, _GTD, _SID; gpuact_*_d_fast through gpuact_sm_dtab) and the
+forwards of erf-GELU and tanh-GELU (GPUACT_SM_GEF, _GTF; gpuact_gelu_erf_fast
+and gpuact_gelu_tanh_fast through gpuact_sm_ftab), read for |x| <= 3.875.
 
     python3 tools/smooth_tables.py            # print each cell's fit and sampled error
     python3 tools/smooth_tables.py --check    # exit 1 if smooth.h's tables differ
     python3 tools/smooth_tables.py --write    # write the tables into smooth.h (then `make embed`)
 
 Each derivative at x = -y (y >= 0) is U(y), and at x = y it is 1 - U(y) (the
-functions are x F(x) with F(x) + F(-x) = 1). U has one root y0 (0.7518... and
+functions are x F(x) with F(x) + F(-x) = 1). A forward's table holds U = F(-y)
+instead, which has no root, with c0h on the grid of 2^-24 so that 1 - c0h is
+exact: x U at -y, y (1 - c0h) - y (U - c0h) at +y. U has one root y0 (0.7518... and
 0.7524...) and decays like e^-y^2/2 or e^-z beyond it. Cell k (k = 0..31) holds the inputs whose 8y rounds to k (to even
 at ties), so its y lie in [(k - 1/2)/8, (k + 1/2)/8], and t = y - k/8 is
 exact (k/8 is within a factor 2 of y, or 0). A cell evaluates
@@ -66,7 +69,27 @@ def u_gelu_tanh(y):
     return s * (1 - y * zp * (1 - s))
 
 
-TABLES = (("GPUACT_SM_GED", u_gelu, 0.75), ("GPUACT_SM_GTD", u_gelu_tanh, 0.75))
+def u_silu(y):
+    """SiLU's derivative at x = -y: sigma(-y) (1 - y sigma(y))."""
+    y = mp.mpf(y)
+    s = 1 / (1 + mp.exp(y))
+    return s * (1 - y * (1 - s))
+
+
+def v_gelu(y):
+    """erf-GELU's F(-y) = Q(y), the forward at -y over -y."""
+    return mp.erfc(mp.mpf(y) / mp.sqrt(2)) / 2
+
+
+def v_gelu_tanh(y):
+    """tanh-GELU's F(-y) = sigma(-z)."""
+    y = mp.mpf(y)
+    return 1 / (1 + mp.exp(y * (C1_TANH + C3_TANH * y * y)))
+
+
+# (name, U, where its root is, or None: a forward's F(-y), which has none)
+TABLES = (("GPUACT_SM_GED", u_gelu, 0.75), ("GPUACT_SM_GTD", u_gelu_tanh, 0.75), ("GPUACT_SM_SID", u_silu, 1.28),
+          ("GPUACT_SM_GEF", v_gelu, None), ("GPUACT_SM_GTF", v_gelu_tanh, None))
 
 
 def lawson(ts, vals, w, deg, rounds=60):
@@ -86,9 +109,9 @@ def fma32(a, b, c):
 
 
 def table(U, guess):
-    y0 = mp.findroot(U, guess)
-    y0h, y0l = split(y0)
-    k0 = int(mp.nint(PER_UNIT * y0))
+    y0 = mp.findroot(U, guess) if guess is not None else None
+    y0h, y0l = split(y0) if y0 is not None else (None, None)
+    k0 = int(mp.nint(PER_UNIT * y0)) if y0 is not None else -9
     rows, report = [], []
     for k in range(CELLS):
         lo, hi = max(mp.mpf(k) - mp.mpf(0.5), 0) / PER_UNIT, (mp.mpf(k) + mp.mpf(0.5)) / PER_UNIT
@@ -107,18 +130,23 @@ def table(U, guess):
             vals = np.array([float((u - uc) / (y - c)) if y != c else float(mp.diff(U, c)) for u, y in zip(us, ys)])
             w = np.abs(ts) / np.array([float(abs(u)) for u in us])
             w[w == 0] = 1e-30
-            r, (c0h, c0l) = 0.0, split(uc)
+            if y0 is None:  # a forward's F(-y) <= 1/2: c0h on the grid of 2^-24, so that 1 - c0h is exact
+                c0h = float(mp.nint(uc * 2**24) / 2**24)
+                r, c0l = 0.0, f32(uc - mp.mpf(c0h))
+            else:
+                r, (c0h, c0l) = 0.0, split(uc)
         q, fit_err = lawson(ts, vals, w, DEG)
         q0h, q0l = split(mp.mpf(float(q[0])))
         rest = [f32(v) for v in q[1:]]
         row = [r, c0h, c0l, q0h, q0l] + rest
         rows.append(row)
-        report.append((k, float(lo), float(hi), root, fit_err, sampled_error(U, row, float(lo), float(hi))))
+        report.append((k, float(lo), float(hi), root, fit_err, sampled_error(U, row, float(lo), float(hi), y0 is None)))
     return rows, report
 
 
-def sampled_error(U, row, lo, hi, n=2001):
-    """The largest error in ulps of U (x < 0) and of 1 - U (x > 0) over n floats of the cell."""
+def sampled_error(U, row, lo, hi, forward, n=2001):
+    """The largest error in ulps over n floats of the cell: of U (x < 0) and 1 - U (x > 0) for a
+    derivative; of the forward -y U (x < 0) and y - y U (x > 0, one fma) for a forward's F(-y)."""
     r, c0h, c0l, q0h, q0l, *q = [np.float32(v) for v in row]
     c = np.float32((lo + hi) / 2 if lo > 0 else 0)
     yy = np.unique(np.linspace(lo, hi, n).astype(np.float32))
@@ -132,7 +160,9 @@ def sampled_error(U, row, lo, hi, n=2001):
     worst = [0.0, 0.0]
     for y, v in zip(yy[::4], u[::4]):
         ref = U(mp.mpf(float(y)))
-        for side, (got, want) in enumerate(((float(v), ref), (float(np.float32(1) - v), 1 - ref))):
+        pairs = ((float(v), ref), (float(np.float32(1) - v), 1 - ref)) if not forward else \
+            ((float(-y * v), -mp.mpf(float(y)) * ref), (float(fma32(y, 1 - c0h, -(y * (v - c0h)))), mp.mpf(float(y)) * (1 - ref)))
+        for side, (got, want) in enumerate(pairs):
             e = int(mp.floor(mp.log(abs(want), 2))) if want != 0 else -149
             worst[side] = max(worst[side], float(abs(got - want) / mp.mpf(2) ** (max(e, -126) - 23)))
     return worst

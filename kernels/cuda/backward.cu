@@ -159,6 +159,7 @@ __device__ __forceinline__ void gpuact_bwd_vec(const gpuact_u32 (&dy)[VEC], cons
 template <class DY, class DX, class S, int KIND, int FROM_MASK, int DBIAS, int SELECT_, int FROMX, int PRECISE, int FULL = 0>
 __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<DY, DX, S>::value, PAIRS = VEC == 8 };
+    gpuact_tabs_fill<KIND, false, FROMX && GPUACT_GRAD_TABLE(KIND, PRECISE, DX::size)>();
     enum {
         U = GPUACT_ONE_VECTOR(GPUACT_OP_backward, KIND, FROM_MASK, DBIAS, PAIRS, GPUACT_WIDENS(DY::size, DX::size))
                 ? 1

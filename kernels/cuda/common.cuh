@@ -274,6 +274,22 @@ __device__ __forceinline__ void gpuact_lut16_load(uint4 *dst, const uint4 *src) 
     __syncthreads();
 }
 
+/* The tables' slices (../smooth.h) a kernel of KIND reads, copied into gpuact_tab_s (the dialect's):
+   ACT, its f32 forward's (GELU, tanh-GELU), GRAD, its f32 derivative's (../act.h, GPUACT_ACT_TABLE and
+   GPUACT_GRAD_TABLE). At the kernel's top, before any thread returns: it holds a barrier. */
+template <int KIND, bool ACT, bool GRAD>
+__device__ __forceinline__ void gpuact_tabs_fill() {
+    enum { N = GPUACT_SM_GTD / 4 }; /* one table's 16-byte words */
+    enum { A = KIND == GPUACT_KIND_gelu ? GPUACT_SM_GEF : GPUACT_SM_GTF };
+    enum { G = KIND == GPUACT_KIND_gelu ? GPUACT_SM_GED : KIND == GPUACT_KIND_gelu_tanh ? GPUACT_SM_GTD : GPUACT_SM_SID };
+    if (!ACT && !GRAD) return;
+    for (unsigned i = threadIdx.x; i < N; i += blockDim.x) {
+        if (ACT) reinterpret_cast<uint4 *>(gpuact_tab_s + A)[i] = reinterpret_cast<const uint4 *>(gpuact_sm_dtabs + A)[i];
+        if (GRAD) reinterpret_cast<uint4 *>(gpuact_tab_s + G)[i] = reinterpret_cast<const uint4 *>(gpuact_sm_dtabs + G)[i];
+    }
+    __syncthreads();
+}
+
 /* One kernel: extern "C" name(params) running op<dtypes, fields>. The host
    names it (gpuact__variant_name) and selects it with -DGPUACT_NAME=...
    -DGPUACT_T0.. -DGPUACT_KIND.. (gpuact__variant_defines); the fatbin and

@@ -122,10 +122,14 @@ __device__ __forceinline__ gpuact_u32 gpuact_as_u32(float f) { return __float_as
    cells), 128-byte aligned so that each 128-byte row of it is one cache line */
 #define GPUACT_CONST_DEF __device__ const __align__(128)
 #define GPUACT_CONST_PTR const
-/* the tables reach the smooth functions as themselves (see ../opencl/dialect.cl) */
+/* The smooth functions read the tables from a copy in shared memory, gpuact_tab_s: the lanes of a
+   warp read different cells, and from the L1 each such load also costs its tag stage
+   (docs/PERFORMANCE.md). A kernel that reads a table fills its
+   slice first (gpuact_tabs_fill, common.cuh); they reach the functions as themselves. */
 #define GPUACT_TAB_P
 #define GPUACT_TAB_A
-#define GPUACT_TABS gpuact_sm_dtabs
+#define GPUACT_TABS_COPY __shared__ __align__(16) float gpuact_tab_s[GPUACT_SM_DTABS_N]
+#define GPUACT_TABS gpuact_tab_s
 /* The hardware's approximate 2^a and 1/d (MUFU.EX2, MUFU.RCP): smooth.h's quick bf16
    forwards, which keep a value only where it rounds as the lean function's does. */
 __device__ __forceinline__ float gpuact_ex2_approx(float a) {

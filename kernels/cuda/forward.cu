@@ -173,11 +173,11 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                     if (!LUT || gpuact_lut16_words<GPUACT_LUT16_TABLE(GPUACT_OP_forward, X::id)>(reinterpret_cast<const gpuact_u32(&)[4]>(x[u]),
                                                    reinterpret_cast<gpuact_u32(&)[4]>(y[u]), lut))
                         bits[u] = gpuact_fwd_words(KIND, PRECISE, X::id, Y::id, B::id, SELECT, FL, x[u], bw[u], y[u], has_bias,
-                                                   flags, scale, slope, ceiling, lower, cbits * 0x00010001u, lbits * 0x00010001u);
+                                                   flags, scale, slope, ceiling, lower, cbits * 0x00010001u, lbits * 0x00010001u GPUACT_TAB_A);
                     gpuact_store_words<Y>(yr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(y[u]));
                 } else {
                     bits[u] = gpuact_fwd_elems(KIND, PRECISE, X::id, Y::id, SELECT, FL, VEC, x[u], b[u], y[u], has_bias, flags,
-                                               scale, slope, ceiling, lower, cbits, lbits);
+                                               scale, slope, ceiling, lower, cbits, lbits GPUACT_TAB_A);
                     gpuact_store<Y, VEC>(yr, c0, cols, vec_ok, y[u]);
                 }
                 if (CODES) {
@@ -205,6 +205,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
 template <class X, class Y, class B, int KIND, int MASK, int DBIAS_, int SELECT_, int FROMX_, int PRECISE>
 __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<X, Y, B>::value, U = GPUACT_UNROLL, PAIRS = VEC == 8 };
+    gpuact_tabs_fill<KIND, GPUACT_ACT_TABLE(KIND, PRECISE, Y::size), false>();
     enum { SELECT = SELECT_ && gpuact_same<X, Y>::value, BLK = GPUACT_FWD_BLOCK(X, Y, B, KIND, MASK, PRECISE, VEC) };
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
     /* the few-bit codes (../contract.h): the bits come in the flags, the
@@ -296,7 +297,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
                 if (has_bias) gpuact_load_words<B>(bias, 0, hn, false, reinterpret_cast<gpuact_u32(&)[4]>(hb));
                 gpuact_load_words<X>(xr, 0, hn, false, reinterpret_cast<gpuact_u32(&)[4]>(hx));
                 gpuact_fwd_words(KIND, PRECISE, X::id, Y::id, B::id, SELECT, -1, hx, hb, hy, has_bias, flags, scale, slope, ceiling,
-                                 lower, cbits * 0x00010001u, lbits * 0x00010001u);
+                                 lower, cbits * 0x00010001u, lbits * 0x00010001u GPUACT_TAB_A);
                 gpuact_store_words<Y>(yr, 0, hn, false, reinterpret_cast<const gpuact_u32(&)[4]>(hy));
             } else {
                 if (has_bias) gpuact_load<B, VEC>(bias, 0, hn, false, hb);
@@ -304,7 +305,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
                 for (int k = 0; k < VEC; k++) hf[k] = has_bias ? gpuact_tof<B>(hb[k]) : 0.0f;
                 gpuact_load<X, VEC>(xr, 0, hn, false, hx);
                 gpuact_fwd_elems(KIND, PRECISE, X::id, Y::id, SELECT, -1, VEC, hx, hf, hy, has_bias, flags, scale, slope, ceiling,
-                                 lower, cbits, lbits);
+                                 lower, cbits, lbits GPUACT_TAB_A);
                 gpuact_store<Y, VEC>(yr, 0, hn, false, hy);
             }
         }

@@ -53,7 +53,7 @@ __device__ __forceinline__ void gpuact_glub_qbf16(const gpuact_u32 (&dy)[4], con
         }
         if ((pb >> k) & 1u)
             gpuact_word4_set(db, j, keep,
-                             gpuact_fromf_dt(dt, g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(2, 0))) << sh);
+                             gpuact_fromf_dt(dt, g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(2, 0) GPUACT_TAB_A)) << sh);
     }
 }
 #endif
@@ -79,7 +79,7 @@ __device__ __forceinline__ void gpuact_lut16_fill_() {
 #pragma unroll
     for (gpuact_u32 k = 0; k < 8; k++) {
         const float za = gpuact_lo2f(X::id, GPUACT_LUT16_BITS(8u * e + k, TB));
-        gpuact_lut16_glu[2u * (8u * e + k)] = gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(X::size, PRECISE));
+        gpuact_lut16_glu[2u * (8u * e + k)] = gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(X::size, PRECISE) GPUACT_TAB_A);
         gpuact_lut16_glu[2u * (8u * e + k) + 1u] = gpuact_grad(KIND, za, gpuact_eval(X::size, PRECISE) GPUACT_TAB_A);
     }
 }
@@ -129,7 +129,7 @@ __device__ __forceinline__ void gpuact_glub_vec(const gpuact_u32 (&dy)[VEC], con
             /* ReLU: +0 where za does not pass, by selection (its bits are 0 in every dtype) */
             va[i] = gpuact_kind_select(KIND) ? (gpuact_passes(KIND, za, 0.0f, 0.0f) ? g * zb : 0.0f)
                                              : (g * zb) * gpuact_grad(KIND, za, gpuact_eval(X::size, PRECISE) GPUACT_TAB_A);
-            vb[i] = g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(X::size, PRECISE));
+            vb[i] = g * gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(X::size, PRECISE) GPUACT_TAB_A);
         }
         gpuact_fromf2<X>(va[0], va[1], da[k], da[k + 1]);
         gpuact_fromf2<X>(vb[0], vb[1], db[k], db[k + 1]);
@@ -139,6 +139,7 @@ __device__ __forceinline__ void gpuact_glub_vec(const gpuact_u32 (&dy)[VEC], con
 template <class DY, class X, class X2, int KIND, int MASK_, int DBIAS, int SELECT_, int FROMX_, int PRECISE>
 __device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<DY, X, X2>::value, BLK = GPUACT_BLOCK };
+    gpuact_tabs_fill<KIND, GPUACT_ACT_TABLE(KIND, PRECISE, X::size), GPUACT_GRAD_TABLE(KIND, PRECISE, X::size)>();
     enum { U = GPUACT_ONE_VECTOR(GPUACT_OP_glu_backward, KIND, 0, DBIAS, VEC == 8, GPUACT_WIDENS(DY::size, X::size)) ? 1 : GPUACT_UNROLL };
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
     const bool has_bias = flags & GPUACT_F_BIAS;

@@ -34,7 +34,7 @@ __device__ __forceinline__ void gpuact_gluf_qbf16(const gpuact_u32 (&a)[4], cons
                          sh = 16 * (k & 1u), keep = sh ? 0xffffu : 0xffff0000u;
         const float za = gpuact_bf16_elem4(a, k), zb = gpuact_bf16_elem4(b, k);
         /* the general path's expression (glu_forward below) */
-        const gpuact_u32 p = gpuact_fromf_dt(dt, gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(2, 0)) * zb) << sh;
+        const gpuact_u32 p = gpuact_fromf_dt(dt, gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(2, 0) GPUACT_TAB_A) * zb) << sh;
         gpuact_word4_set(y, j, keep, p);
         pending &= pending - 1u;
     }
@@ -44,6 +44,7 @@ __device__ __forceinline__ void gpuact_gluf_qbf16(const gpuact_u32 (&a)[4], cons
 template <class X, class Y, class X2, int KIND, int MASK_, int DBIAS_, int SELECT_, int FROMX_, int PRECISE>
 __device__ __forceinline__ void glu_forward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<X, Y, X2>::value, U = VEC == 8 ? GPUACT_GLU16_UNROLL : GPUACT_UNROLL, BLK = GPUACT_BLOCK };
+    gpuact_tabs_fill<KIND, GPUACT_ACT_TABLE(KIND, PRECISE, Y::size), false>();
     const gpuact_u64 v0 = (gpuact_u64)blockIdx.x * (BLK * U) + threadIdx.x;
     const bool has_bias = flags & GPUACT_F_BIAS;
     /* bf16 without biases, GELU, tanh-GELU and SiLU in the default evaluation: gpuact_gluf_qbf16 */
@@ -116,7 +117,7 @@ __device__ __forceinline__ void glu_forward(GPUACT_PARAMS) {
                         za += ba[u][k + i];
                         zb += bb[u][k + i];
                     }
-                    v[i] = gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(Y::size, PRECISE)) * zb;
+                    v[i] = gpuact_act(KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(Y::size, PRECISE) GPUACT_TAB_A) * zb;
                 }
                 gpuact_fromf2<Y>(v[0], v[1], y[k], y[k + 1]);
             }

@@ -46,7 +46,9 @@ __device__ __forceinline__ float gpuact_as_f32(gpuact_u32 u) { return __builtin_
 __device__ __forceinline__ gpuact_u32 gpuact_as_u32(float f) { return __builtin_bit_cast(gpuact_u32, f); }
 #define GPUACT_CONST_DEF __device__ const __attribute__((aligned(128)))
 #define GPUACT_CONST_PTR const
+/* the tables' copy in shared memory, as in ../cuda/dialect.cuh */
 #define GPUACT_TAB_P
 #define GPUACT_TAB_A
-#define GPUACT_TABS gpuact_sm_dtabs
+#define GPUACT_TABS_COPY __shared__ __attribute__((aligned(16))) float gpuact_tab_s[GPUACT_SM_DTABS_N]
+#define GPUACT_TABS gpuact_tab_s
 #endif

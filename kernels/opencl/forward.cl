@@ -74,7 +74,7 @@ ulong gpuact_cl_c0(int u) {
 void gpuact_cl_fwd_words(const __global uchar *in, __global uchar *out, __global uchar *mask,
                          const __global uchar *bias, ulong rows, ulong cols, ulong ld_in, ulong ld_out, ulong mask_ld,
                          int flags, int fl, float scale, float slope, float ceiling, float lower, uint c2, uint l2,
-                         int has_bias, int aligned, int nb) {
+                         int has_bias, int aligned, int nb GPUACT_TAB_P) {
     const int f = fl >= 0 ? fl : flags, hb = fl >= 0 ? (fl & GPUACT_F_BIAS) != 0 : has_bias;
     ulong c0[GPUACT_CL_G];
     uint n[GPUACT_CL_G];
@@ -100,7 +100,7 @@ void gpuact_cl_fwd_words(const __global uchar *in, __global uchar *out, __global
             uint y[4], bits;
             if (!n[u]) continue; /* the row's last work-items: groups past its end */
             bits = gpuact_fwd_words(GPUACT_KIND, GPUACT_PRECISE, DT(GPUACT_T0), DT(GPUACT_T1), DT(GPUACT_T2), GPUACT_SELECT, fl, w, b,
-                                    y, hb, f, scale, slope, ceiling, lower, c2, l2);
+                                    y, hb, f, scale, slope, ceiling, lower, c2, l2 GPUACT_TAB_A);
             gpuact_cl_stw(yr, c0[u], n[u], vec_ok[u], (uint4)(y[0], y[1], y[2], y[3]));
             if (GPUACT_CL_CODES) {
                 uint cw = 0;
@@ -123,7 +123,7 @@ void gpuact_cl_fwd_words(const __global uchar *in, __global uchar *out, __global
 void gpuact_cl_fwd_elems(const __global uchar *in, __global uchar *out, __global uchar *mask,
                          const __global uchar *bias, ulong rows, ulong cols, ulong ld_in, ulong ld_out, ulong mask_ld,
                          int flags, int fl, float scale, float slope, float ceiling, float lower, uint cbits,
-                         uint lbits, int has_bias, int aligned, int nb) {
+                         uint lbits, int has_bias, int aligned, int nb GPUACT_TAB_P) {
     const int f = fl >= 0 ? fl : flags, hb = fl >= 0 ? (fl & GPUACT_F_BIAS) != 0 : has_bias;
     uint x[GPUACT_CL_G][GPUACT_CL_VEC], y[GPUACT_CL_G][GPUACT_CL_VEC];
     float b[GPUACT_CL_G][GPUACT_CL_VEC];
@@ -151,7 +151,7 @@ void gpuact_cl_fwd_elems(const __global uchar *in, __global uchar *out, __global
             uint bits;
             if (!n[u]) continue; /* the row's last work-items: groups past its end */
             bits = gpuact_fwd_elems(GPUACT_KIND, GPUACT_PRECISE, DT(GPUACT_T0), DT(GPUACT_T1), GPUACT_SELECT, fl, GPUACT_CL_VEC, x[u],
-                                    b[u], y[u], hb, f, scale, slope, ceiling, lower, cbits, lbits);
+                                    b[u], y[u], hb, f, scale, slope, ceiling, lower, cbits, lbits GPUACT_TAB_A);
             GPUACT_STORE8(GPUACT_T1, yr, c0[u], n[u], vec_ok[u], y[u]);
             if (GPUACT_CL_CODES) {
                 uint cw = 0;
@@ -170,6 +170,7 @@ void gpuact_cl_fwd_elems(const __global uchar *in, __global uchar *out, __global
 #endif
 
 __kernel void GPUACT_NAME(GPUACT_PARAMS) {
+    GPUACT_CL_TABLES(GPUACT_ACT_TABLE(GPUACT_KIND, GPUACT_PRECISE, SZ(GPUACT_T1)));
     int select = GPUACT_SELECT, has_mask = GPUACT_MASK, kind = GPUACT_KIND;
     /* ^ not const: clang warns on `constant && x` */
     const int has_bias = !select && (flags & GPUACT_F_BIAS);
@@ -186,7 +187,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
 #define GPUACT_CL_WORDS_(fl)                                                                                    \
     gpuact_cl_fwd_words(in + in_off, out + out_off, mask + mask_off, bias + bias_off, rows, cols, ld_in, ld_out, \
                         mask_ld, flags, fl, scale, slope, ceiling, lower, cbits * 0x00010001u,                  \
-                        lbits * 0x00010001u, has_bias, aligned, nb)
+                        lbits * 0x00010001u, has_bias, aligned, nb GPUACT_TAB_A)
     if (!select && flags == GPUACT_F_BIAS && (gpuact_kind_select(kind) || kind == GPUACT_KIND_gelu))
         GPUACT_CL_WORDS_(GPUACT_F_BIAS);
     else if (flags == GPUACT_F_RAW && !gpuact_kind_select(kind))
@@ -200,7 +201,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
        gpuact_act_minmax chosen at compile time), as on CUDA */
 #define GPUACT_CL_ELEMS_(fl)                                                                                    \
     gpuact_cl_fwd_elems(in + in_off, out + out_off, mask + mask_off, bias + bias_off, rows, cols, ld_in, ld_out, \
-                        mask_ld, flags, fl, scale, slope, ceiling, lower, cbits, lbits, has_bias, aligned, nb)
+                        mask_ld, flags, fl, scale, slope, ceiling, lower, cbits, lbits, has_bias, aligned, nb GPUACT_TAB_A)
     if (SZ(GPUACT_T1) == 2 && !select && flags == GPUACT_F_BIAS && gpuact_kind_select(kind))
         GPUACT_CL_ELEMS_(GPUACT_F_BIAS);
     else

@@ -38,7 +38,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
                 da[k] = gpuact_passes(GPUACT_KIND, za, 0.0f, 0.0f) ? gpuact_fromf_dt(DT(GPUACT_T1), g * zb) : 0u;
             else
                 da[k] = gpuact_fromf_dt(DT(GPUACT_T1), (g * zb) * gpuact_grad(GPUACT_KIND, za, gpuact_eval(SZ(GPUACT_T1), GPUACT_PRECISE) GPUACT_TAB_A));
-            db[k] = gpuact_fromf_dt(DT(GPUACT_T1), g * gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(SZ(GPUACT_T1), GPUACT_PRECISE)));
+            db[k] = gpuact_fromf_dt(DT(GPUACT_T1), g * gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(SZ(GPUACT_T1), GPUACT_PRECISE) GPUACT_TAB_A));
             if (dbias && k < (int)n) {
                 acc_a[k] += gpuact_tof_dt(DT(GPUACT_T1), da[k]);
                 acc_b[k] += gpuact_tof_dt(DT(GPUACT_T1), db[k]);

@@ -4,6 +4,7 @@
 #include "common.cl"
 
 __kernel void GPUACT_NAME(GPUACT_PARAMS) {
+    GPUACT_CL_TABLES(GPUACT_ACT_TABLE(GPUACT_KIND, GPUACT_PRECISE, SZ(GPUACT_T1)));
     const ulong c0 = get_global_id(0) * GPUACT_CL_VEC;
     const int has_bias = flags & GPUACT_F_BIAS;
     const int aligned = layout & GPUACT_LAYOUT_ALIGNED; /* ../contract.h; OpenCL gets no shift */
@@ -24,7 +25,7 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
                 za += gpuact_tof_dt(DT(GPUACT_T0), ba[k]);
                 zb += gpuact_tof_dt(DT(GPUACT_T0), bb[k]);
             }
-            y[k] = gpuact_fromf_dt(DT(GPUACT_T1), gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(SZ(GPUACT_T1), GPUACT_PRECISE)) * zb);
+            y[k] = gpuact_fromf_dt(DT(GPUACT_T1), gpuact_act(GPUACT_KIND, za, 0.0f, 0.0f, 0.0f, gpuact_eval(SZ(GPUACT_T1), GPUACT_PRECISE) GPUACT_TAB_A) * zb);
         }
         GPUACT_STORE8(GPUACT_T1, out + out_off + r * ld_out * SZ(GPUACT_T1), c0, n, vec_ok, y);
     }
