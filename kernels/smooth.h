@@ -20,7 +20,10 @@
      GPUACT_TAB_P, _A     the table parameter in a signature (`, type name`)
                           and in a call (`, name`), or both empty
      GPUACT_TABS          the tables (gpuact_sm_dtabs) as the functions read
-                          them (the parameter, or the array itself)
+                          them (the parameter, the array itself, or its copy)
+     GPUACT_TABS_COPY     optional: a declaration after the tables, of the
+                          copy that GPUACT_TABS names (CUDA, HIP: shared
+                          memory, which each kernel fills first)
    (kernels/cuda/dialect.cuh, kernels/hip/dialect.h via the CUDA one,
    kernels/opencl/dialect.cl and tests/gpuact_smooth_ref.h do.)
 

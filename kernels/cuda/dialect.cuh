@@ -118,14 +118,13 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #define GPUACT_FMA(a, b, c) __fmaf_rn((a), (b), (c))
 __device__ __forceinline__ float gpuact_as_f32(gpuact_u32 u) { return __uint_as_float(u); }
 __device__ __forceinline__ gpuact_u32 gpuact_as_u32(float f) { return __float_as_uint(f); }
-/* a constant table in global memory, read through the L1 (the threads of a warp read different
-   cells), 128-byte aligned so that each 128-byte row of it is one cache line */
+/* the tables in global memory, the source of each kernel's copy below (16-byte loads) */
 #define GPUACT_CONST_DEF __device__ const __align__(128)
 #define GPUACT_CONST_PTR const
 /* The smooth functions read the tables from a copy in shared memory, gpuact_tab_s: the lanes of a
    warp read different cells, and from the L1 each such load also costs its tag stage
-   (docs/PERFORMANCE.md). A kernel that reads a table fills its
-   slice first (gpuact_tabs_fill, common.cuh); they reach the functions as themselves. */
+   (docs/PERFORMANCE.md). A kernel that reads a table fills its slice first (gpuact_tabs_fill,
+   common.cuh); they reach the functions as themselves. */
 #define GPUACT_TAB_P
 #define GPUACT_TAB_A
 #define GPUACT_TABS_COPY __shared__ __align__(16) float gpuact_tab_s[GPUACT_SM_DTABS_N]
