@@ -626,8 +626,8 @@ static gpuact_result gpuact__gpu_build(gpuact_context *ctx, gpuact__gpu *g, cons
 
 /* A variant that looks its results up (gpuact__gpu_lut16): its module's table, filled by the module's
    gpuact_lut16_fill and waited for, and its kernel allowed the table's shared memory, before any launch
-   can read it. The fill runs on gpuact's own non-blocking stream: the caller's stream is never waited
-   for (nor, under capture, captured into). */
+   can read it. The fill runs on gpuact's own non-blocking stream, so the caller's stream is never
+   waited for (inside a capture in CUDA's global mode that first use still fails: docs/RELIABILITY.md). */
 static gpuact_result gpuact__gpu_lut16_fill(gpuact__gpu *g, const gpuact__launch *L, void *fn) {
     const int dt = (int)L->v.t[0];
     void *fill = NULL;

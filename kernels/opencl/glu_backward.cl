@@ -7,7 +7,8 @@
 #include "common.cl"
 
 __kernel void GPUACT_NAME(GPUACT_PARAMS) {
-    GPUACT_CL_TABLES(GPUACT_GRAD_TABLE(GPUACT_KIND, GPUACT_PRECISE, SZ(GPUACT_T1)));
+    GPUACT_CL_TABLES(GPUACT_ACT_TABLE(GPUACT_KIND, GPUACT_PRECISE, SZ(GPUACT_T1)) ||
+                     GPUACT_GRAD_TABLE(GPUACT_KIND, GPUACT_PRECISE, SZ(GPUACT_T1)));
     const ulong c0 = get_global_id(0) * GPUACT_CL_VEC;
     const int has_bias = flags & GPUACT_F_BIAS;
     int dbias = GPUACT_DBIAS; /* not const: clang warns on `constant && x` */
