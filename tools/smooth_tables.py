@@ -3,7 +3,7 @@
 (gpuact_sm_dtabs): the derivatives of erf-GELU, tanh-GELU and SiLU
 (GPUACT_SM_GED, _GTD, _SID; gpuact_*_d_fast through gpuact_sm_dtab) and the
 forwards of erf-GELU and tanh-GELU (GPUACT_SM_GEF, _GTF; gpuact_gelu_erf_fast
-and gpuact_gelu_tanh_fast through gpuact_sm_ftab), read for |x| <= 3.875.
+and gpuact_gelu_tanh_fast through gpuact_sm_ftab), read for |x| <= 5.875.
 
     python3 tools/smooth_tables.py            # print each cell's fit and sampled error
     python3 tools/smooth_tables.py --check    # exit 1 if smooth.h's tables differ
@@ -13,7 +13,7 @@ Each derivative at x = -y (y >= 0) is U(y), and at x = y it is 1 - U(y) (the
 functions are x F(x) with F(x) + F(-x) = 1). A forward's table holds U = F(-y)
 instead, which has no root, with c0h on the grid of 2^-24 so that 1 - c0h is
 exact: x U at -y, y (1 - c0h) - y (U - c0h) at +y. U has one root y0 (0.7518... and
-0.7524...) and decays like e^-y^2/2 or e^-z beyond it. Cell k (k = 0..31) holds the inputs whose 8y rounds to k (to even
+0.7524...) and decays like e^-y^2/2 or e^-z beyond it. Cell k (k = 0..39) holds the inputs whose 8y rounds to k (to even
 at ties), so its y lie in [(k - 1/2)/8, (k + 1/2)/8], and t = y - k/8 is
 exact (k/8 is within a factor 2 of y, or 0). A cell evaluates
 
@@ -31,9 +31,15 @@ exact (k/8 is within a factor 2 of y, or 0). A cell evaluates
 The fits are weighted least squares iterated towards minimax (Lawson) on the
 relative error of U over each cell, at 200 Chebyshev points evaluated with
 mpmath; every coefficient is then rounded to the nearest float. A table is
-stored by coefficient: row j holds coefficient j of the 32 cells, 128 bytes,
-so a warp whose lanes read different cells reads one cache line per load
-(a cell's coefficients side by side cost a line per distinct cell).
+stored by coefficient: row j holds coefficient j of the 40 cells side by side,
+so a warp whose lanes read different cells of [0, 4) reads different
+shared-memory banks (a cell's coefficients side by side would put cells 8
+apart on the same banks). The range reaches 4.875 so that the epilogue's
+x + bias, wider than N(0, 1), seldom leaves it: at 3.875 an N(0, 2) input
+left it once in 170 (at 4.875 once in 1800), and the exponential's
+evaluation then ran for its whole warp. Further out the forwards' fits
+lose accuracy at x < 0 (sampled: 1.8 ulps in cell 43, 3.1 in cell 42 of
+tanh-GELU's), where these quintics no longer follow e^-y^2/2.
 
 Needs mpmath and numpy. The bound that counts is the exhaustive one:
 `build/accuracy --all --only gelu_tanh_d_fast` (docs/NUMERICS_SMOOTH.md).
@@ -41,6 +47,7 @@ Needs mpmath and numpy. The bound that counts is the exhaustive one:
 import argparse
 import os
 import re
+import struct
 import sys
 
 import mpmath as mp
@@ -50,7 +57,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from smooth_coefficients import C1_TANH, C3_TANH, TABLES_BEGIN as BEGIN, TABLES_END as END, f32, fmt, split  # noqa: E402
 
 mp.mp.prec = 120
-CELLS, PER_UNIT, DEG = 32, 8, 5
+CELLS, PER_UNIT, DEG = 40, 8, 5
 ROWS = 5 + DEG  # r, c0h, c0l, q0h, q0l, q1..q5
 
 
@@ -170,7 +177,11 @@ def sampled_error(U, row, lo, hi, forward, n=2001):
 
 def render(tables):
     n = ROWS * CELLS
-    out = [BEGIN, "enum { " + ", ".join(f"{name} = {i * n}" for i, (name, _) in enumerate(tables))
+    end = (CELLS - 1) / PER_UNIT
+    out = [BEGIN, f"#define GPUACT_SM_TAB_END {end}f /* the last cell's centre: the tables' range is [0, this] */",
+           f"#define GPUACT_SM_TAB_END_BITS 0x{struct.unpack('<I', struct.pack('<f', end))[0]:08x}u /* its bits */",
+           f"enum {{ GPUACT_SM_CELLS = {CELLS}, "
+           + ", ".join(f"{name} = {i * n}" for i, (name, _) in enumerate(tables))
            + f", GPUACT_SM_DTABS_N = {len(tables) * n} }};",
            "GPUACT_CONST_DEF float gpuact_sm_dtabs[GPUACT_SM_DTABS_N] = {"]
     names = ["r", "c0h", "c0l", "q0h", "q0l"] + [f"q{j}" for j in range(1, DEG + 1)]
