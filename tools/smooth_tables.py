@@ -38,8 +38,8 @@ apart on the same banks). The range reaches 4.875 so that the epilogue's
 x + bias, wider than N(0, 1), seldom leaves it: at 3.875 an N(0, 2) input
 left it once in 170 (at 4.875 once in 1800), and the exponential's
 evaluation then ran for its whole warp. Further out the forwards' fits
-lose accuracy at x < 0 (sampled: 1.8 ulps in cell 43, 3.1 in cell 42 of
-tanh-GELU's), where these quintics no longer follow e^-y^2/2.
+lose accuracy at x < 0 (sampled: erf-GELU's 1.78 ulps in cell 43,
+tanh-GELU's 3.10 in cell 42), where these quintics no longer follow e^-y^2/2.
 
 Needs mpmath and numpy. The bound that counts is the exhaustive one:
 `build/accuracy --all --only gelu_tanh_d_fast` (docs/NUMERICS_SMOOTH.md).
