@@ -3,7 +3,7 @@
 (gpuact_sm_dtabs): the derivatives of erf-GELU, tanh-GELU and SiLU
 (GPUACT_SM_GED, _GTD, _SID; gpuact_*_d_fast through gpuact_sm_dtab) and the
 forwards of erf-GELU and tanh-GELU (GPUACT_SM_GEF, _GTF; gpuact_gelu_erf_fast
-and gpuact_gelu_tanh_fast through gpuact_sm_ftab), read for |x| <= 5.875.
+and gpuact_gelu_tanh_fast through gpuact_sm_ftab), read for |x| <= 4.875.
 
     python3 tools/smooth_tables.py            # print each cell's fit and sampled error
     python3 tools/smooth_tables.py --check    # exit 1 if smooth.h's tables differ
