@@ -143,10 +143,10 @@ def builds(specs, default, backend="cuda", device=0, stream=0):
 
 
 def same_bits(a, b):
-    """Whether two torch tensors of one 4- or 2-byte dtype hold the same bits (NaN payloads and signed zeros
+    """Whether two torch tensors of one 4-, 2- or 1-byte dtype hold the same bits (NaN payloads and signed zeros
     included): how the benchmarks compare gpuact's outputs with torch's and builds with each other."""
     import torch
-    iv = {4: torch.int32, 2: torch.int16}[a.element_size()]
+    iv = {4: torch.int32, 2: torch.int16, 1: torch.uint8}[a.element_size()]
     return bool(torch.equal(a.contiguous().view(iv), b.contiguous().view(iv)))
 
 

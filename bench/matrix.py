@@ -6,6 +6,9 @@ side by side in one process (docs/PERFORMANCE.md, "The matrix").
     python3 bench/matrix.py --out matrix.md
     python3 bench/matrix.py --lib before=/old/venv/.../gpuact/_C.abi3.so --lib after   # A/B, same run
 
+With two or more builds every output is also compared with the first build's, bit for bit, and the report
+ends with the cells that differ (--same-bits: exit status 1 if any does, for a change meant to keep the bits).
+
 A cell is op x activation kind x dtype x mode. Elementwise cells run at
 4096 x 393216 elements (--n), the epilogue at 65536 x 8192 and 1024 x 8192
 (f32 and bf16, and the mixed dtypes of a bf16 layer after an f32 product:
@@ -116,13 +119,19 @@ class Matrix:
         exact: the output must equal ref bit for bit; else the differing elements are counted (smooth kinds)."""
         if not self.wants(name):
             return
-        row = dict(cell=name, bytes=nbytes, torch=None, torch_label=torch_label, ms={}, ok={})
+        row = dict(cell=name, bytes=nbytes, torch=None, torch_label=torch_label, ms={}, ok={}, same={})
         fns = []
+        first = None  # the first build's output, which every other build's is compared with bit for bit
         for label, g in self.libs:
             fn = gp_fns(g)
             out.fill_(float("nan")) if out.dtype.is_floating_point else out.zero_()
             fn()
             self.t.cuda.synchronize()
+            if len(self.libs) > 1:
+                if first is None:
+                    first = out.clone()
+                else:
+                    row["same"][label] = same_bits(out, first)
             if ref is not None and not exact:
                 row.setdefault("diff", {})[label] = differ(out, ref())
                 ok = None
@@ -139,9 +148,10 @@ class Matrix:
             row["torch"] = times[-1]
         self.rows.append(row)
         def mark(lab):
+            other = "" if row["same"].get(lab, True) else f", bits differ from {self.libs[0][0]}'s"
             if "diff" in row:
-                return "differs from torch at %d, max %d ulp" % row["diff"][lab]
-            return "ok" if row["ok"][lab] else ("-" if row["ok"][lab] is None else "DIFF")
+                return "differs from torch at %d, max %d ulp" % row["diff"][lab] + other
+            return ("ok" if row["ok"][lab] else ("-" if row["ok"][lab] is None else "DIFF")) + other
         parts = [f"{lab} {ms:8.4f} ms {mark(lab)}" for lab, ms in row["ms"].items()]
         tt = f"torch {row['torch']:8.4f} ms" if row["torch"] else ""
         print(f"  {name:48s} {' | '.join(parts)} | {tt}", flush=True)
@@ -361,6 +371,7 @@ class Matrix:
             gbps = r["bytes"] / (last * 1e6)
             cells = [r["cell"]] + [f"{r['ms'][lab]:.4f}" + ("" if r["ok"][lab] in (True, None) else " DIFF")
                                    + (" (%d differ, max %d ulp)" % r["diff"][lab] if "diff" in r else "")
+                                   + ("" if r["same"].get(lab, True) else f" (bits differ from {labels[0]}'s)")
                                    for lab in labels]
             cells += [f"{gbps:.0f}", f"{100 * gbps / self.copy_gbps:.1f}%",
                       f"{r['torch']:.4f} ({r['torch_label']})" if r["torch"] else "-",
@@ -368,6 +379,10 @@ class Matrix:
             if len(labels) > 1:
                 cells.append(f"{r['ms'][labels[0]] / last:.3f}x")
             lines.append("| " + " | ".join(cells) + " |")
+        if len(labels) > 1:
+            changed = [r["cell"] for r in self.rows if not all(r["same"].values())]
+            lines += ["", f"Builds against {labels[0]}, bit for bit: {len(self.rows) - len(changed)} of {len(self.rows)} "
+                      f"cells the same" + (f"; different: {', '.join(changed)}" if changed else "")]
         text = "\n".join(lines) + "\n"
         print(text)
         if out:
@@ -389,6 +404,8 @@ def main():
     ap.add_argument("--precise", action="store_true", help="--smooth with GPUACT_ACT_PRECISE")
     ap.add_argument("--only", metavar="REGEX", help="only the cells whose name matches (the copy is always timed)")
     ap.add_argument("--out")
+    ap.add_argument("--same-bits", action="store_true", help="with two or more --lib: exit status 1 where a build's "
+                    "output differs from the first's (an A/B of a change that keeps the bits)")
     args = ap.parse_args()
     import torch
     libs = [(g.label, g) for g in builds(args.lib, "gpuact", stream=torch.cuda.current_stream().cuda_stream)]
@@ -402,7 +419,8 @@ def main():
     meta = (f"{torch.cuda.get_device_name()}, {datetime.date.today().isoformat()}, torch {torch.__version__}, "
             f"n = {args.n}, median of {args.reps}, copy {m.copy_gbps:.0f} GB/s")
     m.report(args.out, meta)
-    return 1 if m.bad else 0
+    changed = sum(not all(r["same"].values()) for r in m.rows)
+    return 1 if m.bad or (args.same_bits and changed) else 0
 
 
 if __name__ == "__main__":
