@@ -148,7 +148,7 @@ class Matrix:
             row["torch"] = times[-1]
         self.rows.append(row)
         def mark(lab):
-            other = "" if row["same"].get(lab, True) else f", bits differ from {self.libs[0][0]}'s"
+            other = self.bits_note(row, lab, ", ")
             if "diff" in row:
                 return "differs from torch at %d, max %d ulp" % row["diff"][lab] + other
             return ("ok" if row["ok"][lab] else ("-" if row["ok"][lab] is None else "DIFF")) + other
@@ -359,6 +359,14 @@ class Matrix:
                 del aa, bb, dy, yy, da, db
                 t.cuda.empty_cache()
 
+    def bits_note(self, row, lab, before="", after=""):
+        """The note on a build whose output differs from the first build's ('' where it is the same)."""
+        return "" if row["same"].get(lab, True) else f"{before}bits differ from {self.libs[0][0]}'s{after}"
+
+    def changed(self):
+        """The cells where a build's output differs from the first build's."""
+        return [r["cell"] for r in self.rows if not all(r["same"].values())]
+
     def report(self, out, meta):
         labels = [lab for lab, _ in self.libs]
         head = ["cell"] + [f"{lab} ms" for lab in labels] + [f"{labels[-1]} GB/s", "% of copy", "torch ms",
@@ -371,7 +379,7 @@ class Matrix:
             gbps = r["bytes"] / (last * 1e6)
             cells = [r["cell"]] + [f"{r['ms'][lab]:.4f}" + ("" if r["ok"][lab] in (True, None) else " DIFF")
                                    + (" (%d differ, max %d ulp)" % r["diff"][lab] if "diff" in r else "")
-                                   + ("" if r["same"].get(lab, True) else f" (bits differ from {labels[0]}'s)")
+                                   + self.bits_note(r, lab, " (", ")")
                                    for lab in labels]
             cells += [f"{gbps:.0f}", f"{100 * gbps / self.copy_gbps:.1f}%",
                       f"{r['torch']:.4f} ({r['torch_label']})" if r["torch"] else "-",
@@ -380,7 +388,7 @@ class Matrix:
                 cells.append(f"{r['ms'][labels[0]] / last:.3f}x")
             lines.append("| " + " | ".join(cells) + " |")
         if len(labels) > 1:
-            changed = [r["cell"] for r in self.rows if not all(r["same"].values())]
+            changed = self.changed()
             lines += ["", f"Builds against {labels[0]}, bit for bit: {len(self.rows) - len(changed)} of {len(self.rows)} "
                       f"cells the same" + (f"; different: {', '.join(changed)}" if changed else "")]
         text = "\n".join(lines) + "\n"
@@ -419,8 +427,7 @@ def main():
     meta = (f"{torch.cuda.get_device_name()}, {datetime.date.today().isoformat()}, torch {torch.__version__}, "
             f"n = {args.n}, median of {args.reps}, copy {m.copy_gbps:.0f} GB/s")
     m.report(args.out, meta)
-    changed = sum(not all(r["same"].values()) for r in m.rows)
-    return 1 if m.bad or (args.same_bits and changed) else 0
+    return 1 if m.bad or (args.same_bits and m.changed()) else 0
 
 
 if __name__ == "__main__":
