@@ -798,10 +798,11 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
    nibbles with a shuffle), so no atomics are needed. */
 #define GPUACT__MAX_GRID_Y 65535
 /* Matrix rows a block row of a forward or gated forward walks (tuning
-   knobs, see gpuact__rows_per_block): a kind with exp/erf/tanh; every
-   array 16-bit (forward, gated forward); writing the mask with a 4-byte
-   array, the backend's (gpuact__shape's mask_rows). Halved while the grid
-   would have fewer than GPUACT__ROWS_MIN_BLOCKS blocks per compute unit. */
+   knobs, see gpuact__rows_per_block): a kind with exp/erf/tanh (its
+   epilogue: the backend's epi_rows, by default this); every array 16-bit
+   (forward, gated forward); writing the mask with a 4-byte array, the
+   backend's (gpuact__shape's mask_rows). Halved while the grid would have
+   fewer than GPUACT__ROWS_MIN_BLOCKS blocks per compute unit. */
 #ifndef GPUACT__ROWS_TRANSCENDENTAL
 #define GPUACT__ROWS_TRANSCENDENTAL 8
 #endif
@@ -810,6 +811,10 @@ static size_t gpuact__div_up(size_t a, size_t b) { return a / b + (a % b != 0); 
 #endif
 #ifndef GPUACT__ROWS_GLU16
 #define GPUACT__ROWS_GLU16 8
+#endif
+/* GeGLU's and SwiGLU's backward without the bias gradients: the backend's glu_rows, by default this */
+#ifndef GPUACT__ROWS_GLU_BWD
+#define GPUACT__ROWS_GLU_BWD 1
 #endif
 #ifndef GPUACT__ROWS_MIN_BLOCKS
 #define GPUACT__ROWS_MIN_BLOCKS 32
@@ -1054,9 +1059,11 @@ static void gpuact__variant_defines(const gpuact__variant *V, char (*defs)[GPUAC
      mask_rows     matrix rows a block row of a forward writing the mask
                    with a 4-byte array walks at most (gpuact__rows_per_block)
      smooth_rows   the same for GELU, tanh-GELU and SiLU: their forward
-                   without bias, scale or codes, and their backward from x */
+                   without bias, scale or codes, and their backward from x
+     epi_rows      the same for their forward with bias or scale (the epilogue)
+     glu_rows      the same for a gated backward without the bias gradients */
 typedef struct gpuact__shape {
-    unsigned items, block, fallback, dbias_groups, mask_rows, smooth_rows;
+    unsigned items, block, fallback, dbias_groups, mask_rows, smooth_rows, epi_rows, glu_rows;
 } gpuact__shape;
 
 typedef struct gpuact__backend {
@@ -1809,14 +1816,18 @@ static uint64_t gpuact__rows_per_block(const gpuact_context *ctx, const gpuact__
     const int transcendental = gpuact__kind_transcendental(V->kind);
     const int plain = V->op == GPUACT_OP_backward || (V->op == GPUACT_OP_forward && !V->mask &&
                                                       !(L->flags & (GPUACT_F_BIAS | GPUACT_F_SCALE)));
-    if (V->op != GPUACT_OP_forward && V->op != GPUACT_OP_glu_forward &&
-        !(V->op == GPUACT_OP_backward && transcendental && !V->mask))
+    if (V->op == GPUACT_OP_glu_backward && !V->dbias && transcendental)
+        per = sh->glu_rows;
+    else if (V->op != GPUACT_OP_forward && V->op != GPUACT_OP_glu_forward &&
+             !(V->op == GPUACT_OP_backward && transcendental && !V->mask))
         return 1;
-    per = transcendental && plain ? sh->smooth_rows
-          : transcendental        ? GPUACT__ROWS_TRANSCENDENTAL
-          : !gpuact__some_4byte(V) ? (V->op == GPUACT_OP_glu_forward ? GPUACT__ROWS_GLU16 : GPUACT__ROWS_16)
-          : V->mask ? sh->mask_rows
-                    : 1;
+    else
+        per = transcendental && plain                                  ? sh->smooth_rows
+              : transcendental && V->op == GPUACT_OP_forward && !V->mask ? sh->epi_rows
+              : transcendental                                          ? GPUACT__ROWS_TRANSCENDENTAL
+              : !gpuact__some_4byte(V) ? (V->op == GPUACT_OP_glu_forward ? GPUACT__ROWS_GLU16 : GPUACT__ROWS_16)
+              : V->mask                ? sh->mask_rows
+                                       : 1;
     while (per > 1 && L->grid_x * ((L->rows + per - 1) / per) < (uint64_t)ctx->units * GPUACT__ROWS_MIN_BLOCKS)
         per /= 2;
     return per;

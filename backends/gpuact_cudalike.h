@@ -106,7 +106,8 @@ typedef struct gpuact__gpu_api {
 typedef struct gpuact__gpu_rows {
     const char *name; /* a part of the device's name */
     unsigned char fwd32, fwd16, bwd32, tanh_bwd32, bwd16;
-    unsigned char lut16; /* the 16-bit lookup (kernels/contract.h, GPUACT_LUT16_VARIANT) */
+    unsigned char epi, glu_bwd; /* gpuact__shape's epi_rows and glu_rows */
+    unsigned char lut16;        /* the 16-bit lookup (kernels/contract.h, GPUACT_LUT16_VARIANT) */
 } gpuact__gpu_rows;
 
 /* What a cudalike backend knows of its device and libraries. */
@@ -197,11 +198,11 @@ typedef struct gpuact__gpu {
    setup weighs more there and longer walks pay (measured in
    docs/PERFORMANCE.md, "Tuning knobs"). */
 static const gpuact__gpu_rows gpuact__gpu_rows_tuned[] = {
-    {"H200", 16, 4, 4, 8, 8, 1},
+    {"H200", 16, 4, 4, 8, 8, 16, 4, 1},
 };
 static const gpuact__gpu_rows gpuact__gpu_rows_default = {
     "", GPUACT__ROWS_SMOOTH_FWD, GPUACT__ROWS_SMOOTH_FWD, GPUACT__ROWS_SMOOTH_BWD32, GPUACT__ROWS_TANH_BWD32,
-    GPUACT__ROWS_SMOOTH_BWD16, 0};
+    GPUACT__ROWS_SMOOTH_BWD16, GPUACT__ROWS_TRANSCENDENTAL, GPUACT__ROWS_GLU_BWD, 0};
 static const gpuact__gpu_rows *gpuact__gpu_rows_for(const char *device_name) {
     size_t i;
     for (i = 0; GPUACT__ROWS_BY_DEVICE && i < sizeof gpuact__gpu_rows_tuned / sizeof gpuact__gpu_rows_tuned[0]; i++)
@@ -245,6 +246,8 @@ static void gpuact__gpu_shape(const gpuact_context *ctx, const gpuact__launch *L
     out->dbias_groups = GPUACT__DBIAS_GROUPS_PER_UNIT_CUDA;
     out->mask_rows = GPUACT__ROWS_MASK32;
     out->smooth_rows = gpuact__gpu_smooth_rows(GPUACT__GPU(ctx)->rows, V);
+    out->epi_rows = GPUACT__GPU(ctx)->rows->epi;
+    out->glu_rows = GPUACT__GPU(ctx)->rows->glu_bwd;
     if (gpuact__gpu_lut16(GPUACT__GPU(ctx), V) && V->t[0] == GPUACT_F16) out->smooth_rows = GPUACT__ROWS_LUT_F16;
 }
 

@@ -693,7 +693,8 @@ static void gpuact__opencl_shape(const gpuact_context *ctx, const gpuact__launch
     out->dbias_groups = wide && 2 * need >= gpuact__div_up(need, wide) * wide ? GPUACT__DBIAS_GROUPS_PER_UNIT_WIDE
                                                                                : GPUACT__DBIAS_GROUPS_PER_UNIT;
     out->mask_rows = 1;
-    out->smooth_rows = GPUACT__ROWS_TRANSCENDENTAL;
+    out->smooth_rows = out->epi_rows = GPUACT__ROWS_TRANSCENDENTAL;
+    out->glu_rows = GPUACT__ROWS_GLU_BWD;
 }
 
 static gpuact_result gpuact__opencl_launch(gpuact_context *ctx, gpuact_stream s, const gpuact__launch *L) {

@@ -926,6 +926,27 @@ static int lut16_on(const char *device, int op, int kind, int dbias, gpuact_dtyp
     V.t[0] = V.t[1] = V.t[2] = t;
     return gpuact__gpu_lut16(&g, &V);
 }
+/* The rows a block row walks (gpuact__rows_per_block) in a 32768 x 8192 bf16 launch of op on a device: the
+   gated backward (with the bias gradients: dbias), or the forward with a bias (the epilogue) */
+static unsigned rows_walk_on(const char *device, int op, int kind, int dbias)
+{
+    gpuact_context c;
+    gpuact__gpu g;
+    gpuact__launch L;
+    gpuact__shape sh;
+    cuda_on(device, &c, &g);
+    memset(&L, 0, sizeof L);
+    L.v.op = op;
+    L.v.kind = kind;
+    L.v.dbias = dbias;
+    L.v.t[0] = L.v.t[1] = L.v.t[2] = GPUACT_BF16;
+    L.flags = op == GPUACT_OP_forward ? GPUACT_F_BIAS : 0;
+    L.rows = 32768;
+    L.cols = 8192;
+    gpuact__gpu_shape(&c, &L, &sh);
+    L.grid_x = gpuact__grid_x(&c, &L, &sh);
+    return (unsigned)gpuact__rows_per_block(&c, &L, &sh);
+}
 /* The smooth kinds' row walk (smooth_rows) of an op on a device */
 static unsigned smooth_rows_on(const char *device, int op, int kind, gpuact_dtype t)
 {
@@ -1109,6 +1130,26 @@ static void internals(void)
                  got[0][3], got[0][4], got[1][0], got[1][1], got[1][2], got[1][3], got[1][4]);
         expect_true("the smooth kinds' row walks: the defaults, and the H200's row of gpuact__gpu_rows_tuned by its name",
                     ok, why);
+    }
+    {
+        /* on each device: SwiGLU's and ReGLU's backward, SwiGLU's with the bias gradients, tanh-GELU's epilogue */
+        const char *devices[2] = {"NVIDIA H100 80GB HBM3", "NVIDIA H200"};
+        const gpuact__gpu_rows *h200 = &gpuact__gpu_rows_tuned[0];
+        const unsigned want[2][4] = {{GPUACT__ROWS_GLU_BWD, 1, 1, GPUACT__ROWS_TRANSCENDENTAL}, {h200->glu_bwd, 1, 1, h200->epi}};
+        unsigned got[2][4];
+        int d, ok = 1;
+        for (d = 0; d < 2; d++) {
+            got[d][0] = rows_walk_on(devices[d], GPUACT_OP_glu_backward, GPUACT_KIND_silu, 0);
+            got[d][1] = rows_walk_on(devices[d], GPUACT_OP_glu_backward, GPUACT_KIND_relu, 0);
+            got[d][2] = rows_walk_on(devices[d], GPUACT_OP_glu_backward, GPUACT_KIND_silu, 1);
+            got[d][3] = rows_walk_on(devices[d], GPUACT_OP_forward, GPUACT_KIND_gelu_tanh, 0);
+            ok = ok && !memcmp(got[d], want[d], sizeof got[d]);
+        }
+        snprintf(why, sizeof why, "H100: %u %u %u %u; H200: %u %u %u %u", got[0][0], got[0][1], got[0][2], got[0][3],
+                 got[1][0], got[1][1], got[1][2], got[1][3]);
+        expect_true("the gated backward's and the epilogue's row walks: the defaults, the H200's row, one row for ReGLU "
+                    "and with the bias gradients",
+                    ok && h200->glu_bwd > 1 && h200->epi != GPUACT__ROWS_TRANSCENDENTAL, why);
     }
     snprintf(why, sizeof why, "%u of 65536 bf16 patterns misplaced, %u of f16", lut16_index_errors(0, 0x3980u, 0x4180u),
              lut16_index_errors(1, 0x0400u, 0x4400u) + lut16_index_errors(2, 0x1400u, 0x4400u));

@@ -299,7 +299,7 @@ __device__ __forceinline__ void gpuact_tabs_fill() {
     extern "C" __global__ void GPUACT_LAUNCH_BOUNDS(                                                \
         select, dbias, GPUACT_BOUND16(op, t0, t1, t2, kind, mask, precise),                         \
         GPUACT_HT16(op, t0, t1, t2, kind, mask, select), GPUACT_DBIAS_BLOCKS(op, t0, t1, mask, fromx), \
-        GPUACT_Y16(op, t0, t1, t2, kind, select), GPUACT_CODES_BLOCKS(op, t0, kind, mask, precise),  \
+        GPUACT_Y16(op, t0, t1, t2, kind, select), GPUACT_SMALL_BLOCKS(op, t0, t1, t2, kind, mask, precise), \
         GPUACT_LUT16_ON && t0::id == GPUACT_DT_f16 &&                                               \
             GPUACT_LUT16_VARIANT(GPUACT_OP_##op, kind, mask, dbias, fromx, precise, t0::id, t1::id, t2::id)) \
         name(GPUACT_PARAMS) {                                                                       \
@@ -314,13 +314,16 @@ __device__ __forceinline__ void gpuact_tabs_fill() {
     ((((mask) && ((GPUACT_SELECT_KINDS >> (kind)) & 1u)) || GPUACT_OP_##op == GPUACT_OP_glu_forward ||     \
       (GPUACT_OP_##op == GPUACT_OP_forward && !(mask) && !(precise) && ((GPUACT_QUICK2_KINDS >> (kind)) & 1u))) && \
      t0::size == 2 && t1::size == 2 && t2::size == 2)
-/* A smooth kind's forward writing few-bit codes from a 4-byte x, default evaluation: its blocks
-   (GPUACT_MIN_BLOCKS_CODES) */
-#define GPUACT_CODES_BLOCKS(op, t0, kind, mask, precise)                                                      \
-    (GPUACT_OP_##op == GPUACT_OP_forward && (mask) && !(precise) && ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && \
-             t0::size == 4                                                                                   \
-         ? GPUACT_MIN_BLOCKS_CODES                                                                          \
-         : 0)
+/* A smooth kind's forward in the default evaluation, in blocks of GPUACT_BLOCK_SMALL, from a 4-byte
+   x: writing few-bit codes, its blocks GPUACT_MIN_BLOCKS_CODES; without, every array 4-byte,
+   GPUACT_MIN_BLOCKS_SMOOTH32. Else 0 (the other bounds). */
+#define GPUACT_SMALL_BLOCKS(op, t0, t1, t2, kind, mask, precise)                                                   \
+    (GPUACT_OP_##op != GPUACT_OP_forward || (precise) || !((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) ||          \
+             t0::size != 4                                                                                         \
+         ? 0                                                                                                       \
+     : (mask)                                  ? GPUACT_MIN_BLOCKS_CODES                                           \
+     : t1::size == 4 && t2::size == 4 ? GPUACT_MIN_BLOCKS_SMOOTH32                                                 \
+                                               : 0)
 /* Blocks per multiprocessor of a kernel with the bias gradient: the ReLU
    family's backward from the mask into a 4-byte dx (from a 16-bit dy:
    GPUACT_MIN_BLOCKS_WIDEN), else 1, the compiler's choice (see

@@ -89,11 +89,17 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #ifndef GPUACT_MIN_BLOCKS_CODES
 #define GPUACT_MIN_BLOCKS_CODES 9
 #endif
+/* The same without the codes, every array 4-byte (the f32 forward and epilogue): room for 12 (40
+   registers, no spill; 45-48 unbounded, 10 resident), so more rows' loads are in flight
+   (docs/PERFORMANCE.md). At 14 it spills. */
+#ifndef GPUACT_MIN_BLOCKS_SMOOTH32
+#define GPUACT_MIN_BLOCKS_SMOOTH32 12
+#endif
 /* lut_f16: f16's lookup (../contract.h, GPUACT_LUT16_BLOCK_F16), two of its blocks */
-#define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16, dbias_blocks, y16, codes_blocks, lut_f16)               \
-    __launch_bounds__((lut_f16) ? GPUACT_LUT16_BLOCK_F16 : (codes_blocks) ? GPUACT_BLOCK_SMALL : GPUACT_BLOCK,      \
+#define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16, dbias_blocks, y16, small_blocks, lut_f16)               \
+    __launch_bounds__((lut_f16) ? GPUACT_LUT16_BLOCK_F16 : (small_blocks) ? GPUACT_BLOCK_SMALL : GPUACT_BLOCK,      \
                                     (lut_f16) ? 2                                              \
-                                    : (codes_blocks) ? (codes_blocks)                          \
+                                    : (small_blocks) ? (small_blocks)                          \
                                     : (dbias)   ? (dbias_blocks)                               \
                                     : (ht16)    ? GPUACT_MIN_BLOCKS_HT16                       \
                                     : (y16)     ? GPUACT_MIN_BLOCKS_Y16                        \

@@ -17,7 +17,7 @@ typedef unsigned int gpuact_u32;
 #define GPUACT_FN __device__ __forceinline__
 /* HIP's second __launch_bounds__ argument means waves per execution unit,
    not blocks per multiprocessor: none is given. */
-#define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16, dbias_blocks, y16, codes_blocks, lut_f16) \
+#define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16, dbias_blocks, y16, small_blocks, lut_f16) \
     __launch_bounds__((lut_f16) ? GPUACT_LUT16_BLOCK_F16 : GPUACT_BLOCK)
 
 /* f16 <-> f32 through _Float16, which AMD GPUs convert in hardware
