@@ -1806,10 +1806,12 @@ static float gpuact__round_to_dtype(gpuact_dtype dt, float f) {
    three kinds from x walks 8 too: with the long-row view (gpuact__dispatch_rows)
    their elementwise forward and backward from x were 1.06-1.18x faster
    (CUDA, 4096 x 393216 elements); the backend's smooth_rows sets both
-   (gpuact__shape). The other ops keep one row per block row (the
-   bias-gradient kernels size their own grid), the backward from the
-   few-bit codes too: a copy with a multiply, like the ReLU family's from
-   the mask. */
+   (gpuact__shape). Their epilogue and their gated backward without the
+   bias gradients walk the backend's epi_rows and glu_rows (the H200's
+   row: 16 and 4, each block's tables loaded once for more rows). The
+   other ops keep one row per block row (the bias-gradient kernels size
+   their own grid), the backward from the few-bit codes too: a copy with a
+   multiply, like the ReLU family's from the mask. */
 static uint64_t gpuact__rows_per_block(const gpuact_context *ctx, const gpuact__launch *L, const gpuact__shape *sh) {
     const gpuact__variant *V = &L->v;
     uint64_t per;

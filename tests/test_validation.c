@@ -871,6 +871,22 @@ static void cuda_on(const char *device, gpuact_context *c, gpuact__gpu *g)
     snprintf(c->device_name, sizeof c->device_name, "%s", device);
     gpuact__gpu_set_shape(c, g, 132);
 }
+/* A launch of op over cols columns of dtypes t0, t1, t2 as the tests below take it: the ReLU backward with the
+   bias gradient, the others' from x */
+static void cuda_launch(gpuact__launch *L, int op, int kind, int mask, gpuact_dtype t0, gpuact_dtype t1, gpuact_dtype t2,
+                        size_t cols)
+{
+    memset(L, 0, sizeof *L);
+    L->v.op = op;
+    L->v.kind = kind;
+    L->v.dbias = op == GPUACT_OP_backward && kind == GPUACT_KIND_relu;
+    L->v.fromx = op == GPUACT_OP_backward && kind != GPUACT_KIND_relu;
+    L->v.mask = mask;
+    L->v.t[0] = t0;
+    L->v.t[1] = t1;
+    L->v.t[2] = t2;
+    L->cols = cols;
+}
 static gpuact__shape cuda_shape_on(const char *device, int op, int kind, int mask, gpuact_dtype t0, gpuact_dtype t1,
                                    gpuact_dtype t2, size_t cols)
 {
@@ -879,16 +895,7 @@ static gpuact__shape cuda_shape_on(const char *device, int op, int kind, int mas
     gpuact__launch L;
     gpuact__shape sh;
     cuda_on(device, &c, &g);
-    memset(&L, 0, sizeof L);
-    L.v.op = op;
-    L.v.kind = kind;
-    L.v.dbias = op == GPUACT_OP_backward && kind == GPUACT_KIND_relu;
-    L.v.fromx = op == GPUACT_OP_backward && kind != GPUACT_KIND_relu;
-    L.v.mask = mask;
-    L.v.t[0] = t0;
-    L.v.t[1] = t1;
-    L.v.t[2] = t2;
-    L.cols = cols;
+    cuda_launch(&L, op, kind, mask, t0, t1, t2, cols);
     gpuact__gpu_shape(&c, &L, &sh);
     return sh;
 }
@@ -935,14 +942,10 @@ static unsigned rows_walk_on(const char *device, int op, int kind, int dbias)
     gpuact__launch L;
     gpuact__shape sh;
     cuda_on(device, &c, &g);
-    memset(&L, 0, sizeof L);
-    L.v.op = op;
-    L.v.kind = kind;
+    cuda_launch(&L, op, kind, 0, GPUACT_BF16, GPUACT_BF16, GPUACT_BF16, 8192);
     L.v.dbias = dbias;
-    L.v.t[0] = L.v.t[1] = L.v.t[2] = GPUACT_BF16;
     L.flags = op == GPUACT_OP_forward ? GPUACT_F_BIAS : 0;
     L.rows = 32768;
-    L.cols = 8192;
     gpuact__gpu_shape(&c, &L, &sh);
     L.grid_x = gpuact__grid_x(&c, &L, &sh);
     return (unsigned)gpuact__rows_per_block(&c, &L, &sh);

@@ -105,9 +105,9 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
         }
     }
     /* PF: the elementwise forward of GELU and SiLU (no bias, scale 1; f32: tanh-GELU's too, not
-       the codes' nor the precise one's) loads the block's next row before working on this one, so its loads are in
-       flight while it computes (not tanh-GELU's 16-bit one: its longer chain at the register limit
-       ran slower, docs/PERFORMANCE.md) */
+       the codes' nor the precise one's) loads the block's next row before working on this one, so
+       its loads are in flight while it computes (not tanh-GELU's 16-bit one: its longer chain at
+       the register limit ran slower, docs/PERFORMANCE.md) */
     enum { PF = FL == GPUACT_F_RAW && !LUT &&
                 (PAIRS ? KIND != GPUACT_KIND_gelu_tanh : !CODES && !PRECISE && ((GPUACT_TRANSCENDENTAL_KINDS >> KIND) & 1u)) };
     gpuact_u32 xn[U][VEC];
