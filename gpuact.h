@@ -171,13 +171,14 @@ FEW-BIT CODES (GELU, GELU tanh, SiLU; docs/NUMERICS.md)
     +inf: 2^b - 1, -0 as +0), and the backward from the codes is
     dx = (dy * scale) * level[code], rounded once: the optimal
     piecewise-constant derivative with 2^b levels (Novikov et al., ICML
-    2022), an approximation, not act'(z). A code takes a slot of
-    s = b bits (b = 3: 4): element i of a row is bits (i * s % 8) to
-    (i * s % 8 + s - 1) of byte i * s / 8, as the mask's bits. Epilogue rows
-    start at element r * codes_ld (a multiple of 32: every row starts on 4
-    bytes); the buffer's offset is a multiple of 4. Padding bits of a row's
-    last byte are written 0; nothing past a row's ceil(cols * s / 8) bytes
-    is written.
+    2022), an approximation, not act'(z). The codes are dense: element i
+    of a row is bits i * b to i * b + b - 1 of the row, bit j being bit
+    j % 8 of byte j / 8 (a 3-bit code may cross a byte: 8 codes fill 3
+    bytes), as the mask's bits for b = 1. Epilogue rows start at element
+    r * codes_ld (a multiple of 32: every row starts on 4 bytes); the
+    buffer's offset is a multiple of 4. Padding bits of a row's last byte
+    are written 0; nothing past a row's ceil(cols * b / 8) bytes is
+    written.
 
 THREADS
     gpuact_context_create and gpuact_context_destroy may be called from any
@@ -415,7 +416,7 @@ typedef struct gpuact_forward_desc {
     gpuact_activation act; gpuact_dtype dtype; size_t n;
     gpuact_buffer x, y;        /* y may alias x exactly (in place) */
     gpuact_buffer mask;        /* optional: ceil(n/8) bytes of gradient bits */
-    gpuact_buffer codes;       /* optional (GELU, GELU tanh, SiLU): ceil(n * slot / 8) bytes of few-bit codes */
+    gpuact_buffer codes;       /* optional (GELU, GELU tanh, SiLU): ceil(n * code_bits / 8) bytes of few-bit codes */
     int code_bits;             /* bits per code with codes, 1-4 (CODES FORMAT); 0 without */
 } gpuact_forward_desc;
 GPUACT_DEF gpuact_result gpuact_forward(gpuact_context *ctx, const gpuact_forward_desc *d, gpuact_stream s);
@@ -1718,10 +1719,10 @@ static gpuact_result gpuact__resolve_mask_ld(const char *fn, size_t cols, size_t
 /* Few-bit codes (FEW-BIT CODES above): code_bits 0 (none, and no buffer) or
    1-4, a kind with a table, codes_ld (0: cols rounded up to 128; else a
    multiple of 32, >= cols), and their bytes: full rows of codes_ld codes,
-   then the last row's ceil(cols * slot / 8). kind is in range. */
+   then the last row's ceil(cols * bits / 8). kind is in range. */
 static gpuact_result gpuact__check_codes(const char *fn, gpuact_buffer codes, int bits, int kind, size_t rows,
                                          size_t cols, size_t *codes_ld, size_t *bytes) {
-    size_t slot;
+    const size_t b = (size_t)bits;
     *bytes = 0;
     if (!bits && !codes.handle) return GPUACT_SUCCESS;
     if (bits < 1 || bits > 4)
@@ -1738,8 +1739,7 @@ static gpuact_result gpuact__check_codes(const char *fn, gpuact_buffer codes, in
         return gpuact__refuse(GPUACT_RULE_CODES_LD_INVALID, "%s: codes_ld = %zu codes; it must be a multiple of 32 "
                               "and >= cols = %zu (or 0)", fn, *codes_ld, cols);
     }
-    slot = GPUACT_CODE_SLOT(bits);
-    if (!gpuact__extent(rows, cols / 8 * slot + (cols % 8 * slot + 7) / 8, *codes_ld / 8 * slot, 1, bytes))
+    if (!gpuact__extent(rows, cols / 8 * b + (cols % 8 * b + 7) / 8, *codes_ld / 8 * b, 1, bytes))
         return gpuact__refuse(GPUACT_RULE_SIZE_OVERFLOW, "%s: the codes span more bytes than size_t holds", fn);
     return GPUACT_SUCCESS;
 }
@@ -1893,7 +1893,7 @@ static gpuact_result gpuact__dispatch_rows(gpuact_context *ctx, gpuact_stream s,
     M = *L;
     M.rows = L->cols / C;
     M.cols = M.ld_in = M.ld_out = M.ld_aux = C;
-    M.mask_ld = C * GPUACT_CODE_SLOT(L->flags / GPUACT_F_CODE_BITS % 8); /* the few-bit codes' rows, in bits */
+    M.mask_ld = C * (L->flags / GPUACT_F_CODE_BITS % 8); /* the few-bit codes' rows, in bits */
     if (gpuact__geometry(ctx, &M, &sh) == 1) return gpuact__dispatch(ctx, s, L);
     if ((r = gpuact__dispatch(ctx, s, &M)) != GPUACT_SUCCESS || L->cols % C == 0) return r;
     M = *L; /* the rest: one row, each array that many elements on */
@@ -1901,7 +1901,7 @@ static gpuact_result gpuact__dispatch_rows(gpuact_context *ctx, gpuact_stream s,
     M.in.offset += (size_t)(L->cols - M.cols) * es;
     M.out.offset += (size_t)(L->cols - M.cols) * es;
     if (M.aux.handle) M.aux.offset += (size_t)(L->cols - M.cols) * es;
-    if (M.mask.handle) M.mask.offset += (size_t)(L->cols - M.cols) / 8 * GPUACT_CODE_SLOT(L->flags / GPUACT_F_CODE_BITS % 8);
+    if (M.mask.handle) M.mask.offset += (size_t)(L->cols - M.cols) / 8 * (L->flags / GPUACT_F_CODE_BITS % 8);
     return gpuact__dispatch(ctx, s, &M);
 }
 
@@ -2049,7 +2049,7 @@ static gpuact_result gpuact__forward(gpuact_context *ctx, gpuact__fwd *f, gpuact
     if (d->code_bits) { /* the few-bit codes: the kind's mask variant (kernels/contract.h) */
         L.v.mask = 1;
         L.mask = d->codes;
-        L.mask_ld = d->codes_ld * (size_t)GPUACT_CODE_SLOT(d->code_bits);
+        L.mask_ld = d->codes_ld * (size_t)d->code_bits;
         L.flags |= d->code_bits * GPUACT_F_CODE_BITS;
     }
     L.v.select = gpuact__kind_select(L.v.kind) && !d->bias.handle && d->scale == 1.0f &&
@@ -2176,7 +2176,7 @@ static gpuact_result gpuact__backward(gpuact_context *ctx, gpuact__bwd *b, gpuac
         L.v.mask = 1;
         L.v.fromx = L.v.precise = 0;
         L.mask = d->codes;
-        L.mask_ld = d->codes_ld * (size_t)GPUACT_CODE_SLOT(d->code_bits);
+        L.mask_ld = d->codes_ld * (size_t)d->code_bits;
         L.flags |= d->code_bits * GPUACT_F_CODE_BITS + ((int)d->act.kind - GPUACT_KIND_gelu) * GPUACT_F_CODE_TABLE;
     }
     if (d->dbias.handle) {

@@ -91,9 +91,9 @@ static uint64_t new_key(void) {
     return mix64(g_run_seed ^ (++counter * 0xD1342543DE82EF95ull));
 }
 
-/* buffers of random bytes besides the dtypes: a mask or codes of 1, 2 or 4
-   bits; 3-bit codes (in 4-bit slots) with each slot's high bit 0 */
-enum { DATA_MASK = 100, DATA_CODES3 = 101 };
+/* buffers of random bytes besides the dtypes: a mask or dense codes of 1-4
+   bits (every bit pattern is valid codes) */
+enum { DATA_MASK = 100 };
 
 static float bits_f32(uint32_t u);
 static uint32_t f32_bits(float f);
@@ -119,7 +119,6 @@ static uint32_t gen_bits(int type, uint64_t key, uint64_t i) {
     case GPUACT_F32: return (s << 31) | ((123u + e) << 23) | (uint32_t)(h & 0x7fffffu);
     case GPUACT_F16: return (s << 15) | ((11u + e) << 10) | (uint32_t)(h & 0x3ffu);
     case GPUACT_BF16: return (s << 15) | ((123u + e) << 7) | (uint32_t)(h & 0x7fu);
-    case DATA_CODES3: return (uint32_t)(h & 0x77u);
     default: return (uint32_t)(h & 0xffu); /* DATA_MASK: one byte */
     }
 }
@@ -265,8 +264,8 @@ static size_t mask_ld_of(const workload *w) {
 }
 static size_t mask_bytes(const workload *w) {
     size_t ld = mask_ld_of(w);
-    if (w->code_bits) /* elementwise: n codes of GPUACT_CODE_SLOT bits (kernels/contract.h) */
-        return (wl_n(w) * GPUACT_CODE_SLOT(w->code_bits) + 7) / 8;
+    if (w->code_bits) /* elementwise: n dense codes of code_bits bits (kernels/contract.h) */
+        return (wl_n(w) * (size_t)w->code_bits + 7) / 8;
     return (w->rows - 1) * (ld / 8) + (w->cols + 7) / 8;
 }
 
@@ -395,9 +394,10 @@ static const float fewbit_levels[] = GPUACT_FEWBIT_LEVELS;
 
 /* Code of element (r, c) of input codes filled with random bytes. */
 static unsigned input_code(const run_state *s, size_t r, size_t c) {
-    const int slot = GPUACT_CODE_SLOT(s->w->code_bits);
-    const size_t bit = (r * s->w->cols + c) * (size_t)slot;
-    return (gen_bits(s->w->code_bits == 3 ? DATA_CODES3 : DATA_MASK, s->k1, bit / 8) >> (bit % 8)) & ((1u << slot) - 1u);
+    const int b = s->w->code_bits;
+    const size_t bit = (r * s->w->cols + c) * (size_t)b;
+    const uint32_t two = gen_bits(DATA_MASK, s->k1, bit / 8) | gen_bits(DATA_MASK, s->k1, bit / 8 + 1) << 8;
+    return (two >> (bit % 8)) & ((1u << b) - 1u); /* a 3-bit code may cross a byte */
 }
 /* f32 to bf16, rounded to nearest even (finite values) */
 static uint32_t bf16_bits(float f) {
@@ -828,7 +828,7 @@ static void run_workload(gpuact_context *ctx, workload *w) {
     case K_EPI_BWD:
         if (w->mask || w->code_bits) {
             alloc_buf(ctx, mask_bytes(w), &s.mask, w->mask ? "mask" : "codes", w);
-            fill(ctx, s.mask, w->code_bits == 3 ? DATA_CODES3 : DATA_MASK, mask_bytes(w), s.k1);
+            fill(ctx, s.mask, DATA_MASK, mask_bytes(w), s.k1);
         } else {
             alloc_buf(ctx, n * es, &s.in1, "in1", w);
             fill(ctx, s.in1, w->dt, n, s.k1);

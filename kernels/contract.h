@@ -91,12 +91,11 @@ enum {
     GPUACT_F_CODE_TABLE = 64 /* backward from codes: flags / GPUACT_F_CODE_TABLE = the table (fewbit.h) */
 };
 /* Few-bit codes: the kinds with a table (kernels/fewbit.h, in this order:
-   the table of kind k is k - GPUACT_KIND_gelu; gpuact.h checks the order),
-   and the bits an element's code takes in the packed rows: b bits in a slot
-   of GPUACT_CODE_SLOT(b) (3 in 4: no code crosses a byte). Element i of a
-   row is bits [i * slot % 8, + slot) of byte i * slot / 8, as the mask's bits. */
+   the table of kind k is k - GPUACT_KIND_gelu; gpuact.h checks the order).
+   A row's b-bit codes are dense: element i is bits [i * b, + b) of the row,
+   bit j of a row being bit j % 8 of its byte j / 8 (3-bit codes cross
+   bytes; 8 of them fill 3 bytes), as the mask's bits for b = 1. */
 #define GPUACT_CODES_KINDS GPUACT_TRANSCENDENTAL_KINDS
-#define GPUACT_CODE_SLOT(bits) ((bits) == 3 ? 4 : (bits))
 
 /* The rows' layout, the kernel parameter `layout`: the host decides it once
    per launch (gpuact__layout in gpuact.h) from the arrays' addresses, row

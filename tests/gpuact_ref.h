@@ -390,26 +390,32 @@ GPUACT_REF_FN float gpuact_ref_code_level(gpuact_activation a, int bits, unsigne
     return levels[(gpuact_ref_code_table(a) * GPUACT_FEWBIT_MAX_BITS + bits - 1) * GPUACT_FEWBIT_STRIDE + code];
 }
 
-/* Bits a code takes in the packed rows (3 in 4). */
-GPUACT_REF_FN int gpuact_ref_code_slot(int bits) { return bits == 3 ? 4 : bits; }
-
-/* Bytes of one row of cols codes. */
+/* Bytes of one row of cols codes (dense: bits per code, 8 to a byte). */
 GPUACT_REF_FN size_t gpuact_ref_codes_row_bytes(size_t cols, int bits)
 {
-    return (cols * (size_t)gpuact_ref_code_slot(bits) + 7) / 8;
+    return (cols * (size_t)bits + 7) / 8;
 }
 
-/* Code i of a row: bits [i * slot % 8, + slot) of byte i * slot / 8. */
+/* Code i of a row: bits [i * bits, + bits) of the row, bit j of the row
+   being bit j % 8 of byte j / 8 (a 3-bit code may span two bytes). */
 GPUACT_REF_FN unsigned gpuact_ref_code_get(const unsigned char *row, size_t i, int bits)
 {
-    const size_t s = (size_t)gpuact_ref_code_slot(bits), bit = i * s;
-    return (row[bit / 8] >> (bit % 8)) & ((1u << s) - 1u);
+    unsigned code = 0;
+    int k;
+    for (k = 0; k < bits; k++) {
+        const size_t j = i * (size_t)bits + (size_t)k;
+        code |= (unsigned)((row[j / 8] >> (j % 8)) & 1u) << k;
+    }
+    return code;
 }
 
 GPUACT_REF_FN void gpuact_ref_code_set(unsigned char *row, size_t i, int bits, unsigned code)
 {
-    const size_t s = (size_t)gpuact_ref_code_slot(bits), bit = i * s;
-    row[bit / 8] = (unsigned char)((row[bit / 8] & ~(((1u << s) - 1u) << (bit % 8))) | (code << (bit % 8)));
+    int k;
+    for (k = 0; k < bits; k++) {
+        const size_t j = i * (size_t)bits + (size_t)k;
+        row[j / 8] = (unsigned char)((row[j / 8] & ~(1u << (j % 8))) | (((code >> k) & 1u) << (j % 8)));
+    }
 }
 
 /* >>forward */
@@ -423,7 +429,7 @@ typedef struct gpuact_ref_fwd {
     void *y;
     unsigned char *mask;         /* NULL: none; else row r starts at byte r * mask_ld / 8 */
     unsigned char *nan_any;      /* optional, indexed like y: GPUACT_REF_ANY_NAN, _UP, _DOWN or 0 (exact bits) */
-    unsigned char *codes;        /* optional (code_bits 1-4): row r starts at byte r * codes_ld * slot / 8 */
+    unsigned char *codes;        /* optional (code_bits 1-4): row r starts at byte r * codes_ld * code_bits / 8 */
     int code_bits;
     size_t codes_ld;             /* codes between row starts, a multiple of 32 */
 } gpuact_ref_fwd;
@@ -455,7 +461,7 @@ GPUACT_REF_FN void gpuact_ref_forward(const gpuact_ref_fwd *p)
 
     for (r = 0; r < p->rows; r++) {
         unsigned char *mrow = p->mask ? p->mask + r * (p->mask_ld / 8) : NULL;
-        unsigned char *crow = p->codes ? p->codes + r * p->codes_ld / 8 * (size_t)gpuact_ref_code_slot(p->code_bits) : NULL;
+        unsigned char *crow = p->codes ? p->codes + r * p->codes_ld / 8 * (size_t)p->code_bits : NULL;
         if (mrow)
             memset(mrow, 0, (p->cols + 7) / 8);   /* padding bits of the last byte are 0 */
         if (crow)
@@ -560,7 +566,7 @@ GPUACT_REF_FN void gpuact_ref_backward(const gpuact_ref_bwd *p)
             passes = p->mask ? gpuact_ref__mask_bit(p->mask, r * p->mask_ld + c) : gpuact_ref_passes(p->act, z);
             if (p->codes) {
                 const unsigned char *crow =
-                    p->codes + r * p->codes_ld / 8 * (size_t)gpuact_ref_code_slot(p->code_bits);
+                    p->codes + r * p->codes_ld / 8 * (size_t)p->code_bits;
                 v = (p->scale != 1.0f) ? g * p->scale : g;
                 v = v * gpuact_ref_code_level(p->act, p->code_bits, gpuact_ref_code_get(crow, c, p->code_bits));
                 passes = 0;

@@ -13,13 +13,13 @@
 /* the few-bit levels, [table][bits - 1][16] */
 __constant__ float gpuact_fewbit_levels[] = GPUACT_FEWBIT_LEVELS;
 
-/* A vector's dx from few-bit codes (w: element k's code in bits [k * slot,
-   + slot)): (dy (* scale)) * lv[code], rounded once; no transcendental.
+/* A vector's dx from few-bit codes (w: element k's code in bits [k * nb,
+   + nb)): (dy (* scale)) * lv[code], rounded once; no transcendental.
    PAIRS: every array 16-bit, dy and dx as 4 words of two. */
 template <class DY, class DX, int VEC>
-__device__ __forceinline__ void gpuact_bwd_codes(const gpuact_u32 (&dy)[VEC], gpuact_u32 w, int slot, const float *lv,
+__device__ __forceinline__ void gpuact_bwd_codes(const gpuact_u32 (&dy)[VEC], gpuact_u32 w, int nb, const float *lv,
                                                  bool do_scale, float scale, gpuact_u32 (&dx)[VEC]) {
-    const gpuact_u32 m = (1u << slot) - 1u;
+    const gpuact_u32 m = (1u << nb) - 1u;
     if (VEC == 8 && DY::size == 2 && DX::size == 2) {
 #pragma unroll
         for (int j = 0; j < 4; j++) {
@@ -30,7 +30,7 @@ __device__ __forceinline__ void gpuact_bwd_codes(const gpuact_u32 (&dy)[VEC], gp
                 lo *= scale;
                 hi *= scale;
             }
-            gpuact_fromf2<DX>(lo * lv[(w >> (2 * j * slot)) & m], hi * lv[(w >> ((2 * j + 1) * slot)) & m], a, b);
+            gpuact_fromf2<DX>(lo * lv[(w >> (2 * j * nb)) & m], hi * lv[(w >> ((2 * j + 1) * nb)) & m], a, b);
             dx[j] = a | (b << 16);
         }
         return;
@@ -38,7 +38,7 @@ __device__ __forceinline__ void gpuact_bwd_codes(const gpuact_u32 (&dy)[VEC], gp
 #pragma unroll
     for (int k = 0; k < VEC; k++) {
         const float g = gpuact_tof<DY>(dy[k]);
-        dx[k] = gpuact_fromf<DX>((do_scale ? g * scale : g) * lv[(w >> (k * slot)) & m]);
+        dx[k] = gpuact_fromf<DX>((do_scale ? g * scale : g) * lv[(w >> (k * nb)) & m]);
     }
 }
 
@@ -193,11 +193,10 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
        flags, the table's levels go to shared memory */
     enum { CODES = FROM_MASK && !((GPUACT_SELECT_KINDS >> KIND) & 1u) };
     const float *lv = 0;
-    int slot = 0;
+    int nb = 0;
     if (CODES) {
         __shared__ float sl[GPUACT_FEWBIT_STRIDE];
-        const int nb = flags / GPUACT_F_CODE_BITS % 8;
-        slot = GPUACT_CODE_SLOT(nb);
+        nb = flags / GPUACT_F_CODE_BITS % 8;
         if (threadIdx.x < GPUACT_FEWBIT_STRIDE)
             sl[threadIdx.x] = gpuact_fewbit_levels[(flags / GPUACT_F_CODE_TABLE * GPUACT_FEWBIT_MAX_BITS + nb - 1) *
                                                        GPUACT_FEWBIT_STRIDE + threadIdx.x];
@@ -238,7 +237,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
                 if (!FULL && c0 >= cols) continue;
                 if (PAIRS) gpuact_load_words<DY>(dyr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(dy[u]));
                 else gpuact_load<DY, VEC>(dyr, c0, cols, vec_ok, dy[u]);
-                if (CODES) bits[u] = gpuact_codes_read<VEC>(mask + r * (mask_ld / 8), cv, slot, FULL || c0 + VEC <= cols, cols - c0);
+                if (CODES) bits[u] = gpuact_codes_read<VEC>(mask + r * (mask_ld / 8), cv, nb, FULL || c0 + VEC <= cols, cols - c0);
                 else if (FROM_MASK) bits[u] = gpuact_mask_read<VEC>(mask + r * (mask_ld / 8), cv);
                 else if (PAIRS) gpuact_load_words<S>(sr, c0, cols, vec_ok, reinterpret_cast<gpuact_u32(&)[4]>(s[u]));
                 else gpuact_load<S, VEC>(sr, c0, cols, vec_ok, s[u]);
@@ -249,7 +248,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
                 const bool vec_ok = FULL || (aligned && c0 + VEC <= cols);
                 if (!FULL && c0 >= cols) continue;
                 if (CODES)
-                    gpuact_bwd_codes<DY, DX, VEC>(dy[u], bits[u], slot, lv, do_scale, scale, dx[u]);
+                    gpuact_bwd_codes<DY, DX, VEC>(dy[u], bits[u], nb, lv, do_scale, scale, dx[u]);
 #ifdef GPUACT_QUICK_BF16
                 else if (LUT && lut && S::id == GPUACT_DT_f16) {
                     /* f16: the table, then one at a time the elements whose x lies outside its range (the

@@ -192,8 +192,8 @@ __device__ __forceinline__ float gpuact_codef(float z, const float *bnd) {
         for (int i = 0; i + h < N; i += 2 * h) c[i] += c[i + h];
     return c[0];
 }
-/* The codes of elements [k0, k0 + n) of a vector, element k in bits [(k - k0) * slot, + slot):
-   a float Horner sum (m = 2^slot; exact, as n * slot <= 16 bits), then its bits. */
+/* The codes of elements [k0, k0 + n) of a vector, element k in bits [(k - k0) * nb, + nb):
+   a float Horner sum (m = 2^nb; exact, as n * nb <= 16 bits), then its bits. */
 template <int N, class Z>
 __device__ __forceinline__ gpuact_u32 gpuact_codes_pack(const Z &z_of, int k0, int n, const float *bnd, float m) {
     float acc = gpuact_codef<N>(z_of(k0 + n - 1), bnd);
@@ -201,15 +201,45 @@ __device__ __forceinline__ gpuact_u32 gpuact_codes_pack(const Z &z_of, int k0, i
     for (int k = n - 2; k >= 0; k--) acc = GPUACT_FMA(acc, m, gpuact_codef<N>(z_of(k0 + k), bnd));
     return gpuact_as_u32(acc + 8388608.0f) - 0x4b000000u;
 }
-/* The codes of a thread's VEC elements, element k in bits [k * slot, + slot)
-   of w: VEC * slot / 8 bytes at that many times cv, as one access (rows
-   start 4-byte aligned); VEC * slot = 4 as the mask's nibbles (every thread
-   of the warp calls it). The row's last vector (not whole: n < VEC elements
-   in the row) takes only its ceil(n * slot / 8) bytes. */
+/* Eight 3-bit codes from nibbles (code k in bits [4 k, + 3)) to bits [3 k, + 3): pairs, then quads, then all. */
+__device__ __forceinline__ gpuact_u32 gpuact_codes3_dense(gpuact_u32 w) {
+    w = (w & 0x07070707u) | ((w >> 1) & 0x38383838u);
+    w = (w & 0x003f003fu) | ((w >> 2) & 0x0fc00fc0u);
+    return (w & 0x00000fffu) | ((w >> 4) & 0x00fff000u);
+}
+/* A vector's 3-bit codes: its 3 * VEC bits from the one or two words that
+   hold them (rows start 4-byte aligned), or from the row's bytes where a
+   word would pass the row's end (n: elements from the vector on). Each
+   lane reads its own: the backward's lanes past a row's end have left. */
+template <int VEC>
+__device__ __forceinline__ gpuact_u32 gpuact_codes3_read(const unsigned char *row, gpuact_u64 cv, gpuact_u64 n) {
+    const gpuact_u64 o = cv * (3 * VEC); /* the vector's first bit */
+    const int sh = (int)(o % 32), two = sh + 3 * VEC > 32;
+    const gpuact_u32 *p = reinterpret_cast<const gpuact_u32 *>(row) + o / 32;
+    if (n >= 16 || 3 * (int)n >= 32 * (1 + two) - sh)
+        return (gpuact_u32)((((gpuact_u64)(two ? p[1] : 0u) << 32) | p[0]) >> sh);
+    const unsigned char *b = row + o / 8;
+    const int bits = (int)(o % 8) + 3 * (int)(n < VEC ? n : VEC);
+    gpuact_u32 w = 0;
+#pragma unroll 1
+    for (int i = 0; i < (bits + 7) / 8; i++) w |= (gpuact_u32)b[i] << (8 * i);
+    return w >> (o % 8);
+}
+/* The codes of a thread's VEC elements, element k in bits [k * nb, + nb)
+   of w: VEC * nb / 8 bytes at that many times cv, as one access (rows
+   start 4-byte aligned; 3 bytes as two, 2-byte aligned); VEC * nb = 4 or
+   12 as pairs of lanes, the mask's nibbles or 24 bits (every thread of the
+   warp calls it). The row's last vector (not whole: n < VEC elements in
+   the row) takes only its ceil(n * nb / 8) bytes. */
 template <int VEC>
 __device__ __forceinline__ void gpuact_codes_write(unsigned char *row, gpuact_u64 cv, bool in_row, gpuact_u32 w,
-                                                   int slot, bool whole, gpuact_u64 n) {
-    const int bytes = VEC * slot / 8;
+                                                   int nb, bool whole, gpuact_u64 n) {
+    const int bytes = VEC * nb / 8;
+    if (VEC * nb == 12) { /* the even lane writes the pair's 24 bits, lane + 1 gives the high 12 */
+        w |= GPUACT_FROM_NEXT_LANE(w) << 12;
+        if (cv % 2 == 0) gpuact_codes_write<8>(row, cv / 2, in_row, w, 3, n >= 8, n);
+        return;
+    }
     if (bytes == 0) {
         gpuact_mask_write<VEC>(row, cv, in_row, w);
         return;
@@ -219,16 +249,23 @@ __device__ __forceinline__ void gpuact_codes_write(unsigned char *row, gpuact_u6
     if (whole) {
         if (bytes == 1) *p = (unsigned char)w;
         else if (bytes == 2) *reinterpret_cast<unsigned short *>(p) = (unsigned short)w;
-        else *reinterpret_cast<gpuact_u32 *>(p) = w;
+        else if (bytes == 3 && cv % 2) {
+            p[0] = (unsigned char)w;
+            *reinterpret_cast<unsigned short *>(p + 1) = (unsigned short)(w >> 8);
+        } else if (bytes == 3) {
+            *reinterpret_cast<unsigned short *>(p) = (unsigned short)w;
+            p[2] = (unsigned char)(w >> 16);
+        } else *reinterpret_cast<gpuact_u32 *>(p) = w;
     } else {
 #pragma unroll 1 /* the row's last vector only: unrolled, its byte accesses held registers the main path lacked */
-        for (int i = 0; i < (int)((n * slot + 7) / 8); i++) p[i] = (unsigned char)(w >> (8 * i));
+        for (int i = 0; i < (int)((n * nb + 7) / 8); i++) p[i] = (unsigned char)(w >> (8 * i));
     }
 }
 template <int VEC>
-__device__ __forceinline__ gpuact_u32 gpuact_codes_read(const unsigned char *row, gpuact_u64 cv, int slot, bool whole,
+__device__ __forceinline__ gpuact_u32 gpuact_codes_read(const unsigned char *row, gpuact_u64 cv, int nb, bool whole,
                                                         gpuact_u64 n) {
-    const int bytes = VEC * slot / 8;
+    const int bytes = VEC * nb / 8;
+    if (nb == 3) return gpuact_codes3_read<VEC>(row, cv, n);
     if (bytes == 0) return gpuact_mask_read<VEC>(row, cv);
     const unsigned char *p = row + cv * bytes;
     if (whole)
@@ -236,7 +273,7 @@ __device__ __forceinline__ gpuact_u32 gpuact_codes_read(const unsigned char *row
                                             : *reinterpret_cast<const gpuact_u32 *>(p);
     gpuact_u32 w = 0;
 #pragma unroll 1
-    for (int i = 0; i < (int)((n * slot + 7) / 8); i++) w |= (gpuact_u32)p[i] << (8 * i);
+    for (int i = 0; i < (int)((n * nb + 7) / 8); i++) w |= (gpuact_u32)p[i] << (8 * i);
     return w;
 }
 

@@ -67,8 +67,8 @@ __device__ __forceinline__ bool gpuact_lut16_words(const gpuact_u32 (&x)[4], gpu
    the instance (FL = -1: the flags read at run time). FULL: every vector of
    the block is inside the row and 16-byte aligned (gpuact_block_full), so
    no access tests its bounds. NB > 0: the few-bit codes' bits as a constant
-   (the run-time nb otherwise), so the slot's packing and stores are chosen
-   at compile time. */
+   (the run-time nb otherwise), so their packing and stores are chosen at
+   compile time. */
 template <class X, class Y, class B, int KIND, int PRECISE, int MASK, int SELECT, int FL, int VEC, int FULL, int NB = 0>
 __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigned char *out, unsigned char *mask,
                                                 gpuact_u64 rows, gpuact_u64 cols, gpuact_u64 ld_in,
@@ -81,7 +81,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
     enum { CODES = MASK && !((GPUACT_SELECT_KINDS >> KIND) & 1u) }; /* ../contract.h: a smooth kind's mask */
     enum { LUT = GPUACT_LUT16_ON && FL == GPUACT_F_RAW &&
                  GPUACT_LUT16_VARIANT(GPUACT_OP_forward, KIND, MASK, 0, 0, PRECISE, X::id, Y::id, B::id) };
-    const int nb = NB ? NB : nb_, slot = GPUACT_CODE_SLOT(nb);
+    const int nb = NB ? NB : nb_;
     /* b <= 2: the three boundaries (NaN past the 2^b - 1) and the Horner base in registers, read once */
     const float b3[3] = {CODES ? bnd[0] : 0.0f, CODES ? bnd[1] : 0.0f, CODES ? bnd[2] : 0.0f};
     const float m3 = nb == 1 ? 2.0f : 4.0f;
@@ -183,22 +183,24 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                     gpuact_store<Y, VEC>(yr, c0, cols, vec_ok, y[u]);
                 }
                 if (CODES) {
-                    /* after the forward, as x's words stay live through it, in 4-bit slots: 3 bits in f32
-                       vectors counted (two halves of 8 bits), else searched in four steps (for 3 bits the
-                       first compares with the NaN past the seven boundaries: one loop, fewer registers) */
+                    /* after the forward, as x's words stay live through it: 3 bits in f32 vectors
+                       counted (two halves of 6 bits), else searched in four steps into nibbles (for 3 bits
+                       the first compares with the NaN past the seven boundaries: one loop, fewer registers) */
                     if (nb == 3 && !PAIRS)
-                        w = gpuact_codes_pack<7>(z_of, 0, VEC / 2, bnd, 16.0f) |
-                            gpuact_codes_pack<7>(z_of, VEC / 2, VEC / 2, bnd, 16.0f) << (VEC / 2 * 4);
-                    else if (nb >= 3)
+                        w = gpuact_codes_pack<7>(z_of, 0, VEC / 2, bnd, 8.0f) |
+                            gpuact_codes_pack<7>(z_of, VEC / 2, VEC / 2, bnd, 8.0f) << (VEC / 2 * 3);
+                    else if (nb >= 3) {
 #pragma unroll
                         for (int k = 0; k < VEC; k++) w |= gpuact_code_search(z_of(k), bnd) << (k * 4);
-                    if (!FULL && c0 + VEC > cols) w &= (1u << ((gpuact_u32)(cols - c0) * slot)) - 1u; /* < VEC * slot <= 32 bits */
+                        if (nb == 3) w = gpuact_codes3_dense(w);
+                    }
+                    if (!FULL && c0 + VEC > cols) w &= (1u << ((gpuact_u32)(cols - c0) * nb)) - 1u; /* < VEC * nb <= 32 bits */
                     bits[u] = w;
                 } else if (!FULL && c0 + VEC > cols) {
                     bits[u] &= (1u << (cols - c0)) - 1u; /* padding bits are 0 */
                 }
             }
-            if (CODES) gpuact_codes_write<VEC>(mask + r * (mask_ld / 8), cv, in_row, bits[u], slot, FULL || c0 + VEC <= cols, cols - c0);
+            if (CODES) gpuact_codes_write<VEC>(mask + r * (mask_ld / 8), cv, in_row, bits[u], nb, FULL || c0 + VEC <= cols, cols - c0);
             else if (MASK) gpuact_mask_write<VEC>(mask + r * (mask_ld / 8), cv, in_row, bits[u]);
         }
     }

@@ -32,10 +32,10 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 }
 
 /* Value of lane + 1 of the wavefront (64 lanes on CDNA, 32 on RDNA; every
-   lane calls it, as common.cuh's mask code requires). Only even lanes use
-   the result, and a block (256 threads) starts on a wavefront boundary, so
-   an even lane's lane + 1 is in the same wavefront and is the thread with
-   the next vector: right for both widths. */
+   lane calls it, as common.cuh's mask and f32 3-bit codes require). Only
+   even lanes use the result, and a block (256 threads) starts on a
+   wavefront boundary, so an even lane's lane + 1 is in the same wavefront
+   and is the thread with the next vector: right for both widths. */
 #define GPUACT_FROM_NEXT_LANE(v) __shfl_down((v), 1)
 
 /* The hooks of ../smooth.h, from clang builtins (hiprtc includes no

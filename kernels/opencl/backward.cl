@@ -15,8 +15,8 @@
 #ifndef GPUACT_CL_BACKWARD_ONCE
 #define GPUACT_CL_BACKWARD_ONCE
 /* Few-bit codes (a smooth kind's GPUACT_MASK, ../contract.h): the levels
-   [table][bits - 1][16]; a group's 8 codes are its slot bytes of the row,
-   the row's last group only its ceil(n * slot / 8). */
+   [table][bits - 1][16]; a group's 8 codes are its nb bytes of the row,
+   the row's last group only its ceil(n * nb / 8). */
 __constant float gpuact_fewbit_levels[] = GPUACT_FEWBIT_LEVELS;
 /* The bias gradient's partial row of this row group: the work-item's column sums. */
 void gpuact_cl_part_write(__global uchar *part, ulong cols, ulong c0, uint n, const float *acc) {
@@ -24,10 +24,10 @@ void gpuact_cl_part_write(__global uchar *part, ulong cols, ulong c0, uint n, co
     for (int k = 0; k < GPUACT_CL_VEC; k++)
         if (k < (int)n) p[c0 + k] = acc[k];
 }
-uint gpuact_cl_codes_read(const __global uchar *row, ulong c0, uint n, int slot) {
-    const __global uchar *p = row + c0 / 8 * slot;
+uint gpuact_cl_codes_read(const __global uchar *row, ulong c0, uint n, int nb) {
+    const __global uchar *p = row + c0 / 8 * nb;
     uint w = 0;
-    for (int i = 0; i < (int)((n * slot + 7) / 8); i++) w |= (uint)p[i] << (8 * i);
+    for (int i = 0; i < (int)((n * nb + 7) / 8); i++) w |= (uint)p[i] << (8 * i);
     return w;
 }
 #endif
@@ -49,17 +49,17 @@ __kernel void GPUACT_NAME(GPUACT_PARAMS) {
     if (c0 >= cols) return;
     for (int k = 0; k < GPUACT_CL_VEC; k++) acc[k] = 0.0f;
     if (from_mask && !gpuact_kind_select(GPUACT_KIND)) { /* from few-bit codes: (dy (* scale)) * level[code] */
-        const int nb = flags / GPUACT_F_CODE_BITS % 8, slot = GPUACT_CODE_SLOT(nb);
+        const int nb = flags / GPUACT_F_CODE_BITS % 8;
         __constant const float *lv =
             gpuact_fewbit_levels + (flags / GPUACT_F_CODE_TABLE * GPUACT_FEWBIT_MAX_BITS + nb - 1) * GPUACT_FEWBIT_STRIDE;
         for (ulong r = get_group_id(1); r < rows; r += get_num_groups(1)) {
             const __global uchar *dyr = in + in_off + r * ld_in * SZ(GPUACT_T0);
             __global uchar *dxr = out + out_off + r * ld_out * SZ(GPUACT_T1);
-            const uint w = gpuact_cl_codes_read(mask + mask_off + r * (mask_ld / 8), c0, n, slot);
+            const uint w = gpuact_cl_codes_read(mask + mask_off + r * (mask_ld / 8), c0, n, nb);
             GPUACT_LOAD8(GPUACT_T0, dyr, c0, n, vec_ok, dy);
             for (int k = 0; k < GPUACT_CL_VEC; k++) {
                 const float g = gpuact_tof_dt(DT(GPUACT_T0), dy[k]), gs = do_scale ? g * scale : g;
-                dx[k] = gpuact_fromf_dt(DT(GPUACT_T1), gs * lv[(w >> (k * slot)) & ((1u << slot) - 1u)]);
+                dx[k] = gpuact_fromf_dt(DT(GPUACT_T1), gs * lv[(w >> (k * nb)) & ((1u << nb) - 1u)]);
                 if (dbias && k < (int)n) acc[k] += gpuact_tof_dt(DT(GPUACT_T1), dx[k]);
             }
             GPUACT_STORE8(GPUACT_T1, dxr, c0, n, vec_ok, dx);

@@ -15,14 +15,13 @@
 /* Few-bit codes (a smooth kind's GPUACT_MASK, ../contract.h): the
    boundaries [table][bits - 1][16]; the code of z is how many of the nb-bit
    table's sorted boundaries are <= z (binary search, NaN: 0); a group's 8
-   codes are its slot bytes of the row, the row's last group only its
-   ceil(n * slot / 8). */
+   codes are its nb bytes of the row, the row's last group only its
+   ceil(n * nb / 8). */
 __constant float gpuact_fewbit_bounds[] = GPUACT_FEWBIT_BOUNDS;
 #define GPUACT_CL_CODES (GPUACT_MASK && !gpuact_kind_select(GPUACT_KIND))
 void gpuact_cl_codes_write(__global uchar *row, ulong c0, uint n, uint w, int nb) {
-    const int slot = GPUACT_CODE_SLOT(nb);
-    __global uchar *p = row + c0 / 8 * slot;
-    for (int i = 0; i < (int)((n * slot + 7) / 8); i++) p[i] = (uchar)(w >> (8 * i));
+    __global uchar *p = row + c0 / 8 * nb;
+    for (int i = 0; i < (int)((n * nb + 7) / 8); i++) p[i] = (uchar)(w >> (8 * i));
 }
 /* The groups of a work-item (../contract.h, GPUACT_CL_GROUPS; the host sizes
    the grid by the same rule): group u starts at column gpuact_cl_c0(u), a
@@ -107,7 +106,7 @@ void gpuact_cl_fwd_words(const __global uchar *in, __global uchar *out, __global
                 for (uint k = 0; k < n[u]; k++) {
                     float z = (k & 1) ? gpuact_hi2f(DT(GPUACT_T0), w[k / 2]) : gpuact_lo2f(DT(GPUACT_T0), w[k / 2]);
                     if (hb) z += (k & 1) ? gpuact_hi2f(DT(GPUACT_T2), b[k / 2]) : gpuact_lo2f(DT(GPUACT_T2), b[k / 2]);
-                    cw |= gpuact_cl_code(z, nb) << (k * GPUACT_CODE_SLOT(nb));
+                    cw |= gpuact_cl_code(z, nb) << (k * nb);
                 }
                 gpuact_cl_codes_write(mask + r * (mask_ld / 8), c0[u], n[u], cw, nb);
             } else if (GPUACT_MASK) {
@@ -158,7 +157,7 @@ void gpuact_cl_fwd_elems(const __global uchar *in, __global uchar *out, __global
                 for (uint k = 0; k < n[u]; k++) {
                     float z = gpuact_tof_dt(DT(GPUACT_T0), x[u][k]);
                     if (hb) z += b[u][k];
-                    cw |= gpuact_cl_code(z, nb) << (k * GPUACT_CODE_SLOT(nb));
+                    cw |= gpuact_cl_code(z, nb) << (k * nb);
                 }
                 gpuact_cl_codes_write(mask + r * (mask_ld / 8), c0[u], n[u], cw, nb);
             } else if (GPUACT_MASK) {

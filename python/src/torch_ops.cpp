@@ -963,11 +963,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> glu_bwd(const Tensor &dy, const Tenso
 
 /* ---- >>few-bit codes (GELU, GELU tanh, SiLU): the backward from b bits per element ---------------- */
 
-/* Bits a code takes in the packed rows (3 in 4: no code crosses a byte); codes between row starts (cols
-   rounded up to 32: every row starts on 4 bytes). gpuact/torch/fewbit.py has the same for the fakes. */
-int64_t code_slot(int64_t bits) { return bits == 3 ? 4 : bits; }
+/* Codes between row starts (cols rounded up to 32: every row starts on 4 bytes) and the bytes of rows of
+   them (dense, bits each). gpuact/torch/fewbit.py has the same for the fakes. */
 int64_t codes_ld_of(int64_t cols) { return (cols + 31) / 32 * 32; }
-int64_t codes_numel(int64_t rows, int64_t cols, int64_t bits) { return rows * codes_ld_of(cols) / 8 * code_slot(bits); }
+int64_t codes_numel(int64_t rows, int64_t cols, int64_t bits) { return rows * codes_ld_of(cols) / 8 * bits; }
 
 /* (y, codes): y = act(x + bias) * scale with x's shape, and the codes of x + bias (the bias in x's dtype:
    the C rule CODES_BIAS_DTYPE). */

@@ -69,11 +69,11 @@ def assert_same(what, got, want):
 
 def unpack(codes, rows, cols, bits):
     """rows x cols int64 codes from the packed uint8 rows (codes_ld(cols) codes a row)."""
-    s = fewbit.slot(bits)
     ld = fewbit.codes_ld(cols)
-    b = codes[: rows * ld * s // 8].view(rows, ld * s // 8).to(torch.int64)
-    shifts = torch.arange(0, 8, s, device=codes.device)
-    return ((b[:, :, None] >> shifts) & ((1 << s) - 1)).reshape(rows, ld)[:, :cols]
+    b = codes[: rows * ld * bits // 8].view(rows, ld * bits // 8).to(torch.int64)
+    bit = (b[:, :, None] >> torch.arange(8, device=codes.device)) & 1  # the rows' bits, least significant first
+    bit = bit.reshape(rows, ld, bits)
+    return (bit << torch.arange(bits, device=codes.device)).sum(-1)[:, :cols]
 
 
 def ref_codes(z, bnd, kind, bits):

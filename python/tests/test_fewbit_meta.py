@@ -54,4 +54,4 @@ def test_argument_errors():
     with pytest.raises(gpuact.InvalidArgument, match="inplace"):
         ga.silu(x, inplace=True, backward_bits=2)
     assert "backward_bits=3" in repr(ga.nn.GELU("tanh", backward_bits=3))
-    assert fewbit.slot(3) == 4 and fewbit.codes_ld(33) == 64
+    assert fewbit.codes_ld(33) == 64 and fewbit.codes_numel(2, 33, 3) == 2 * 64 * 3 // 8

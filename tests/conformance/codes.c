@@ -5,8 +5,9 @@
    The forward writing codes (y and the packed codes, byte for byte) and the
    backward from codes (dx, dbias), epilogue and elementwise, against the
    reference: every kind with a table, every bit count, every dtype pair,
-   odd sizes, n = 0, offsets, tails, padded rows, a long row (the kernels'
-   view of it as rows), dx in place of dy. */
+   odd sizes, n = 0, offsets, tails (3-bit: every row end in a word group),
+   padded rows, a long row (the kernels' view of it as rows), dx in place
+   of dy. */
 typedef struct codes_case {
     gpuact_activation act;
     int bits, elementwise, bias, dbias, in_place;
@@ -17,7 +18,7 @@ typedef struct codes_case {
 
 static size_t codes_bytes(const codes_case *c)
 {
-    return c->rows ? (c->rows - 1) * (c->codes_ld / 8 * (size_t)gpuact_ref_code_slot(c->bits)) +
+    return c->rows ? (c->rows - 1) * (c->codes_ld / 8 * (size_t)c->bits) +
                          gpuact_ref_codes_row_bytes(c->cols, c->bits)
                    : 0;
 }
@@ -25,7 +26,7 @@ static size_t codes_bytes(const codes_case *c)
 static void codes_run(const codes_case *c)
 {
     gpuact_ref_rng rng = case_rng();
-    const size_t n = c->rows * c->ld, cb = codes_bytes(c) + 1, row_cb = c->codes_ld / 8 * gpuact_ref_code_slot(c->bits);
+    const size_t n = c->rows * c->ld, cb = codes_bytes(c) + 1, row_cb = c->codes_ld / 8 * c->bits;
     unsigned char *x = (unsigned char *)host_alloc(n * 4 + 4), *b = (unsigned char *)host_alloc(c->cols * 4 + 4);
     unsigned char *dyd = (unsigned char *)host_alloc(n * 4 + 4), *codes = (unsigned char *)host_alloc(cb);
     char label[256];
@@ -112,8 +113,8 @@ fwd_done:
     /* backward from the reference's codes, padding bits of each row set: they must be ignored */
     {
         size_t i, used = gpuact_ref_codes_row_bytes(c->cols, c->bits);
-        for (i = 0; i < c->rows && (c->cols * gpuact_ref_code_slot(c->bits)) % 8; i++)
-            codes[i * row_cb + used - 1] |= (unsigned char)(0xFFu << (c->cols * gpuact_ref_code_slot(c->bits) % 8));
+        for (i = 0; i < c->rows && (c->cols * c->bits) % 8; i++)
+            codes[i * row_cb + used - 1] |= (unsigned char)(0xFFu << (c->cols * c->bits % 8));
     }
     run_begin(&r, "codes backward %s%s", label, "");
     if (c->in_place)
@@ -247,4 +248,20 @@ static void codes_suite(void)
                 c.in_place = k % 2;
                 codes_run(&c);
             }
+    /* 3-bit codes cross bytes and words: every row end within a warp's 3-word units (f32: 8 lanes
+       of 4 elements, 16-bit: 4 of 8), two rows, the second starting on a word */
+    for (j = 1; j <= 40; j++, k++) {
+        memset(&c, 0, sizeof c);
+        c.act.kind = KINDS[k % nk];
+        c.bits = 3;
+        c.rows = 2;
+        c.cols = c.ld = j + (j > 32 ? 1000 : 0);
+        c.codes_ld = round_up(c.cols, 32) + (k % 2 ? 32 : 0);
+        c.off = k % 4;
+        c.xt = c.yt = c.dyt = c.dxt = c.dbt = DTS[k % 3];
+        c.bias = k % 2;
+        c.dbias = k % 3 == 0;
+        c.scale = 1.0f;
+        codes_run(&c);
+    }
 }

@@ -10,8 +10,8 @@ al., ICML 2022). An approximation of the gradient, opt-in: backward_bits=None
     gpuact::fewbit_bwd(Tensor dy, Tensor codes, int kind, float[] params, int bits, float scale,
                        ScalarType dx_dtype, ScalarType? dbias_dtype) -> (Tensor dx, Tensor dbias)
 
-The codes tensor is uint8, rows x codes_ld(cols) codes of slot(bits) bits
-(rows: the product of x's leading dimensions); fewbit_fwd's autograd saves
+The codes tensor is uint8, rows x codes_ld(cols) dense codes of bits bits
+(rows: the product of x's leading dimensions; 8 codes of 3 bits fill 3 bytes); fewbit_fwd's autograd saves
 only it. Both ops are compiled (gpuact.torch._ext) and have fake
 implementations here (torch.compile(fullgraph=True), meta tensors). The
 few-bit path of the Python package is in this module; gpuact.torch.functional
@@ -30,18 +30,14 @@ KINDS_WITH_TABLE = tuple(KINDS[k].value for k in ("gelu", "gelu_tanh", "silu"))
 _NAMES = {k.value: k.name for k in KINDS.values()}
 
 
-def slot(bits):
-    """Bits a code takes in the packed rows (3 in 4: no code crosses a byte)."""
-    return 4 if bits == 3 else bits
-
-
 def codes_ld(cols):
     """Codes between row starts: cols rounded up to 32 (every row starts on 4 bytes)."""
     return (cols + 31) // 32 * 32
 
 
 def codes_numel(rows, cols, bits):
-    return rows * codes_ld(cols) // 8 * slot(bits)
+    """Bytes of the codes of rows x cols elements: codes_ld(cols) dense codes a row."""
+    return rows * codes_ld(cols) // 8 * bits
 
 
 def check_bits(bits, kind, fn):
