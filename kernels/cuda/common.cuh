@@ -207,7 +207,7 @@ __device__ __forceinline__ gpuact_u32 gpuact_codes3_dense(gpuact_u32 w) {
     w = (w & 0x003f003fu) | ((w >> 2) & 0x0fc00fc0u);
     return (w & 0x00000fffu) | ((w >> 4) & 0x00fff000u);
 }
-/* A vector's 3-bit codes: its 3 * VEC bits from the one or two words that
+/* An f32 vector's 3-bit codes: its 12 bits from the one or two words that
    hold them (rows start 4-byte aligned), or from the row's bytes where a
    word would pass the row's end (n: elements from the vector on). Each
    lane reads its own: the backward's lanes past a row's end have left. */
@@ -249,12 +249,10 @@ __device__ __forceinline__ void gpuact_codes_write(unsigned char *row, gpuact_u6
     if (whole) {
         if (bytes == 1) *p = (unsigned char)w;
         else if (bytes == 2) *reinterpret_cast<unsigned short *>(p) = (unsigned short)w;
-        else if (bytes == 3 && cv % 2) {
-            p[0] = (unsigned char)w;
-            *reinterpret_cast<unsigned short *>(p + 1) = (unsigned short)(w >> 8);
-        } else if (bytes == 3) {
-            *reinterpret_cast<unsigned short *>(p) = (unsigned short)w;
-            p[2] = (unsigned char)(w >> 16);
+        else if (bytes == 3) { /* a halfword on the even address, the byte beside it: no branch */
+            const int odd = (int)(cv % 2);
+            *reinterpret_cast<unsigned short *>(p + odd) = (unsigned short)(w >> (8 * odd));
+            p[odd ? 0 : 2] = (unsigned char)(w >> (odd ? 0 : 16));
         } else *reinterpret_cast<gpuact_u32 *>(p) = w;
     } else {
 #pragma unroll 1 /* the row's last vector only: unrolled, its byte accesses held registers the main path lacked */
@@ -265,9 +263,14 @@ template <int VEC>
 __device__ __forceinline__ gpuact_u32 gpuact_codes_read(const unsigned char *row, gpuact_u64 cv, int nb, bool whole,
                                                         gpuact_u64 n) {
     const int bytes = VEC * nb / 8;
-    if (nb == 3) return gpuact_codes3_read<VEC>(row, cv, n);
+    if (VEC * nb == 12) return gpuact_codes3_read<VEC>(row, cv, n);
     if (bytes == 0) return gpuact_mask_read<VEC>(row, cv);
     const unsigned char *p = row + cv * bytes;
+    const int odd = (int)(cv % 2);
+    if (whole && bytes == 3) { /* as the write: the halfword on the even address and the byte beside it */
+        const gpuact_u32 h = *reinterpret_cast<const unsigned short *>(p + odd), c = p[odd ? 0 : 2];
+        return odd ? c | h << 8 : h | c << 16;
+    }
     if (whole)
         return bytes == 1 ? *p : bytes == 2 ? *reinterpret_cast<const unsigned short *>(p)
                                             : *reinterpret_cast<const gpuact_u32 *>(p);
