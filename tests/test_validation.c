@@ -529,6 +529,12 @@ static void few_bit_codes(void)
     expect_invalid_saying("forward: codes 4 bytes too small", F(f), GPUACT_RULE_BUFFER_TOO_SMALL, "codes");
     f.codes = buf(MASK, BUF_BYTES - 32);
     expect_accepted("forward: 4-bit codes that just fit", F(f));
+    f.code_bits = 3; /* dense: 64 3-bit codes fill 24 bytes */
+    f.codes = buf(MASK, BUF_BYTES - 20);
+    expect_invalid_saying("forward: 3-bit codes 4 bytes too small", F(f), GPUACT_RULE_BUFFER_TOO_SMALL, "codes");
+    f.codes = buf(MASK, BUF_BYTES - 24);
+    expect_accepted("forward: 3-bit codes that just fit", F(f));
+    f.code_bits = 4;
     f.codes = buf(MASK, 0);
     f.mask = buf(MASK, 0);
     expect_invalid("forward: codes and a mask", F(f), GPUACT_RULE_MASK_FOR_SMOOTH_KIND);
