@@ -417,7 +417,7 @@ typedef struct gpuact_forward_desc {
     gpuact_buffer x, y;        /* y may alias x exactly (in place) */
     gpuact_buffer mask;        /* optional: ceil(n/8) bytes of gradient bits */
     gpuact_buffer codes;       /* optional (GELU, GELU tanh, SiLU): ceil(n * code_bits / 8) bytes of few-bit codes */
-    int code_bits;             /* bits per code with codes, 1-4 (CODES FORMAT); 0 without */
+    int code_bits;             /* bits per code with codes, 1-4 (FEW-BIT CODES); 0 without */
 } gpuact_forward_desc;
 GPUACT_DEF gpuact_result gpuact_forward(gpuact_context *ctx, const gpuact_forward_desc *d, gpuact_stream s);
 
