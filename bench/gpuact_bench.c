@@ -44,7 +44,8 @@ static struct {
     int device, csv, reps, warmup, quick, large, reps_set, warmup_set, matrix, list;
     const char *only;
     size_t shape_rows, shape_cols; /* --shape: 0 = each workload's own */
-} opt = {GPUACT_BACKEND_AUTO, 0, 0, 30, 5, 0, 0, 0, 0, 0, 0, NULL, 0, 0};
+    size_t n;                      /* --n: the elementwise workloads' elements; 0 = the default */
+} opt = {GPUACT_BACKEND_AUTO, 0, 0, 30, 5, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0};
 
 static int g_failed_checks = 0;
 
@@ -913,7 +914,7 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: gpuact-bench [--backend cuda|hip|opencl] [--device N] [--csv] [--reps N] [--warmup N]\n"
             "                    [--quick] [--large] [--only NAME[,NAME...]] [--list] [--matrix]\n"
-            "                    [--shape ROWSxCOLS]\n"
+            "                    [--shape ROWSxCOLS] [--n N]\n"
             "  --backend   backend to use (default: AUTO; GPUACT_BACKEND overrides AUTO)\n"
             "  --csv       print the results as CSV (progress and header go to stderr)\n"
             "  --reps N    timed repetitions per workload (default 30); the median is reported\n"
@@ -924,6 +925,8 @@ static void usage(FILE *f) {
             "  --shape RxC rows and columns of the epilogue and gated workloads (default 65536x8192, 32768x8192\n"
             "              gated, 1024x8192 epi-small; with --quick 512 or 64 rows); with\n"
             "              --quick too, RxC stays\n"
+            "  --n N       elements of the elementwise workloads (default 4096 x 393216; with --quick 2^20);\n"
+            "              with --quick too, N stays\n"
             "  --matrix    every cell instead: relu, leaky, clipped, hardtanh, gelu, gelu_tanh, silu, sqrelu x\n"
             "              f32, f16, bf16 x forward (with and without the mask), backward (from x, from the\n"
             "              mask), epilogue forward (with and without the mask; the selection kinds' f32 one\n"
@@ -1030,6 +1033,15 @@ int main(int argc, char **argv) {
             opt.shape_rows = (size_t)r_;
             opt.shape_cols = (size_t)c_;
             i++;
+        } else if (v && !strcmp(a, "--n")) {
+            char *e = NULL;
+            const unsigned long long n_ = strtoull(v, &e, 10);
+            if (!n_ || !e || *e || *v == '-' || n_ > ((size_t)1 << 34)) {
+                fprintf(stderr, "gpuact-bench: --n expects a count of elements from 1 to 2^34 (got %s)\n", v);
+                return 2;
+            }
+            opt.n = (size_t)n_;
+            i++;
         } else { fprintf(stderr, "gpuact-bench: unknown or incomplete option %s\n", a); usage(stderr); return 2; }
     }
     if (opt.quick && !opt.reps_set) opt.reps = 10;
@@ -1105,7 +1117,7 @@ int main(int argc, char **argv) {
     for (i = 0; i < nwl; i++) {
         workload *w = &all[i];
         if (w->kind == K_FWD || w->kind == K_BWD) {
-            if (!w->optional) w->cols = opt.quick ? quick_n : big;
+            if (!w->optional) w->cols = opt.n ? opt.n : opt.quick ? quick_n : big;
         } else if (opt.shape_rows && (w->kind == K_EPI || w->kind == K_EPI_BWD || w->kind == K_GLU)) {
             w->rows = opt.shape_rows;
             w->cols = opt.shape_cols;
