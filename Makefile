@@ -400,6 +400,12 @@ $(BUILD)/py/_C.abi3.so: python/src/_C.c $(HEADERS)
 	$(CC) -std=c99 $(CFLAGS) -fPIC -shared -DPy_LIMITED_API=0x030A0000 -Wno-unused-function -I$(PY_INCLUDE) -I. \
 	  $< -o $@ -ldl -lpthread
 pyext: $(BUILD)/py/_C.abi3.so
+# bench/builds.py's ops (what the Python A/B benchmarks call) on PoCL: every op once, the ReLU results
+# against plain Python, and the C layer loaded twice compared with itself bit for bit
+.PHONY: builds-check
+test: builds-check
+builds-check: deps $(BUILD)/py/_C.abi3.so
+	$(PYTHON) bench/builds.py --backend opencl --lib a=$(BUILD)/py/_C.abi3.so --lib b=$(BUILD)/py/_C.abi3.so
 python-test: deps
 	rm -rf $(PYVENV)
 	$(PYTHON) -m venv $(PYVENV)

@@ -113,6 +113,19 @@ class Build:
             args += (_ptr(x), _ptr(bias), self.dt(x_dtype or dx_dtype), ld_x)
         return functools.partial(self.C.epilogue_backward, *args)
 
+    def codes_forward_op(self, rows, cols, x, y, dtype, codes, bits, a=None, scale=1.0, bias=None, ld_x=0, codes_ld=0):
+        """The epilogue (rows = 1: elementwise) writing y and b-bit few-bit codes (bias in x's dtype)."""
+        return functools.partial(self.C.codes_forward, *self.where, self._a(a), rows, cols, self.dt(dtype),
+                                 self.dt(dtype), ld_x, scale, _ptr(x), _ptr(bias), _ptr(y), _ptr(codes), bits,
+                                 codes_ld)
+
+    def codes_backward_op(self, rows, cols, dy, dx, dtype, codes, bits, a=None, scale=1.0, dbias=None,
+                          dbias_dtype=None, codes_ld=0):
+        """dx = (dy * scale) * level[code] from the codes of codes_forward_op (and the bias gradient)."""
+        return functools.partial(self.C.codes_backward, *self.where, self._a(a), rows, cols, self.dt(dtype),
+                                 self.dt(dtype), self.dt(dbias_dtype or dtype), scale, _ptr(dy), _ptr(dx),
+                                 _ptr(codes), bits, codes_ld, _ptr(dbias))
+
     def glu_op(self, rows, cols, a, b, y, x_dtype, y_dtype, act_=None, bias_a=None, bias_b=None, ld_a=0, ld_b=0,
                ld_y=0):
         return functools.partial(self.C.glu_forward, *self.where, self._a(act_ or "silu"), rows, cols,
@@ -196,8 +209,8 @@ def patterns16(gs, backend):
 
 
 def selftest(argv=None):
-    """Every op of each build once on small f32 data in its own buffers, the ReLU results against plain
-    Python, and each build's outputs against the first build's, bit for bit."""
+    """Every op of each build once on small f32 data in its own buffers (GELU's 3-bit codes too), the ReLU
+    results against plain Python, and each build's outputs against the first build's, bit for bit."""
     ap = argparse.ArgumentParser(description="check the builds' ops on any backend, without torch")
     add_lib_argument(ap, "gpuact")
     ap.add_argument("--backend", default="auto")
@@ -220,9 +233,11 @@ def selftest(argv=None):
         C, where = g.C, g.where[:2]
         bufs = {k: C.alloc(*where, 4 * n) for k in ("x", "y", "dy", "dx", "y2", "db")}
         bufs["m"] = C.alloc(*where, rows * 128 // 8)
+        bufs["c"] = C.alloc(*where, rows * 128 * 4 // 8)  # 3-bit codes, rows of 128 (4-bit slots in older builds)
+        C.write(*where, bufs["c"], bytes(rows * 128 * 4 // 8))  # the gaps between the codes' rows stay 0
         C.write(*where, bufs["x"], pack(xs))
         C.write(*where, bufs["dy"], pack(xs[::-1]))
-        read = lambda k: C.read(*where, bufs[k], 4 * n)
+        read = lambda k: C.read(*where, bufs[k], rows * 128 * 4 // 8 if k == "c" else 4 * n)
         outs = {}
         for name, op, out in (
                 ("forward", g.forward_op("f32", n, bufs["x"], bufs["y"], mask=bufs["m"]), "y"),
@@ -232,7 +247,11 @@ def selftest(argv=None):
                                                              y=bufs["y"], dbias=bufs["db"]), "dx"),
                 ("glu_forward", g.glu_op(rows, cols, bufs["x"], bufs["dy"], bufs["y"], "f32", "f32"), "y"),
                 ("glu_backward", g.glu_backward_op(rows, cols, bufs["dy"], bufs["x"], bufs["dy"], bufs["dx"],
-                                                   bufs["y2"], "f32", "f32"), "dx")):
+                                                   bufs["y2"], "f32", "f32"), "dx"),
+                ("codes_forward", g.codes_forward_op(rows, cols, bufs["x"], bufs["y"], "f32", bufs["c"], 3, a="gelu"),
+                 "c"),
+                ("codes_backward", g.codes_backward_op(rows, cols, bufs["dy"], bufs["dx"], "f32", bufs["c"], 3,
+                                                       a="gelu", scale=0.5, dbias=bufs["db"]), "dx")):
             op()
             C.synchronize(*g.where)
             outs[name] = read(out)

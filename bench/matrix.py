@@ -27,6 +27,12 @@ its backward with the bias gradient, and the gated forms (GeGLU, SwiGLU:
 act(a) * b) against eager and (--compile) torch.compile of the same
 expression. Their outputs are not bit-identical with torch's by design:
 each cell prints how many elements differ and by how many ulps at most.
+
+    python3 bench/matrix.py --fewbit 2,3 --n 268435456 --lib base=PATH --lib now   # few-bit codes
+
+--fewbit: GELU, tanh-GELU and SiLU writing b-bit codes against gpuact's
+plain forward (the issue's target is 1.04x its time), and the backward
+from the codes against torch's backward from x, in f32, bf16 and f16.
 """
 import argparse
 import datetime
@@ -114,24 +120,27 @@ class Matrix:
     def wants(self, name):
         return not self.only or bool(self.only.search(name))
 
-    def cell(self, name, nbytes, torch_fn, gp_fns, out, ref, torch_label="torch", exact=True):
+    def cell(self, name, nbytes, torch_fn, gp_fns, out, ref, torch_label="torch", exact=True, also=()):
         """gp_fns(g) -> callable for each lib; out: the tensor gpuact writes; ref: torch's result (or None).
-        exact: the output must equal ref bit for bit; else the differing elements are counted (smooth kinds)."""
+        exact: the output must equal ref bit for bit; else the differing elements are counted (smooth kinds).
+        also: further outputs (zeroed before each build's call) compared between builds only."""
         if not self.wants(name):
             return
         row = dict(cell=name, bytes=nbytes, torch=None, torch_label=torch_label, ms={}, ok={}, same={})
         fns = []
-        first = None  # the first build's output, which every other build's is compared with bit for bit
+        first = None  # the first build's outputs, which every other build's are compared with bit for bit
         for label, g in self.libs:
             fn = gp_fns(g)
             out.fill_(float("nan")) if out.dtype.is_floating_point else out.zero_()
+            for o in also:
+                o.zero_()
             fn()
             self.t.cuda.synchronize()
             if len(self.libs) > 1:
                 if first is None:
-                    first = out.clone()
+                    first = [o.clone() for o in (out, *also)]
                 else:
-                    row["same"][label] = same_bits(out, first)
+                    row["same"][label] = all(same_bits(o, f) for o, f in zip((out, *also), first))
             if ref is not None and not exact:
                 row.setdefault("diff", {})[label] = differ(out, ref())
                 ok = None
@@ -359,6 +368,37 @@ class Matrix:
                 del aa, bb, dy, yy, da, db
                 t.cuda.empty_cache()
 
+    def run_fewbit(self, n, bits):
+        """GELU, tanh-GELU and SiLU with few-bit codes (elementwise, every dtype, each bit count): the forward
+        writing the codes against gpuact's plain forward (y compared with torch's forward), the backward from
+        the codes against torch's backward from x (dx is not torch's: '-'). With two or more builds the codes
+        and dx are compared with the first build's, bit for bit (each backward reads the first build's codes)."""
+        t, F = self.t, self.F
+        code = {t.float32: "f32", t.float16: "f16", t.bfloat16: "bf16"}
+        first = self.libs[0][1]
+        for dt in (t.float32, t.bfloat16, t.float16):
+            es = t.tensor([], dtype=dt).element_size()
+            dn, c = str(dt)[6:], code[dt]
+            x, dy = self.randn(n, dtype=dt), self.randn(n, dtype=dt)
+            y, yp, dx = t.empty_like(x), t.empty_like(x), t.empty_like(x)
+            for kname in SMOOTH:
+                tf, tb = torch_smooth(F, kname)
+                plain = first.forward_op(c, n, x, yp, kname)
+                for b in bits:
+                    nc = (n * b + 7) // 8
+                    # room for 4 bits a code: builds before dense 3-bit codes kept them in 4-bit slots
+                    codes = t.zeros((n * (4 if b == 3 else b) + 31) // 32 * 4, dtype=t.uint8, device="cuda")
+                    fop = lambda g: g.codes_forward_op(1, n, x, y, c, codes, b, a=kname)
+                    self.cell(f"{kname} fwd+{b}-bit codes {dn}", 2 * es * n + nc, plain, fop, y, lambda: tf(x),
+                              "gpuact plain", exact=False, also=(codes,))
+                    fop(first)()
+                    self.cell(f"{kname} bwd from {b}-bit codes {dn}", 2 * es * n + nc, lambda: tb(dy, x),
+                              lambda g: g.codes_backward_op(1, n, dy, dx, c, codes, b, a=kname), dx, None,
+                              "torch from x")
+                    del codes
+            del x, dy, y, yp, dx
+            t.cuda.empty_cache()
+
     def bits_note(self, row, lab, before="", after=""):
         """The note on a build whose output differs from the first build's ('' where it is the same)."""
         return "" if row["same"].get(lab, True) else f"{before}bits differ from {self.libs[0][0]}'s{after}"
@@ -410,6 +450,8 @@ def main():
                     "ReLU family's (elementwise at --n, epilogue at --epi-rows, gated at --glu-rows x 8192)")
     ap.add_argument("--glu-rows", default="32768")
     ap.add_argument("--precise", action="store_true", help="--smooth with GPUACT_ACT_PRECISE")
+    ap.add_argument("--fewbit", metavar="BITS", help="the few-bit codes' cells instead, for these bit counts "
+                    "(comma-separated, 1-4; elementwise at --n)")
     ap.add_argument("--only", metavar="REGEX", help="only the cells whose name matches (the copy is always timed)")
     ap.add_argument("--out")
     ap.add_argument("--same-bits", action="store_true", help="with two or more --lib: exit status 1 where a build's "
@@ -418,7 +460,10 @@ def main():
     import torch
     libs = [(g.label, g) for g in builds(args.lib, "gpuact", stream=torch.cuda.current_stream().cuda_stream)]
     m = Matrix(torch, libs, args.reps, args.warmup, args.only)
-    if args.smooth:
+    if args.fewbit:
+        m.measure_copy(args.n)
+        m.run_fewbit(args.n, [int(b) for b in args.fewbit.split(",")])
+    elif args.smooth:
         m.measure_copy(args.n)
         m.run_smooth(args.n, [int(r) for r in args.epi_rows.split(",")], [int(r) for r in args.glu_rows.split(",")],
                      args.compile, args.precise)
