@@ -186,10 +186,10 @@ typedef struct gpuact__gpu {
 #ifndef GPUACT__ROWS_SMOOTH_BWD16
 #define GPUACT__ROWS_SMOOTH_BWD16 2
 #endif
-/* f16's lookup (kernels/contract.h, GPUACT_LUT16_BLOCK_F16): its blocks load a 64 or 96 KiB table
+/* f16's lookup (kernels/contract.h, GPUACT_LUT16_BLOCK_F16): its blocks load a 64 KiB table
    once for the rows they walk */
 #ifndef GPUACT__ROWS_LUT_F16
-#define GPUACT__ROWS_LUT_F16 16
+#define GPUACT__ROWS_LUT_F16 12
 #endif
 #ifndef GPUACT__ROWS_BY_DEVICE
 #define GPUACT__ROWS_BY_DEVICE 1
@@ -198,7 +198,7 @@ typedef struct gpuact__gpu {
    setup weighs more there and longer walks pay (measured in
    docs/PERFORMANCE.md, "Tuning knobs"). */
 static const gpuact__gpu_rows gpuact__gpu_rows_tuned[] = {
-    {"H200", 16, 4, 4, 8, 8, 16, 4, 1},
+    {"H200", 4, 4, 4, 4, 8, 16, 4, 1},
 };
 static const gpuact__gpu_rows gpuact__gpu_rows_default = {
     "", GPUACT__ROWS_SMOOTH_FWD, GPUACT__ROWS_SMOOTH_FWD, GPUACT__ROWS_SMOOTH_BWD32, GPUACT__ROWS_TANH_BWD32,
@@ -639,7 +639,7 @@ static gpuact_result gpuact__gpu_lut16_fill(gpuact__gpu *g, const gpuact__launch
     if ((!g->fill_stream && (e = g->api.stream_create(&g->fill_stream, 1))) ||
         (e = g->api.module_get_function(&fill, g->modules[gpuact__variant_index(&L->v)], "gpuact_lut16_fill")) ||
         (e = g->api.func_set_attribute(fn, GPUACT__GPU_MAX_DYNAMIC_SHARED, (int)GPUACT_LUT16_SHARED(L->v.op, dt))) ||
-        (e = g->api.launch(fill, GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(L->v.op, dt)) / 4 / 128, 1, 1, 128, 1, 1, 0, g->fill_stream,
+        (e = g->api.launch(fill, GPUACT_LUT16_ENTRIES(GPUACT_LUT16_TABLE(L->v.op, dt)) / 8 / 128, 1, 1, 128, 1, 1, 0, g->fill_stream,
                            NULL, NULL)) ||
         (e = g->api.stream_sync(g->fill_stream)))
         return gpuact__gpu_fail(g, e, "filling the 16-bit lookup's table");

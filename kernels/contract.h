@@ -186,36 +186,44 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
    bias, no bias gradient: act and act' of a), look their results, and the
    derivative, up. A 16-bit x has few values: the module keeps the result
    (or the f32 derivative) of every x in its table's range (bf16: 2^-12 <=
-   |x| < 16; f16: 2^-14 <= |x| < 4 forward, 2^-10 <= |x| < 4 backward, whose
-   entries are twice as wide), [sign][key], key = (bits & 0x7fff) - LO < SPAN,
+   |x| < 16; f16: 2^-14 <= |x| < 4, the backward's entries twice as wide),
+   [sign][key], key = (bits & 0x7fff) - LO < SPAN,
    computed once by its gpuact_lut16_fill kernel with the kernel's own
    functions (so the same bits); each block copies it to dynamic shared
    memory (GPUACT_LUT16_SHARED bytes). Other x take the word path. f16's
-   tables are 6-8 times bf16's: its blocks are GPUACT_LUT16_BLOCK_F16
+   tables are 4-8 times bf16's: its blocks are GPUACT_LUT16_BLOCK_F16
    threads, so that the registers, not the tables, bound the warps resident.
-   Not f16 SiLU's backward, whose word path is as fast. */
+   f16's backward table is folded (GPUACT_LUT16_FOLD): every 16-bit
+   derivative is U(|x|) at x < 0 and 1 - U(|x|) at x > 0 (../smooth.h), so it
+   keeps U = act'(-|x|) alone and the lookup forms 1 - U in f32 as the word
+   path does, which halves the table and widens its range to the forward's. */
 #define GPUACT_LUT16_TABLE(op, dt) ((dt) == GPUACT_DT_f16 ? ((op) == GPUACT_OP_forward ? 1 : 2) : 0)
-#define GPUACT_LUT16_LO(tb) ((tb) == 1 ? 0x0400u : (tb) == 2 ? 0x1400u : 0x3980u)
-#define GPUACT_LUT16_SPAN(tb) ((tb) == 1 ? 0x4000u : (tb) == 2 ? 0x3000u : 0x0800u)
+#define GPUACT_LUT16_LO(tb) ((tb) == 0 ? 0x3980u : 0x0400u)
+#define GPUACT_LUT16_SPAN(tb) ((tb) == 0 ? 0x0800u : 0x4000u)
+#define GPUACT_LUT16_FOLD(tb) ((tb) == 2)
+/* its entries: [sign][key], or [key] where folded */
+#define GPUACT_LUT16_ENTRIES(tb) ((GPUACT_LUT16_FOLD(tb) ? 1u : 2u) * GPUACT_LUT16_SPAN(tb))
 #define GPUACT_LUT16_BLOCK_F16 512
-/* 16-bit bits b in table tb (GPUACT_LUT16_TABLE): its key, whether it is in the table, its entry ([sign][key]; in the table for
-   any b, so a lookup needs no test first); and the bits of entry e */
+/* 16-bit bits b in table tb (GPUACT_LUT16_TABLE): its key, whether it is in the table, its entry (in the table for any b, so a
+   lookup needs no test first); and the bits of entry e (a folded table's: the negative x) */
 #define GPUACT_LUT16_KEY(b, tb) (((b) & 0x7fffu) - GPUACT_LUT16_LO(tb))
 #define GPUACT_LUT16_IN(b, tb) (GPUACT_LUT16_KEY(b, tb) < GPUACT_LUT16_SPAN(tb))
 #define GPUACT_LUT16_ENTRY(b, tb)                                                                                \
-    ((GPUACT_LUT16_IN(b, tb) ? GPUACT_LUT16_KEY(b, tb) : 0u) + ((b) >> 15 & 1u) * GPUACT_LUT16_SPAN(tb))
+    ((GPUACT_LUT16_IN(b, tb) ? GPUACT_LUT16_KEY(b, tb) : 0u) +                                                   \
+     (GPUACT_LUT16_FOLD(tb) ? 0u : ((b) >> 15 & 1u) * GPUACT_LUT16_SPAN(tb)))
 #define GPUACT_LUT16_BITS(e, tb)                                                                                 \
-    ((e) < GPUACT_LUT16_SPAN(tb) ? (e) + GPUACT_LUT16_LO(tb) : ((e) - GPUACT_LUT16_SPAN(tb) + GPUACT_LUT16_LO(tb)) | 0x8000u)
+    (GPUACT_LUT16_FOLD(tb)            ? ((e) + GPUACT_LUT16_LO(tb)) | 0x8000u                                    \
+     : (e) < GPUACT_LUT16_SPAN(tb) ? (e) + GPUACT_LUT16_LO(tb)                                                   \
+                                   : ((e) - GPUACT_LUT16_SPAN(tb) + GPUACT_LUT16_LO(tb)) | 0x8000u)
 #define GPUACT_LUT16_VARIANT(op, kind, mask, dbias, fromx, precise, t0, t1, t2)                                   \
     (((op) == GPUACT_OP_forward || ((op) == GPUACT_OP_backward && (fromx) && !(dbias)) ||                          \
       ((op) == GPUACT_OP_glu_backward && !(dbias) && (t0) == GPUACT_DT_bf16)) &&                                   \
      ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && !(mask) && !(precise) &&                                  \
-     ((t0) == GPUACT_DT_bf16 || (t0) == GPUACT_DT_f16) && (t1) == (t0) && (t2) == (t0) &&                          \
-     !((op) == GPUACT_OP_backward && (kind) == GPUACT_KIND_silu && (t0) == GPUACT_DT_f16))
+     ((t0) == GPUACT_DT_bf16 || (t0) == GPUACT_DT_f16) && (t1) == (t0) && (t2) == (t0))
 /* a lookup variant's table in shared memory, its bytes: two 16-bit results, two f32 derivatives or two
    (act, act') pairs of f32 per key */
 #define GPUACT_LUT16_SHARED(op, dt)                                                                               \
-    (2u * GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(op, dt)) *                                                         \
+    (GPUACT_LUT16_ENTRIES(GPUACT_LUT16_TABLE(op, dt)) *                                                           \
      ((op) == GPUACT_OP_forward ? 2u : (op) == GPUACT_OP_backward ? 4u : 8u))
 /* its threads per block: f16's GPUACT_LUT16_BLOCK_F16, bf16's the variant's own */
 #define GPUACT_LUT16_BLOCK(dt, block) ((dt) == GPUACT_DT_f16 ? GPUACT_LUT16_BLOCK_F16 : (block))

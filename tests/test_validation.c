@@ -911,17 +911,22 @@ static gpuact__shape cuda_shape(int op, int mask, gpuact_dtype t0, gpuact_dtype 
 }
 /* The 16-bit lookup's indexing (kernels/contract.h, GPUACT_LUT16_*) of table tb, over every pattern: a
    pattern is in the table iff its magnitude's bits lie in [lo, hi) (bf16: 2^-12 is 0x3980, 16 is 0x4180;
-   f16: 2^-14 is 0x0400, 2^-10 0x1400, 4 0x4400), and then its entry holds that pattern (the fill kernel evaluates
-   GPUACT_LUT16_BITS of each entry); every entry is in the table; returns the patterns that break a rule */
-static unsigned lut16_index_errors(int tb, unsigned lo, unsigned hi)
+   f16: 2^-14 is 0x0400, 4 0x4400), and then its entry holds that pattern (the fill kernel evaluates
+   GPUACT_LUT16_BITS of each entry), or in a folded table (fold: GPUACT_LUT16_FOLD) the negative one of its
+   magnitude; every entry is in the table, and every entry is some pattern's; returns the patterns that break a rule */
+static unsigned lut16_index_errors(int tb, unsigned lo, unsigned hi, int fold)
 {
+    static unsigned char hit[65536];
     unsigned b, bad = 0;
+    memset(hit, 0, sizeof hit);
     for (b = 0; b < 65536u; b++) {
-        const unsigned m = b & 0x7fffu;
+        const unsigned m = b & 0x7fffu, e = GPUACT_LUT16_ENTRY(b, tb);
         const int in = m >= lo && m < hi;
-        bad += GPUACT_LUT16_ENTRY(b, tb) >= 2u * GPUACT_LUT16_SPAN(tb) || (GPUACT_LUT16_IN(b, tb) != 0) != in ||
-               (in && GPUACT_LUT16_BITS(GPUACT_LUT16_ENTRY(b, tb), tb) != b);
+        bad += e >= GPUACT_LUT16_ENTRIES(tb) || (GPUACT_LUT16_IN(b, tb) != 0) != in || !GPUACT_LUT16_FOLD(tb) != !fold ||
+               (in && GPUACT_LUT16_BITS(e, tb) != (fold ? b | 0x8000u : b));
+        if (in && e < 65536u) hit[e] = 1;
     }
+    for (b = 0; b < GPUACT_LUT16_ENTRIES(tb) && b < 65536u; b++) bad += !hit[b];
     return bad;
 }
 /* Whether a variant looks its results up on a device (gpuact__gpu_lut16) */
@@ -1160,11 +1165,11 @@ static void internals(void)
                     "and with the bias gradients",
                     ok && h200->glu_bwd > 1 && h200->epi != GPUACT__ROWS_TRANSCENDENTAL, why);
     }
-    snprintf(why, sizeof why, "%u of 65536 bf16 patterns misplaced, %u of f16", lut16_index_errors(0, 0x3980u, 0x4180u),
-             lut16_index_errors(1, 0x0400u, 0x4400u) + lut16_index_errors(2, 0x1400u, 0x4400u));
+    snprintf(why, sizeof why, "%u of 65536 bf16 patterns misplaced, %u of f16", lut16_index_errors(0, 0x3980u, 0x4180u, 0),
+             lut16_index_errors(1, 0x0400u, 0x4400u, 0) + lut16_index_errors(2, 0x0400u, 0x4400u, 1));
     expect_true("the 16-bit lookup's table holds every pattern of its range at the entry a lookup reads",
-                lut16_index_errors(0, 0x3980u, 0x4180u) == 0 &&
-                    lut16_index_errors(1, 0x0400u, 0x4400u) + lut16_index_errors(2, 0x1400u, 0x4400u) == 0,
+                lut16_index_errors(0, 0x3980u, 0x4180u, 0) == 0 &&
+                    lut16_index_errors(1, 0x0400u, 0x4400u, 0) + lut16_index_errors(2, 0x0400u, 0x4400u, 1) == 0,
                 why);
     snprintf(why, sizeof why, "H200: forward bf16 %d f16 %d, gated backward bf16 %d (bias gradients %d) f16 %d, ReGLU's %d; "
              "H100: forward bf16 %d, gated backward %d",
@@ -1203,7 +1208,7 @@ static void internals(void)
         snprintf(why, sizeof why, "H200 f16 forward %u, backward %u (SiLU's %u), bf16 %u, with codes %u; H100 f16 %u",
                  f16_h200, f16b_h200, silu_b, bf16_h200, masked, f16_h100);
         expect_true("the 16-bit lookup's blocks: GPUACT_LUT16_BLOCK_F16 for f16 where the device's row asks for it",
-                    f16_h200 == GPUACT_LUT16_BLOCK_F16 && f16b_h200 == GPUACT_LUT16_BLOCK_F16 && silu_b == GPUACT_BLOCK_SMALL &&
+                    f16_h200 == GPUACT_LUT16_BLOCK_F16 && f16b_h200 == GPUACT_LUT16_BLOCK_F16 && silu_b == GPUACT_LUT16_BLOCK_F16 &&
                         bf16_h200 == GPUACT_BLOCK_SMALL && masked == GPUACT_BLOCK_SMALL && f16_h100 == GPUACT_BLOCK_SMALL,
                     why);
     }

@@ -61,14 +61,14 @@ __device__ __forceinline__ gpuact_u32 gpuact_bwd_elem(gpuact_u32 dy, bool pass, 
 #if GPUACT_LUT16_ON
 __device__ __align__(16) float gpuact_lut16_grad[GPUACT_LUT16_VARIANT(GPUACT_OP_backward, GPUACT_KIND, GPUACT_MASK, GPUACT_DBIAS, GPUACT_FROMX,
                                                         GPUACT_PRECISE, GPUACT_T0::id, GPUACT_T1::id, GPUACT_T2::id)
-                                       ? 2 * GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_backward, GPUACT_T2::id))
+                                       ? GPUACT_LUT16_ENTRIES(GPUACT_LUT16_TABLE(GPUACT_OP_backward, GPUACT_T2::id))
                                        : 1];
 __device__ __forceinline__ const uint4 *gpuact_lut16_src() { return reinterpret_cast<const uint4 *>(gpuact_lut16_grad); }
 template <class S, int KIND, int MASK, int DBIAS, int FROMX, int PRECISE>
 __device__ __forceinline__ void gpuact_lut16_fill_() {
     const gpuact_u32 e = blockIdx.x * blockDim.x + threadIdx.x; /* entries 8e to 8e + 7 */
     if (!GPUACT_LUT16_VARIANT(GPUACT_OP_backward, KIND, MASK, DBIAS, FROMX, PRECISE, S::id, S::id, S::id) ||
-        e >= GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_backward, S::id)) / 4)
+        e >= GPUACT_LUT16_ENTRIES(GPUACT_LUT16_TABLE(GPUACT_OP_backward, S::id)) / 8)
         return;
 #pragma unroll
     for (gpuact_u32 k = 0; k < 8; k++) /* as gpuact_bwd_words_vec (../act.h) evaluates it */
@@ -93,7 +93,12 @@ __device__ __forceinline__ gpuact_u32 gpuact_lut16_bwd(const gpuact_u32 (&dy)[4]
         float gl, gh;
         out |= (gpuact_u32)!GPUACT_LUT16_IN(lo, TB) << (2 * j) | (gpuact_u32)!GPUACT_LUT16_IN(hi, TB) << (2 * j + 1);
         gpuact_unpack2_dt(DT, dy[j], &gl, &gh);
-        dx[j] = gpuact_pack2_dt(DT, 1, gl * t[GPUACT_LUT16_ENTRY(lo, TB)], gh * t[GPUACT_LUT16_ENTRY(hi, TB)]);
+        float dl = t[GPUACT_LUT16_ENTRY(lo, TB)], dh = t[GPUACT_LUT16_ENTRY(hi, TB)];
+        if (GPUACT_LUT16_FOLD(TB)) { /* U at x < 0, 1 - U at x > 0 (0 is outside the table) */
+            dl = lo >> 15 ? dl : 1.0f - dl;
+            dh = hi >> 15 ? dh : 1.0f - dh;
+        }
+        dx[j] = gpuact_pack2_dt(DT, 1, gl * dl, gh * dh);
     }
     return out;
 }
@@ -207,7 +212,7 @@ __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     const float *lut = 0;
     if (LUT && !has_bias && !do_scale) {
         extern __shared__ uint4 lg[];
-        gpuact_lut16_load<GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_backward, S::id)) / 2, W>(lg, gpuact_lut16_src());
+        gpuact_lut16_load<GPUACT_LUT16_SHARED(GPUACT_OP_backward, S::id) / 16, W>(lg, gpuact_lut16_src());
         lut = reinterpret_cast<const float *>(lg);
     }
     float acc[U][VEC], b[U][VEC];

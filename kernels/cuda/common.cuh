@@ -340,8 +340,7 @@ __device__ __forceinline__ void gpuact_tabs_fill() {
         select, dbias, GPUACT_BOUND16(op, t0, t1, t2, kind, mask, precise),                         \
         GPUACT_HT16(op, t0, t1, t2, kind, mask, select), GPUACT_DBIAS_BLOCKS(op, t0, t1, mask, fromx), \
         GPUACT_Y16(op, t0, t1, t2, kind, select), GPUACT_SMALL_BLOCKS(op, t0, t1, t2, kind, mask, precise), \
-        GPUACT_LUT16_ON && t0::id == GPUACT_DT_f16 &&                                               \
-            GPUACT_LUT16_VARIANT(GPUACT_OP_##op, kind, mask, dbias, fromx, precise, t0::id, t1::id, t2::id)) \
+        GPUACT_LUT_F16(op, t0, t1, t2, kind, mask, dbias, fromx, precise))                         \
         name(GPUACT_PARAMS) {                                                                       \
         op<t0, t1, t2, kind, mask, dbias, select, fromx, precise>(GPUACT_ARGS);                     \
     }
@@ -354,6 +353,14 @@ __device__ __forceinline__ void gpuact_tabs_fill() {
     ((((mask) && ((GPUACT_SELECT_KINDS >> (kind)) & 1u)) || GPUACT_OP_##op == GPUACT_OP_glu_forward ||     \
       (GPUACT_OP_##op == GPUACT_OP_forward && !(mask) && !(precise) && ((GPUACT_QUICK2_KINDS >> (kind)) & 1u))) && \
      t0::size == 2 && t1::size == 2 && t2::size == 2)
+/* f16's lookup (../contract.h): its blocks per multiprocessor, 0 for any other kernel. Three for
+   tanh-GELU's and SiLU's forward (40 registers, 75% of the warps; 64 KiB of table each), two for GELU's
+   (it spills at 40) and the backwards (64 registers; at 40 they spill on the main path). */
+#define GPUACT_LUT_F16(op, t0, t1, t2, kind, mask, dbias, fromx, precise)                                          \
+    (!(GPUACT_LUT16_ON && t0::id == GPUACT_DT_f16 &&                                                               \
+       GPUACT_LUT16_VARIANT(GPUACT_OP_##op, kind, mask, dbias, fromx, precise, t0::id, t1::id, t2::id)) ? 0         \
+     : GPUACT_OP_##op == GPUACT_OP_forward && (kind) != GPUACT_KIND_gelu                             ? 3         \
+                                                                                                      : 2)
 /* A smooth kind's forward in the default evaluation, in blocks of GPUACT_BLOCK_SMALL, from a 4-byte
    x: writing few-bit codes, its blocks GPUACT_MIN_BLOCKS_CODES; without, every array 4-byte,
    GPUACT_MIN_BLOCKS_SMOOTH32. Else 0 (the other bounds). */

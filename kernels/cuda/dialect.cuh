@@ -95,10 +95,11 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #ifndef GPUACT_MIN_BLOCKS_SMOOTH32
 #define GPUACT_MIN_BLOCKS_SMOOTH32 12
 #endif
-/* lut_f16: f16's lookup (../contract.h, GPUACT_LUT16_BLOCK_F16), two of its blocks */
+/* lut_f16: f16's lookup (../contract.h, GPUACT_LUT16_BLOCK_F16), its blocks per multiprocessor (0: not
+   such a kernel): three where a kernel fits in 40 registers without a spill on its main path, else two */
 #define GPUACT_LAUNCH_BOUNDS(select, dbias, bound16, ht16, dbias_blocks, y16, small_blocks, lut_f16)               \
     __launch_bounds__((lut_f16) ? GPUACT_LUT16_BLOCK_F16 : (small_blocks) ? GPUACT_BLOCK_SMALL : GPUACT_BLOCK,      \
-                                    (lut_f16) ? 2                                              \
+                                    (lut_f16) ? (lut_f16)                                      \
                                     : (small_blocks) ? (small_blocks)                          \
                                     : (dbias)   ? (dbias_blocks)                               \
                                     : (ht16)    ? GPUACT_MIN_BLOCKS_HT16                       \

@@ -21,7 +21,7 @@ __constant__ float gpuact_fewbit_bounds[] = GPUACT_FEWBIT_BOUNDS;
 #if GPUACT_LUT16_ON
 __device__ __align__(16) gpuact_u32 gpuact_lut16_tab[GPUACT_LUT16_VARIANT(GPUACT_OP_forward, GPUACT_KIND, GPUACT_MASK, 0, 0, GPUACT_PRECISE,
                                                             GPUACT_T0::id, GPUACT_T1::id, GPUACT_T2::id)
-                                           ? GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_forward, GPUACT_T0::id))
+                                           ? GPUACT_LUT16_ENTRIES(GPUACT_LUT16_TABLE(GPUACT_OP_forward, GPUACT_T0::id)) / 2
                                            : 1];
 __device__ __forceinline__ const uint4 *gpuact_lut16_src() { return reinterpret_cast<const uint4 *>(gpuact_lut16_tab); }
 template <class X, int KIND, int MASK, int PRECISE>
@@ -29,7 +29,7 @@ __device__ __forceinline__ void gpuact_lut16_fill_() {
     const gpuact_u32 i = blockIdx.x * blockDim.x + threadIdx.x; /* entries 8i to 8i + 7 */
     gpuact_u32 x[4], y[4], bw[4] = {0u, 0u, 0u, 0u};
     if (!GPUACT_LUT16_VARIANT(GPUACT_OP_forward, KIND, MASK, 0, 0, PRECISE, X::id, X::id, X::id) ||
-        i >= GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_forward, X::id)) / 4)
+        i >= GPUACT_LUT16_ENTRIES(GPUACT_LUT16_TABLE(GPUACT_OP_forward, X::id)) / 8)
         return;
 #pragma unroll
     for (int j = 0; j < 4; j++)
@@ -236,7 +236,7 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     const unsigned short *lut = 0;
     if (LUT && flags == GPUACT_F_RAW) {
         extern __shared__ uint4 lw[];
-        gpuact_lut16_load<GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_forward, X::id)) / 4, BLK>(lw, gpuact_lut16_src());
+        gpuact_lut16_load<GPUACT_LUT16_SHARED(GPUACT_OP_forward, X::id) / 16, BLK>(lw, gpuact_lut16_src());
         lut = reinterpret_cast<const unsigned short *>(lw);
     }
     /* the rows' layout (../contract.h): a view offset by a few elements

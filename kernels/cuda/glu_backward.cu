@@ -65,8 +65,8 @@ __device__ __forceinline__ void gpuact_glub_qbf16(const gpuact_u32 (&dy)[4], con
 __device__ __align__(16) float gpuact_lut16_glu[GPUACT_LUT16_VARIANT(GPUACT_OP_glu_backward, GPUACT_KIND, GPUACT_MASK,
                                                                      GPUACT_DBIAS, GPUACT_FROMX, GPUACT_PRECISE,
                                                                      GPUACT_T0::id, GPUACT_T1::id, GPUACT_T2::id)
-                                                    ? 4 * GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_glu_backward,
-                                                                                               GPUACT_T1::id))
+                                                    ? 2 * GPUACT_LUT16_ENTRIES(GPUACT_LUT16_TABLE(GPUACT_OP_glu_backward,
+                                                                                                  GPUACT_T1::id))
                                                     : 1];
 __device__ __forceinline__ const uint4 *gpuact_lut16_src() { return reinterpret_cast<const uint4 *>(gpuact_lut16_glu); }
 template <class X, int KIND, int DBIAS, int PRECISE>
@@ -74,7 +74,7 @@ __device__ __forceinline__ void gpuact_lut16_fill_() {
     enum { TB = GPUACT_LUT16_TABLE(GPUACT_OP_glu_backward, X::id) };
     const gpuact_u32 e = blockIdx.x * blockDim.x + threadIdx.x; /* entries 8e to 8e + 7 */
     if (!GPUACT_LUT16_VARIANT(GPUACT_OP_glu_backward, KIND, 0, DBIAS, 0, PRECISE, X::id, X::id, X::id) ||
-        e >= GPUACT_LUT16_SPAN(TB) / 4)
+        e >= GPUACT_LUT16_ENTRIES(TB) / 8)
         return;
 #pragma unroll
     for (gpuact_u32 k = 0; k < 8; k++) {
@@ -153,7 +153,7 @@ __device__ __forceinline__ void glu_backward(GPUACT_PARAMS) {
     const float2 *lut = 0;
     if (LUT && !has_bias) {
         extern __shared__ uint4 lg[];
-        gpuact_lut16_load<GPUACT_LUT16_SPAN(GPUACT_LUT16_TABLE(GPUACT_OP_glu_backward, X::id)), BLK>(lg, gpuact_lut16_src());
+        gpuact_lut16_load<GPUACT_LUT16_SHARED(GPUACT_OP_glu_backward, X::id) / 16, BLK>(lg, gpuact_lut16_src());
         lut = reinterpret_cast<const float2 *>(lg);
     }
     float ba[U][VEC], bb[U][VEC], acc_a[U][VEC], acc_b[U][VEC];
