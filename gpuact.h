@@ -1793,19 +1793,12 @@ static float gpuact__round_to_dtype(gpuact_dtype dt, float f) {
 /* Matrix rows a block row walks. Each block row loads its bias and sets
    up its row loop once (alignment, the shifted head, the bounds as the
    dtype), which a block of one row pays for 8-16 elements per thread.
-   Measured on the H200 (docs/PERFORMANCE.md, 65536 x 8192): walking 8 rows
-   made the epilogues of GELU, tanh-GELU and SiLU 1.10-1.23x faster (CUDA)
-   and 1.05-1.27x (NVIDIA's OpenCL); 2 rows the 16-bit epilogues of the
-   other kinds 1.02-1.07x (both backends) and CUDA's f32 epilogues writing
-   the mask 1.01-1.06x, but the f32 epilogues without the mask 0.99x (CUDA)
-   and 0.97x (OpenCL), OpenCL's f32 ones writing the mask 0.96-0.99x, and
-   squared ReLU's f32 one at 8 rows 0.97x: one row there. The gated
-   forward (32768 x 8192): 8 rows made GeGLU, tanh-GeGLU and SwiGLU
-   1.08-1.44x faster (CUDA) and 1.06-1.35x (OpenCL), 16-bit ReGLU 1.61x and
-   1.12-1.23x, f32 ReGLU 0.97x and 0.92x (one row). The backward of those
-   three kinds from x walks 8 too: with the long-row view (gpuact__dispatch_rows)
-   their elementwise forward and backward from x were 1.06-1.18x faster
-   (CUDA, 4096 x 393216 elements); the backend's smooth_rows sets both
+   Longer walks amortise it in the forwards and gated forwards of the kinds
+   with exp/erf/tanh and in the 16-bit ones; the other f32 ones walk one
+   row (more ran slower), but for CUDA's f32 forwards writing the mask
+   (mask_rows; docs/PERFORMANCE.md, "Tuning knobs"). The backward of those
+   three kinds from x walks 8 too, on the long-row view
+   (gpuact__dispatch_rows); the backend's smooth_rows sets both
    (gpuact__shape). Their epilogue and their gated backward without the
    bias gradients walk the backend's epi_rows and glu_rows (the H200's
    row: 16 and 4, each block's tables loaded once for more rows). The
@@ -1849,8 +1842,8 @@ static uint64_t gpuact__grid_x(const gpuact_context *ctx, const gpuact__launch *
    variant, rows and cols set): the block and its fallback, the blocks
    along a row (unless the caller set grid_x) and the block rows (unless it
    set grid_y): a block row per gpuact__rows_per_block matrix rows, up to
-   the grid's limit (measured on the H200, one wave of blocks walking many
-   rows each was 6-12% slower). Returns the rows a block row walks. */
+   the grid's limit (one wave of blocks walking many rows each ran slower;
+   docs/PERFORMANCE.md, "Tuning knobs"). Returns the rows a block row walks. */
 static uint64_t gpuact__geometry(const gpuact_context *ctx, gpuact__launch *L, gpuact__shape *sh) {
     uint64_t per;
     ctx->be->shape(ctx, L, sh);
@@ -1871,8 +1864,9 @@ static gpuact_result gpuact__dispatch(gpuact_context *ctx, gpuact_stream s, gpua
    few-bit codes) is
    launched as the matrix of GPUACT__VIEW_COLS-element rows its contiguous
    elements are, then the rest as one row, when block rows would walk
-   several rows of that matrix (gpuact__rows_per_block): what made the
-   epilogues of those kinds 1.10-1.27x faster, and these 1.06-1.18x.
+   several rows of that matrix (gpuact__rows_per_block), so its blocks
+   amortise their setup over rows as the epilogues' do (docs/PERFORMANCE.md,
+   "Tuning knobs").
    Otherwise, and for every other launch, L as it is. Every buffer was
    validated for the whole row before; the rest is a launch of the same
    kernel. L comes from gpuact__forward or from gpuact__backward without

@@ -150,8 +150,8 @@ typedef struct gpuact__gpu {
 #define GPUACT__MIN_BLOCKS_GENERAL 4
 #endif
 /* Evict-first stores in the 16-bit backward from the mask (the f32 one
-   always uses them, see kernels/cuda/common.cuh): measured on the H200,
-   0.997-0.998x (with evict-first loads too, 5% slower), so 0. */
+   always uses them, see kernels/cuda/common.cuh): 0, as they do not pay
+   there, with evict-first loads even less (docs/PERFORMANCE.md, "Tuning knobs"). */
 #ifndef GPUACT__EVICT_FIRST16
 #define GPUACT__EVICT_FIRST16 0
 #endif

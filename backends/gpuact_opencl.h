@@ -636,11 +636,10 @@ static gpuact_result gpuact__opencl_set_args(gpuact__opencl *o, gpuact__cl_kerne
    work-group width for this launch (0 elsewhere: the variant's).
      - The backward with the bias gradient: the one of
        GPUACT__CL_DBIAS_WIDTHS (widest first) that leaves the fewest
-       work-items of a row's work-groups idle. Measured on the H200
-       (docs/PERFORMANCE.md): work-groups of 1024 take 8192 f32 columns in
-       one group and ran faster than 768, which leave a third of the second
-       group idle, but slower where they tile the row worse; narrower groups
-       (128-512) where they tile it better ran slower.
+       work-items of a row's work-groups idle (1024 takes 8192 f32 columns
+       in one group, 768 leaves a third of the second idle); narrower
+       groups run slower even where they tile the row better
+       (docs/PERFORMANCE.md, "Tuning knobs").
      - The forward over rows of fewer work-items than GPUACT_BLOCK:
        GPUACT_BLOCK. Two wide groups are resident on a multiprocessor, so
        short rows kept few of its work-items busy.

@@ -214,9 +214,8 @@ GPUACT_FN gpuact_u32 gpuact_lane_ht_pass(gpuact_u32 b, gpuact_u32 inf, gpuact_u3
    bound's above it; *pass where the gradient passes. Float comparisons
    order -0 and +0 as equal and fail on a NaN, as gpuact_passes_ord's order
    keys do, so this is that rule with a few FP compares in place of the
-   integer keys (half-rate on NVIDIA GPUs: measured
-   on the H200, the key path ran the bf16 forward at 0.85x PyTorch's, the
-   f32 forward writing the mask at 1.046x the plain forward). */
+   integer keys (half-rate on NVIDIA GPUs; docs/PERFORMANCE.md, "Designs
+   measured and not kept"). */
 GPUACT_FN gpuact_u32 gpuact_hardtanh_sel(gpuact_u32 b, float z, float lo, float c, gpuact_u32 lb, gpuact_u32 cb,
                                          int *pass) {
     *pass = gpuact_passes(GPUACT_KIND_hardtanh, z, c, lo);
@@ -435,10 +434,8 @@ GPUACT_FN void gpuact_fromf2_dt(int dt, float lo, float hi, gpuact_u32 *a, gpuac
    (gpuact_act_fl); cbits / lbits: the bounds as x's bits. A 16-bit y is
    rounded two elements at a time where a NaN result came from arithmetic
    (as in gpuact_fwd_words below): one instruction for two elements instead
-   of about six for each. The ReLU family's f32-to-bf16 epilogues on the
-   H200 at 65536 x 8192: CUDA (with GPUACT_Y16's launch bound) 1.15-1.33x
-   faster, 97-103% of copy; NVIDIA's OpenCL writing the mask 1.07-1.34x,
-   100-102% (docs/PERFORMANCE.md). */
+   of about six for each (docs/PERFORMANCE.md, "Designs measured and not
+   kept"). */
 GPUACT_FN gpuact_u32 gpuact_fwd_elems(int kind, int precise, int xd, int yd, int sel, int fl, int vec, const gpuact_u32 *x,
                                       const float *b, gpuact_u32 *y, int has_bias, int flags, float scale,
                                       float slope, float ceiling, float lower, gpuact_u32 cbits, gpuact_u32 lbits GPUACT_TAB_P) {

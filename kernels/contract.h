@@ -99,8 +99,8 @@ enum {
 
 /* The rows' layout, the kernel parameter `layout`: the host decides it once
    per launch (gpuact__layout in gpuact.h) from the arrays' addresses, row
-   strides and dtypes, so no thread spends its prologue on it (on the H200
-   that prologue cost the small ReLU forwards 2-4%, docs/PERFORMANCE.md).
+   strides and dtypes, so no thread spends its prologue on it
+   (docs/PERFORMANCE.md, "Designs measured and not kept").
      GPUACT_LAYOUT_ALIGNED  every array the kernel accesses in 16-byte
                             vectors has its row starts 16-byte aligned from
                             column shift on
@@ -128,13 +128,8 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
      - every forward,
      - the backward without the bias gradient, but the backward from the
        mask with a 4-byte array,
-   GPUACT_BLOCK otherwise. Measured on the H200 (docs/PERFORMANCE.md): 128
-   threads made the plain forwards and backwards 0.5-2.7% faster, the
-   forward writing the mask 0-2.8% (clipped's and hardtanh's once their
-   16-bit selection took the two-lane comparisons; before, up to 3% slower),
-   the epilogue writing the mask 1-3.8% and the 16-bit backward from the
-   mask 1.5-1.8%, but the f32 backward from the mask 0.5-1.1% and the
-   bias-gradient kernels 2-22% slower. */
+   GPUACT_BLOCK otherwise, where 128 threads ran slower (docs/PERFORMANCE.md,
+   "Tuning knobs"). */
 #ifndef GPUACT_BLOCK_SMALL
 #define GPUACT_BLOCK_SMALL 128
 #endif
@@ -147,31 +142,21 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
      - with a 4-byte array, of a kind without a transcendental function:
        work-groups of GPUACT_CL_BLOCK_WIDE work-items, so that two groups
        (1536 work-items) are resident per multiprocessor instead of eight
-       of GPUACT_BLOCK (2048): with 2048 resident those f32 cells ran
-       0.88-0.97x of 1536. Not for the kinds with exp/erf/tanh
-       (compute-bound, 48-56 registers: one wide group would fit), nor
-       the forward with a 2-byte array (the epilogue of an f32 product
-       into bf16: up to 47 registers, ptxas on the driver's PTX, and a
-       wide group needs at most 40 for two to be resident). In groups of
-       256 the ReLU family's f32-to-bf16 epilogues ran 1.12x faster than in
-       wide groups at 65536 x 8192, those writing the mask 1.12-1.53x.
-       Every array f32, hardtanh's forward had 31-32 registers: in groups
-       of 256 it ran 95.3-95.5% of copy, in wide groups 98.3-99.2% (it was
-       left out too while it had 40, at 0.90x). Capping the registers at
-       40 (-cl-nv-maxrregcount) instead made the f32 epilogues 0.91-0.94x.
-       Since the shared element path (e3c5f68) the driver gives hardtanh's
-       f32 forward 40 again. Its selection forward and its forwards writing
-       the mask still run best in wide groups (97.1-98.4% of copy;
-       93.4-95.2% in groups of 256), but its general forward without the
-       mask (the epilogue) ran at 91.6% there and 97.1% in groups of 256:
-       that one variant takes GPUACT_BLOCK.
+       of GPUACT_BLOCK (2048), which ran those f32 cells slower. Not for
+       the kinds with exp/erf/tanh (compute-bound, 48-56 registers: one
+       wide group would fit), nor the forward with a 2-byte array (the
+       epilogue of an f32 product into bf16: up to 47 registers, ptxas on
+       the driver's PTX, and a wide group needs at most 40 for two to be
+       resident), faster in groups of 256 than in wide groups or capped at
+       40 registers. The driver gives hardtanh's f32 forward 40 registers:
+       its selection forward and its forwards writing the mask run best in
+       wide groups, its general forward without the mask (the epilogue) in
+       groups of 256, so that one variant takes GPUACT_BLOCK.
      - with every array 16-bit (one 16-byte access per work-item), without
-       the bias gradient: GPUACT_BLOCK_SMALL, which made them 0-8% faster
-       (the ReLU family's mask writers and epilogues 1-5%, the smooth kinds'
-       backward 3-8%) and the backward with the bias gradient 5-10% slower
-       from the mask and from the smooth kinds' x.
-   Else, and on other drivers, GPUACT_BLOCK. Measured on the H200
-   (docs/PERFORMANCE.md). A build-time tuning knob. A launch of a variant
+       the bias gradient: GPUACT_BLOCK_SMALL, faster there (the backward
+       with the bias gradient ran slower in it).
+   Else, and on other drivers, GPUACT_BLOCK (docs/PERFORMANCE.md, "Tuning
+   knobs"). A build-time tuning knob. A launch of a variant
    in GPUACT_CL_BLOCK_WIDE groups may take another width (the OpenCL
    backend's gpuact__opencl_width: 1024 for some bias gradients, GPUACT_BLOCK for a
    forward over short rows); the kernels do not depend on the width. */
@@ -240,38 +225,30 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
 #define GPUACT_UNROLL 2
 #endif
 /* CUDA/HIP: vectors a thread of the gated forward handles when every array
-   is 16-bit: its two inputs give it two 16-byte loads in flight at one.
-   Measured on the H200 (docs/PERFORMANCE.md, 32768 x 8192, 8 rows per
-   block row): 1.25-1.28x faster than GPUACT_UNROLL's 2, at which the
-   kernels used all 64 registers their launch bounds allow (the biases of
-   16 elements, hoisted out of the row loop as floats); at 1: 48 (ReGLU)
-   to 56. */
+   is 16-bit: its two inputs give it two 16-byte loads in flight at one,
+   which runs faster than GPUACT_UNROLL's 2, at which the kernels used all
+   64 registers their launch bounds allow (the biases of 16 elements,
+   hoisted out of the row loop as floats); at 1: 48 (ReGLU) to 56
+   (docs/PERFORMANCE.md, "Tuning knobs"). */
 #define GPUACT_GLU16_UNROLL 1
 /* CUDA/HIP kernels whose thread handles one vector instead of
    GPUACT_UNROLL: fewer registers (the column sums, the gated form's two
    inputs and two outputs), so more resident blocks where the kernel is
-   compute- or register-bound. Measured on the H200 against two vectors
-   (docs/PERFORMANCE.md):
-     - the backward with the bias gradient of a kind with exp/erf/tanh:
-       1.02-1.23x (65536 x 8192, 1024 x 8192, 8192 x 4096); for the ReLU
-       family's 0.94-0.98x at 65536 x 8192, so not for them;
-     - the gated backward with the bias gradients: 1.21-2.02x (SwiGLU,
-       GeGLU), ReGLU 1.03-1.68x; without them, every array 16-bit:
-       1.06-1.22x; with a 4-byte array and without them it was 0.90-0.93x
-       alone, and is faster with the next row's loads issued before this
-       row's math (cuda/glu_backward.cu; docs/PERFORMANCE.md);
+   compute- or register-bound; each of these ran faster with one than
+   with two (docs/PERFORMANCE.md, "Tuning knobs"):
+     - the backward with the bias gradient of a kind with exp/erf/tanh
+       (the ReLU family's runs faster with two);
+     - the gated backward; with a 4-byte array and without the bias
+       gradients only with the next row's loads issued before this row's
+       math (cuda/glu_backward.cu);
      - the backward from the mask with a 4-byte array, without the bias
-       gradient: 1.06-1.13x at 2^18-2^22 elements (device time), 0.998-0.999x
-       at 1.6e9. With every array 16-bit it was
-       0.96-1.00x at 2^19-2^22, so not there;
+       gradient (a gain at 2^18-2^22 elements; none with every array
+       16-bit, so not there);
      - the backward from the mask with the bias gradient from a 16-bit dy
        into a 4-byte dx (widen: 2.1 bytes read, 4 written per element), in
        blocks bounded to 8 (GPUACT_MIN_BLOCKS_WIDEN, cuda/dialect.cuh; 31
-       registers against 40 and a 4-byte spill): 1.04-1.05x at
-       65536 x 8192 (81% -> 84-85% of copy), 1.25-1.28x at 16384 x 2048,
-       1.18-1.19x at 1024 x 8192. One vector in 6 blocks 0.95-1.00x, two
-       in 5 or 4 blocks 0.87-1.05x, four in 4 0.73-1.02x. With a 4-byte
-       dy (the f32 form) one vector was 0.94-0.98x, so not there. */
+       registers against 40 and a 4-byte spill); not from a 4-byte dy,
+       slower there. */
 #define GPUACT_ONE_VECTOR(op, kind, mask, dbias, all_16bit, widen)                                \
     (((op) == GPUACT_OP_backward && (dbias) && ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u)) || \
      ((op) == GPUACT_OP_glu_backward) ||                                                         \
@@ -286,12 +263,9 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
    consecutive elements, a block apart: GPUACT_CL_GROUPS_PAIR groups on
    GPUACT_PAIR_PATH (the forward with every array 16-bit, on the selection
    of a kind without slope or lower bound, and on every path of a kind with
-   a lower bound), one elsewhere.
-   Measured on the H200 with NVIDIA's driver (docs/PERFORMANCE.md), both
-   with the word path of every 16-bit forward: two groups made the ReLU and
-   clipped selections 1.00-1.13x faster and hardtanh's forward and epilogue
-   1.00-1.24x (with the mask 1.14-1.24x), but the smooth kinds 0.90-0.99x and
-   the leaky and clipped epilogues writing the mask 0.97x, so only there.
+   a lower bound), one elsewhere: two groups are faster on those paths,
+   slower for the smooth kinds and the leaky and clipped epilogues writing
+   the mask (docs/PERFORMANCE.md, "Tuning knobs").
    GPUACT_CL_GROUPS_PAIR is a build-time tuning knob; the host passes it as
    a -D option. */
 #define GPUACT_CL_VEC 8

@@ -1373,7 +1373,7 @@ GPUACT_FN float gpuact_sm_tiny16(float r, float x) { return gpuact_sm_abs(x) < 2
    that a kernel's unrolled elements interleave: a branch around the rare
    far range splits the loop into blocks the compiler schedules one at a
    time, and the latency of each element's long dependent chain shows
-   (measured on the H200: 16-bit forwards at about half the copy rate). The
+   (docs/PERFORMANCE.md, "Designs measured and not kept"). The
    far range is reached by arithmetic instead: e = e^-z is set to 0 by
    selection where z > 104, which gives x * 0 (-0, or NaN for -inf) below
    and x (or 1) above, the values the f32 functions select. */

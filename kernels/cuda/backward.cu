@@ -154,13 +154,12 @@ __device__ __forceinline__ void gpuact_bwd_vec(const gpuact_u32 (&dy)[VEC], cons
 /* FULL: every vector of this block is inside the row and 16-byte aligned
    (gpuact_block_full), so no access tests its bounds: the instance with
    FULL = 0 calls the one with FULL = 1 for such blocks, on the selection
-   paths without the bias gradient. Not with evict-first stores (CS): the
-   f32 backward from the mask ran 0.966x with it at 1.6e9 elements (H200,
-   bench/matrix.py); nor from x or y with every array 16-bit, where the
-   second loop spilled 4-12 bytes at the selection's 32 registers (relu
-   and clipped 0.993x). A separate row-loop function taking the layout as
-   arguments changed the bias-gradient kernels' register allocation (4-12
-   bytes spilled, 0.99x at 65536 x 8192), so the loop stays here. */
+   paths without the bias gradient. Not with evict-first stores (CS),
+   where it ran slower; nor from x or y with every array 16-bit, where the
+   second loop spilled 4-12 bytes at the selection's 32 registers. A
+   separate row-loop function taking the layout as arguments changed the
+   bias-gradient kernels' register allocation (4-12 bytes spilled), so the
+   loop stays here (docs/PERFORMANCE.md, "Designs measured and not kept"). */
 template <class DY, class DX, class S, int KIND, int FROM_MASK, int DBIAS, int SELECT_, int FROMX, int PRECISE, int FULL = 0>
 __device__ __forceinline__ void backward(GPUACT_PARAMS) {
     enum { VEC = gpuact_vec<DY, DX, S>::value, PAIRS = VEC == 8 };

@@ -40,12 +40,9 @@ template <class A, class B, class C> struct gpuact_vec {
 
 /* 16-byte global stores; CS marks them evict-first (.cs, CUDA only).
    Only the f32 backward from the mask asks for it (its only other input is
-   1/32 of the bytes). Measured on the H200 (docs/PERFORMANCE.md): .cs on
-   its stores and loads took it from 94.7% to 97.0% of copy, on its stores
-   alone to 99.1% (the loads' .cs cost 2.7%); .cs stores made the forward,
-   the epilogues, the 16-bit backward from the mask and the bias-gradient
-   kernels 0.2-3.2% slower, .cs loads and stores the forward 5% and the
-   bias-gradient kernels 8-10%. */
+   1/32 of the bytes), on its stores alone: .cs loads, and .cs in the
+   other kernels, ran slower (docs/PERFORMANCE.md, "Designs measured and
+   not kept"). */
 template <bool CS> __device__ __forceinline__ void gpuact_st16(unsigned char *p, uint4 v) {
 #if defined(GPUACT_DIALECT_CUDA)
     if (CS) {

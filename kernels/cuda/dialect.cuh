@@ -36,50 +36,46 @@ __device__ __forceinline__ gpuact_u32 gpuact_f2h(float f) {
 #endif
 /* A general-path kernel with every array 16-bit that reads or writes the
    mask (the 16-bit epilogue writing the mask, above all), and the 16-bit
-   gated forward: room for 5 blocks (bound16). Measured on the H200 at 4
-   (56 registers, 50% of warps) against 5 (48 registers, no spill): the
-   bf16 epilogue forward with the mask 1.08x faster, 6 spilled; the gated
-   forward of GELU, tanh-GELU and SiLU 1.07-1.09x faster (ReGLU 1.00x),
-   the f32 one 0.97-1.01x (not bound). Also tanh-GELU's and SiLU's 16-bit
-   forward without codes (docs/PERFORMANCE.md). */
+   gated forward: room for 5 blocks (bound16): 48 registers, no spill,
+   faster than 56 at 4 (at 6 they spill); the f32 gated forward gains
+   nothing and is not bound. Also tanh-GELU's and SiLU's 16-bit forward
+   without codes (docs/PERFORMANCE.md, "Tuning knobs"). */
 #ifndef GPUACT_MIN_BLOCKS_16
 #define GPUACT_MIN_BLOCKS_16 5
 #endif
 /* hardtanh writing the mask from f16 arrays on the selection path (ht16)
    keeps both bounds, as values and as bits, beside the widened lanes: at
-   32 registers nvcc spilled 32 bytes and the kernel ran at 80% of copy, so
-   it gets room for 6 blocks (40 registers, no spill): 1.18x on the H200.
-   Not for bf16 (no spill at 32; 0.96x at 40) nor the general path (4-8
-   bytes spilled at 48 registers, yet 0.95x at 62). docs/PERFORMANCE.md.
-   From sm_90 that selection compares without widening (GPUACT_CMP2, ../act.h);
-   the bound still measured 1.005x there. */
+   32 registers nvcc spilled 32 bytes, so it gets room for 6 blocks (40
+   registers, no spill). Not for bf16 (no spill at 32; slower at 40) nor
+   the general path (4-8 bytes spilled at 48 registers, yet slower at 62).
+   From sm_90 that selection compares without widening (GPUACT_CMP2,
+   ../act.h); the bound costs nothing there (docs/PERFORMANCE.md, "Tuning
+   knobs"). */
 #ifndef GPUACT_MIN_BLOCKS_HT16
 #define GPUACT_MIN_BLOCKS_HT16 6
 #endif
 /* The ReLU family's backward from the mask with the bias gradient into a
    4-byte dx (dbias32): room for 6 blocks (40 registers, no spill; 53
-   unbounded, 4 blocks). Measured on the H200 with 24 row groups per
-   multiprocessor (a whole number of waves at 6 blocks, see
-   GPUACT__DBIAS_GROUPS_PER_UNIT in gpuact.h): 1.01x (leaky 1.05x); at 20
-   groups 0.97x. From y the same bound spills 40 bytes (0.97-0.98x), so
-   those keep the compiler's choice, and so does the one into a 16-bit dx:
-   4 blocks there (59-61 registers instead of 70, no spill) measured
-   0.995-1.003x, and 5 spills. */
+   unbounded, 4 blocks), with 24 row groups per multiprocessor, a whole
+   number of waves at 6 blocks (see GPUACT__DBIAS_GROUPS_PER_UNIT in
+   gpuact.h; with 20 it ran slower). From y the same bound spills 40 bytes,
+   so those keep the compiler's choice, and so does the one into a 16-bit
+   dx: 4 blocks there (59-61 registers instead of 70, no spill) gained
+   nothing, and 5 spills (docs/PERFORMANCE.md, "Tuning knobs"). */
 #ifndef GPUACT_MIN_BLOCKS_DBIAS32
 #define GPUACT_MIN_BLOCKS_DBIAS32 6
 #endif
 /* The same from a 16-bit dy, one vector per thread (widen,
-   GPUACT_ONE_VECTOR in ../contract.h, with the measurements): room for 8
-   blocks (31 registers). */
+   GPUACT_ONE_VECTOR in ../contract.h; docs/PERFORMANCE.md, "Tuning knobs"):
+   room for 8 blocks (31 registers). */
 #ifndef GPUACT_MIN_BLOCKS_WIDEN
 #define GPUACT_MIN_BLOCKS_WIDEN 8
 #endif
 /* The ReLU family's forward into a 16-bit y from a 4-byte array, on the
    element path (y16): room for 6 blocks (38-41 registers instead of 41-46,
-   no spill). Measured on the H200 (docs/PERFORMANCE.md) against 4: the
-   f32-to-bf16 epilogues 1.04-1.07x faster, writing the mask 1.03-1.06x
-   (92-98% -> 97-103% of copy at 65536 x 8192); 6 for every general kernel
-   left the f32 ones within 1%, but the smooth kinds' need 48-56. */
+   no spill), faster than 4. Not every general kernel: the f32 ones gain
+   nothing from 6, and the smooth kinds' need 48-56 (docs/PERFORMANCE.md,
+   "Tuning knobs"). */
 #ifndef GPUACT_MIN_BLOCKS_Y16
 #define GPUACT_MIN_BLOCKS_Y16 6
 #endif

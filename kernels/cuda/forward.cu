@@ -258,18 +258,18 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
     else GPUACT_FWD_ROWS_FULL_(fl, 0, 0)
     /* The 16-bit general path gets a second loop with the flags as constants
        (no branch on them per word; ReLU folds into the conversion) where
-       that was measured faster on the H200: the epilogue without scale of
-       the ReLU family (3-14%), and erf-GELU's epilogue and elementwise
-       forward (7-10%). An instance per combination of flags made nvcc
-       allocate for all of them at once and spill. For tanh-GELU, SiLU and
-       squared ReLU the second loop took the kernel from 55 to 64 registers
-       and their elementwise forwards (one kernel with the epilogue) 2-6%
-       slower: not for them. The f32 epilogue writing the mask gets it too:
-       hardtanh's 1.5% faster, the others' within 0.5%. So does the ReLU
-       family's epilogue into a 16-bit y from a 4-byte array (its pairs
-       conversion and gpuact_act_minmax are chosen at compile time there). The bf16 epilogue of
-       tanh-GELU and SiLU (QFL) gets the loops with a bias, with and without scale: 6-7% faster on
-       the H200, at the same 48 registers (its elementwise forward looks its results up there). */
+       that runs faster: the epilogue without scale of the ReLU family, and
+       erf-GELU's epilogue and elementwise forward. An instance per
+       combination of flags made nvcc allocate for all of them at once and
+       spill. For tanh-GELU, SiLU and squared ReLU the second loop took the
+       kernel from 55 to 64 registers and their elementwise forwards (one
+       kernel with the epilogue) slower: not for them. The f32 epilogue
+       writing the mask gets it too, and so does the ReLU family's epilogue
+       into a 16-bit y from a 4-byte array (its pairs conversion and
+       gpuact_act_minmax are chosen at compile time there). The bf16 epilogue of
+       tanh-GELU and SiLU (QFL) gets the loops with a bias, with and without scale, at the
+       same 48 registers (its elementwise forward looks its results up there;
+       docs/PERFORMANCE.md, "Designs measured and not kept"). */
     enum { QFL = !SELECT && PAIRS && !MASK && X::id == GPUACT_DT_bf16 && Y::id == GPUACT_DT_bf16 &&
                  (KIND == GPUACT_KIND_gelu_tanh || KIND == GPUACT_KIND_silu) };
     if (!SELECT && flags == GPUACT_F_BIAS &&
@@ -293,10 +293,10 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
 #undef GPUACT_FWD_ROWS_
 #undef GPUACT_FWD_ROWS_FULL_
     /* The head of a shifted row, columns [0, shift), after the main loop,
-       so the kernel's first instructions are the path every block takes:
-       with the head first, its code sat between the prologue and the loop,
-       and the relu forwards at 2^18-2^20 elements ran 3-5% slower than
-       without a head path (H200, docs/PERFORMANCE.md). */
+       so the kernel's first instructions are the path every block takes
+       (a head first would sit between the prologue and the loop, which
+       slows the relu forwards at 2^18-2^20 elements; docs/PERFORMANCE.md,
+       "Designs measured and not kept"). */
     if (shift && blockIdx.x == 0 && threadIdx.x == 0)
         for (gpuact_u64 r = blockIdx.y; r < rows; r += gridDim.y) {
             const unsigned char *xr = in + r * ld_in * X::size;

@@ -13,8 +13,8 @@ typedef uint gpuact_u32;
 #define gpuact_as_u32(f) as_uint(f)
 /* A constant table at program scope, which NVIDIA's OpenCL keeps in the
    constant cache: that serves the lanes of a warp reading different cells
-   one address at a time (the f32 tanh-GELU backward ran at 8% of the copy
-   from there). So a kernel that evaluates a function with a table copies
+   one address at a time (docs/PERFORMANCE.md, "Designs measured and not
+   kept"). So a kernel that evaluates a function with a table copies
    the tables into local memory first (GPUACT_CL_TABLES, at its top, before
    any work-item returns: it holds a barrier) and passes them down as the
    parameter gpuact_tab (GPUACT_TAB_P in the signatures, GPUACT_TAB_A in the
