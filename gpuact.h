@@ -1796,10 +1796,10 @@ static float gpuact__round_to_dtype(gpuact_dtype dt, float f) {
    Longer walks amortise it in the forwards and gated forwards of the kinds
    with exp/erf/tanh and in the 16-bit ones; the other f32 ones walk one
    row (more ran slower), but for CUDA's f32 forwards writing the mask
-   (mask_rows; docs/PERFORMANCE.md, "Tuning knobs"). The backward of those
-   three kinds from x walks 8 too, on the long-row view
-   (gpuact__dispatch_rows); the backend's smooth_rows sets both
-   (gpuact__shape). Their epilogue and their gated backward without the
+   (mask_rows; docs/PERFORMANCE.md, "Tuning knobs"). The elementwise
+   forward and backward from x of those three kinds walk rows too, on the
+   long-row view (gpuact__dispatch_rows), as many as the backend's
+   smooth_rows says (gpuact__shape). Their epilogue and their gated backward without the
    bias gradients walk the backend's epi_rows and glu_rows (the H200's
    row: 16 and 4, each block's tables loaded once for more rows). The
    other ops keep one row per block row (the bias-gradient kernels size
