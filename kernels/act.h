@@ -377,6 +377,13 @@ GPUACT_FN float gpuact_act_fl(int kind, int fl, float z, float slope, float c, f
     (void)fl;
     return gpuact_act(kind, z, slope, c, lo, ev GPUACT_TAB_A);
 }
+/* The default f32 forward of GELU and tanh-GELU in smooth.h's parts: the table's value, and the
+   exponential's evaluation for z off the table (gpuact_sm_ftab_off: tiny, large, inf, NaN). (SiLU's
+   forward, by the exponential, ran slower so.) */
+GPUACT_FN float gpuact_act_common(int kind, float z GPUACT_TAB_P) {
+    return kind == GPUACT_KIND_gelu ? gpuact_sm_gelu_erf_tab(z GPUACT_TAB_A) : gpuact_sm_gelu_tanh_tab(z GPUACT_TAB_A);
+}
+GPUACT_FN float gpuact_act_offv(int kind, float z) { return kind == GPUACT_KIND_gelu ? gpuact_sm_gelu_erf_exp(z) : gpuact_sm_gelu_tanh_exp(z); }
 /* ---- one element of dtype dt (known at compile time) as raw bits: the
    element paths (f32 and mixed dtypes) of every dialect. */
 GPUACT_FN float gpuact_tof_dt(int dt, gpuact_u32 b) {
@@ -442,6 +449,29 @@ GPUACT_FN gpuact_u32 gpuact_fwd_elems(int kind, int precise, int xd, int yd, int
     const int y16 = yd != GPUACT_DT_f32;
     gpuact_u32 bits = 0;
     float v[8]; /* a 16-bit y's results before rounding (not the selection path) */
+    if (!sel && !y16 && GPUACT_ACT_TABLE(kind, precise, 4)) {
+        /* the default f32 forward of GELU and tanh-GELU: one branch for the vector's elements off the
+           common range, which is where a NaN x (kept as its bits without bias or scale) lies too */
+        float z[8];
+        int off = 0;
+#pragma unroll
+        for (int k = 0; k < vec; k++) {
+            z[k] = gpuact_tof_dt(xd, x[k]);
+            if (has_bias) z[k] += b[k];
+            v[k] = gpuact_act_common(kind, z[k] GPUACT_TAB_A);
+            off |= gpuact_sm_ftab_off(z[k]);
+            y[k] = gpuact_as_u32(flags & GPUACT_F_SCALE ? v[k] * scale : v[k]);
+        }
+        if (off)
+#pragma unroll
+            for (int k = 0; k < vec; k++)
+                if (gpuact_sm_ftab_off(z[k])) {
+                    const float vk = gpuact_act_offv(kind, z[k]);
+                    y[k] = (flags & GPUACT_F_RAW) && gpuact_nan_bits_dt(xd, x[k]) ? x[k]
+                                                                             : gpuact_as_u32(flags & GPUACT_F_SCALE ? vk * scale : vk);
+                }
+        return 0u;
+    }
 #pragma unroll
     for (int k = 0; k < vec; k++) {
         int pass = 0;

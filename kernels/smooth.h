@@ -1267,7 +1267,7 @@ GPUACT_FN int gpuact_sm_dtab_off(float y) { return gpuact_sm_rare(gpuact_as_u32(
    cell) as c0 + the returned small part */
 GPUACT_FN float gpuact_sm_tabs(float y, GPUACT_CONST_PTR float *tab, float *c0) {
     const float j = GPUACT_FMA(y < GPUACT_SM_TAB_END ? y : GPUACT_SM_TAB_END, 8.0f, 12582912.0f); /* 1.5 2^23 + k; off the range: the last */
-    GPUACT_CONST_PTR float *w = tab + (gpuact_as_u32(j) - 0x4b400000u);
+    GPUACT_CONST_PTR float *w = tab + (gpuact_as_u32(j) & 0xffu);
     const float t = GPUACT_FMA(j - 12582912.0f, -0.125f, y);
     enum { C = GPUACT_SM_CELLS }; /* row j of the table at C j: r, c0h, c0l, q0h, q0l, q1 .. q5 */
     const float p = GPUACT_FMA(GPUACT_FMA(GPUACT_FMA(GPUACT_FMA(w[9 * C], t, w[8 * C]), t, w[7 * C]), t, w[6 * C]), t, w[5 * C]);
@@ -1310,17 +1310,19 @@ GPUACT_FN float gpuact_silu_d_fast(float x GPUACT_TAB_P) {
     return r;
 }
 /* the forwards from F(-y)'s table; tiny |x| (x/2 rounded as the exponential's evaluation does) and
-   beyond the table on the branch */
+   beyond the table on the branch. In parts, so that a caller branches once for several elements
+   (act.h, gpuact_fwd_elems): whether x lies off the table, and the table's value. */
+GPUACT_FN int gpuact_sm_ftab_off(float x) { return gpuact_sm_rare(gpuact_as_u32(gpuact_sm_abs(x)), 0x33000000u, GPUACT_SM_TAB_END_BITS); }
+GPUACT_FN float gpuact_sm_gelu_erf_tab(float x GPUACT_TAB_P) { return gpuact_sm_ftab(x, gpuact_sm_abs(x), GPUACT_TABS + GPUACT_SM_GEF); }
+GPUACT_FN float gpuact_sm_gelu_tanh_tab(float x GPUACT_TAB_P) { return gpuact_sm_ftab(x, gpuact_sm_abs(x), GPUACT_TABS + GPUACT_SM_GTF); }
 GPUACT_FN float gpuact_gelu_erf_fast(float x GPUACT_TAB_P) {
-    const float y = gpuact_sm_abs(x);
-    float r = gpuact_sm_ftab(x, y, GPUACT_TABS + GPUACT_SM_GEF);
-    if (gpuact_sm_rare(gpuact_as_u32(y), 0x33000000u, GPUACT_SM_TAB_END_BITS)) r = gpuact_sm_gelu_erf_exp(x);
+    float r = gpuact_sm_gelu_erf_tab(x GPUACT_TAB_A);
+    if (gpuact_sm_ftab_off(x)) r = gpuact_sm_gelu_erf_exp(x);
     return r;
 }
 GPUACT_FN float gpuact_gelu_tanh_fast(float x GPUACT_TAB_P) {
-    const float y = gpuact_sm_abs(x);
-    float r = gpuact_sm_ftab(x, y, GPUACT_TABS + GPUACT_SM_GTF);
-    if (gpuact_sm_rare(gpuact_as_u32(y), 0x33000000u, GPUACT_SM_TAB_END_BITS)) r = gpuact_sm_gelu_tanh_exp(x);
+    float r = gpuact_sm_gelu_tanh_tab(x GPUACT_TAB_A);
+    if (gpuact_sm_ftab_off(x)) r = gpuact_sm_gelu_tanh_exp(x);
     return r;
 }
 

@@ -286,7 +286,9 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
         else if (CODES && !PAIRS && nb == 2) GPUACT_FWD_ROWS_FULL_(GPUACT_F_RAW, 0, 2);
         else if (CODES && !PAIRS && nb == 3) GPUACT_FWD_ROWS_FULL_(GPUACT_F_RAW, 0, 3);
         else if (CODES && !PAIRS) GPUACT_FWD_ROWS_FULL_(GPUACT_F_RAW, 0, 4);
-        else GPUACT_FWD_ROWS_(GPUACT_F_RAW);
+        /* a block inside the row and aligned skips every bounds test: these forwards are issue-bound */
+        else if (!CODES && gpuact_block_full(aligned, shift, BLK * U * VEC, cols)) GPUACT_FWD_ROWS_FULL_(GPUACT_F_RAW, 1, 0);
+        else GPUACT_FWD_ROWS_FULL_(GPUACT_F_RAW, 0, 0);
     } else {
         GPUACT_FWD_ROWS_(-1);
     }
