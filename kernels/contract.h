@@ -166,7 +166,8 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
 #define GPUACT_TRANSCENDENTAL_KINDS ((1u << GPUACT_KIND_gelu) | (1u << GPUACT_KIND_gelu_tanh) | (1u << GPUACT_KIND_silu))
 /* CUDA/HIP, where the host passes -DGPUACT_LUT16 (its device's row of
    backends/gpuact_cudalike.h asks for it): the elementwise 16-bit forward of
-   GELU, tanh-GELU and SiLU (default evaluation, no mask), their elementwise
+   GELU, tanh-GELU and SiLU (default evaluation; with few-bit codes or
+   without), their elementwise
    backward from x (no bias gradient), and their bf16 gated backward (no
    bias, no bias gradient: act and act' of a), look their results, and the
    derivative, up. A 16-bit x has few values: the module keeps the result
@@ -203,7 +204,7 @@ enum { GPUACT_LAYOUT_ALIGNED = 1, GPUACT_LAYOUT_SHIFT = 2 };
 #define GPUACT_LUT16_VARIANT(op, kind, mask, dbias, fromx, precise, t0, t1, t2)                                   \
     (((op) == GPUACT_OP_forward || ((op) == GPUACT_OP_backward && (fromx) && !(dbias)) ||                          \
       ((op) == GPUACT_OP_glu_backward && !(dbias) && (t0) == GPUACT_DT_bf16)) &&                                   \
-     ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && !(mask) && !(precise) &&                                  \
+     ((GPUACT_TRANSCENDENTAL_KINDS >> (kind)) & 1u) && (!(mask) || (op) == GPUACT_OP_forward) && !(precise) && \
      ((t0) == GPUACT_DT_bf16 || (t0) == GPUACT_DT_f16) && (t1) == (t0) && (t2) == (t0))
 /* a lookup variant's table in shared memory, its bytes: two 16-bit results, two f32 derivatives or two
    (act, act') pairs of f32 per key */

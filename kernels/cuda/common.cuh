@@ -352,11 +352,12 @@ __device__ __forceinline__ void gpuact_tabs_fill() {
      t0::size == 2 && t1::size == 2 && t2::size == 2)
 /* f16's lookup (../contract.h): its blocks per multiprocessor, 0 for any other kernel. Three for
    tanh-GELU's and SiLU's forward (40 registers, 75% of the warps; 64 KiB of table each), two for GELU's
-   (it spills at 40) and the backwards (64 registers; at 40 they spill on the main path). */
+   (it spills at 40), the forwards writing few-bit codes and the backwards (64 registers; at 40 they
+   spill on the main path). */
 #define GPUACT_LUT_F16(op, t0, t1, t2, kind, mask, dbias, fromx, precise)                                          \
     (!(GPUACT_LUT16_ON && t0::id == GPUACT_DT_f16 &&                                                               \
        GPUACT_LUT16_VARIANT(GPUACT_OP_##op, kind, mask, dbias, fromx, precise, t0::id, t1::id, t2::id)) ? 0         \
-     : GPUACT_OP_##op == GPUACT_OP_forward && (kind) != GPUACT_KIND_gelu                             ? 3         \
+     : GPUACT_OP_##op == GPUACT_OP_forward && (kind) != GPUACT_KIND_gelu && !(mask)                ? 3         \
                                                                                                       : 2)
 /* A smooth kind's forward in the default evaluation, in blocks of GPUACT_BLOCK_SMALL, from a 4-byte
    x: writing few-bit codes, its blocks GPUACT_MIN_BLOCKS_CODES; without, every array 4-byte,

@@ -165,7 +165,7 @@ __device__ __forceinline__ void gpuact_fwd_rows(const unsigned char *in, unsigne
                         w = gpuact_codes_pack<3>(z_of, 0, VEC, b3, m3);
                 }
 #ifdef GPUACT_QUICK_BF16
-                if (CODES && PAIRS && X::id == GPUACT_DT_bf16 && FL == GPUACT_F_RAW) { /* ../act.h: the quick bf16 forward in two steps, precise too */
+                if (CODES && PAIRS && !LUT && X::id == GPUACT_DT_bf16 && FL == GPUACT_F_RAW) { /* ../act.h: the quick bf16 forward in two steps, precise too */
                     gpuact_qbf16_fwd2(KIND, PRECISE, X::id, reinterpret_cast<const gpuact_u32(&)[4]>(x[u]), y[u]);
                     gpuact_store_words<Y>(yr, c0, cols, vec_ok, reinterpret_cast<const gpuact_u32(&)[4]>(y[u]));
                 } else
