@@ -597,6 +597,52 @@ GPUACT_FN void gpuact_qbf16_fwd2(int kind, int precise, int xd, const gpuact_u32
     const gpuact_u32 pending = gpuact_qbf16_words(kind, xd, x, y);
     if (GPUACT_WARP_ANY(pending)) gpuact_qbf16_fix(kind, precise, xd, x, y, pending GPUACT_TAB_A);
 }
+/* The bf16 epilogue y = act(x + b) (* scale) of a kind in GPUACT_QEPI_KINDS (fl: the flags as a
+   constant, a bias, no precise function): smooth.h's gpuact_sm_*_qepi of z = x + b, kept where
+   |z| lies in the quick range and the product lies farther from a bf16 rounding boundary than its
+   distance from the lean one can reach over every f32 z of that range (smooth.h's
+   GPUACT_QEPI_ULPS_*, doubled with a scale for the product's binade, plus its two roundings, as
+   gpuact_qglu_act_kept); then, after one uniform branch, the lean value of each element not kept,
+   as the general path below forms it. The range is one comparison of z^2 (NaN fails it; tanh-GELU's
+   z^2 is its act's too), the distance an integer multiply-add (bits * 2^16: the part below bf16's
+   last bit) and one unsigned comparison. */
+#define GPUACT_QEPI_KINDS ((1u << GPUACT_KIND_gelu_tanh) | (1u << GPUACT_KIND_silu))
+GPUACT_FN int gpuact_qepi_far(int kind, int sc, float z, float v) {
+    const gpuact_u32 u = kind == GPUACT_KIND_silu ? GPUACT_QEPI_ULPS_SILU : GPUACT_QEPI_ULPS_TANH, d = sc ? 2u * u + 2u : u;
+    const float hi = kind == GPUACT_KIND_silu ? GPUACT_QEPI_HI_SILU : GPUACT_QEPI_HI_TANH;
+    return z * z <= hi * hi && /* |z| <= hi exactly (hi^2 is a float, and the next float's square rounds above it) */
+           gpuact_as_u32(v) * 65536u - (0x8000u - d) * 65536u > 2u * d * 65536u;
+}
+GPUACT_FN void gpuact_qbf16_epi(int kind, int fl, const gpuact_u32 *x, const gpuact_u32 *bw, gpuact_u32 *y,
+                                float scale GPUACT_TAB_P) {
+    const int dt = GPUACT_DT_bf16, sc = (fl & GPUACT_F_SCALE) != 0;
+    float z[8], v[8];
+    int near = 0;
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        const gpuact_u32 w = x[k / 2], b = bw[k / 2];
+        z[k] = (k & 1 ? gpuact_hi2f(dt, w) : gpuact_lo2f(dt, w)) + (k & 1 ? gpuact_hi2f(dt, b) : gpuact_lo2f(dt, b));
+        v[k] = kind == GPUACT_KIND_silu ? gpuact_sm_silu_qepi(z[k]) : gpuact_sm_gelu_tanh_qepi(z[k]);
+        if (sc) v[k] *= scale;
+        near |= !gpuact_qepi_far(kind, sc, z[k], v[k]);
+    }
+#pragma unroll
+    for (int j = 0; j < 4; j++) y[j] = gpuact_pack2_dt(dt, 1, v[2 * j], v[2 * j + 1]);
+    if (!GPUACT_WARP_ANY(near)) return;
+    {
+        gpuact_u32 pending = 0;
+#pragma unroll
+        for (int k = 0; k < 8; k++) pending |= (gpuact_u32)!gpuact_qepi_far(kind, sc, z[k], v[k]) << k;
+        while (pending) {
+            const gpuact_u32 k = gpuact_lowest_bit(pending), j = k >> 1, sh = 16 * (k & 1u);
+            float l = gpuact_act_fl(kind, fl, gpuact_bf16_elem4(x, k) + gpuact_bf16_elem4(bw, k), 0.0f, 0.0f, 0.0f,
+                                    gpuact_eval(2, 0) GPUACT_TAB_A);
+            if (sc) l *= scale;
+            gpuact_word4_set(y, j, sh ? 0xffffu : 0xffff0000u, (gpuact_pack2_dt(dt, 1, l, l) & 0xffffu) << sh);
+            pending &= pending - 1u;
+        }
+    }
+}
 /* The precise evaluation's (bf16) and GELU's in one step, their kernels at the general bound:
    every quick value first, in straight-line code so the words interleave, then the lean (or
    precise) function where one was not kept (in two steps GELU's ran slower, and the precise
@@ -639,6 +685,11 @@ GPUACT_FN gpuact_u32 gpuact_fwd_words(int kind, int precise, int xd, int yd, int
             gpuact_fwd_words_qbf16(kind, precise, xd, x, y GPUACT_TAB_A);
         else
             gpuact_qbf16_fwd2(kind, precise, xd, x, y);
+        return 0u;
+    }
+    if (fl >= 0 && (fl & GPUACT_F_BIAS) && !(fl & GPUACT_F_RAW) && !sel && !precise && xd == GPUACT_DT_bf16 &&
+        yd == GPUACT_DT_bf16 && bd == GPUACT_DT_bf16 && ((GPUACT_QEPI_KINDS >> kind) & 1u)) {
+        gpuact_qbf16_epi(kind, fl, x, bw, y, scale GPUACT_TAB_A);
         return 0u;
     }
 #endif

@@ -1621,6 +1621,18 @@ GPUACT_FN float gpuact_sm_glu_q(float x, float y, float z, float yz, int exact_p
     *ok = gpuact_sm_qbf16_in(y, hi);
     return (x * (x < 0.0f ? e : 1.0f)) * r;
 }
+/* The bf16 epilogue's quick SiLU and tanh-GELU of an f32 z (../act.h, gpuact_qbf16_epi):
+   z / (1 + e^-u) with u = z (SiLU) or z (c1 + c3 z^2) (tanh-GELU, e^-u carried as gpuact_sm_expm_q
+   does), no absolute value and no selection: both signs, 0 and the subnormals in the same few
+   multiplications, so the kernel issues nearly no integer or comparison instructions besides (the
+   pipe that bound it). For |z| up to GPUACT_QEPI_HI_* (tanh-GELU: 1 + e^-u stays below 2^126;
+   SiLU: without the carried exponent, whose instructions cost more than the wider range saved). */
+#define GPUACT_QEPI_HI_SILU 16.0f
+#define GPUACT_QEPI_HI_TANH 10.0f
+GPUACT_FN float gpuact_sm_silu_qepi(float z) { return z * GPUACT_RCP_APPROX(1.0f + gpuact_sm_expm_q(z, 0)); }
+GPUACT_FN float gpuact_sm_gelu_tanh_qepi(float z) {
+    return z * GPUACT_RCP_APPROX(1.0f + gpuact_sm_expm_q(z * GPUACT_FMA(7.135481387e-02f, z * z, 1.595769167e+00f), 1));
+}
 /* The bounds, twice the largest distances tools/qbf16_distance.cu measures (docs/NUMERICS_SMOOTH.md):
    act's in f32 ulps per kind (GELU, tanh-GELU, SiLU), act''s absolute in 2^-23 */
 #define GPUACT_QGLU_ACT_ULPS_ERF 18
@@ -1628,6 +1640,11 @@ GPUACT_FN float gpuact_sm_glu_q(float x, float y, float z, float yz, int exact_p
 #define GPUACT_QGLU_ACT_ULPS_SILU 24
 #define GPUACT_QGLU_GRAD_ABS_SIG 2 /* SiLU, tanh-GELU */
 #define GPUACT_QGLU_GRAD_ABS_ERF 6 /* GELU */
+/* The bf16 epilogue's (act of z = x + b, ../act.h's gpuact_qbf16_epi): twice the largest distance of
+   the quick act from the lean one over every f32 z of the quick range, in f32 ulps
+   (tools/qbf16_distance.cu measures it, docs/NUMERICS_SMOOTH.md) */
+#define GPUACT_QEPI_ULPS_TANH 14
+#define GPUACT_QEPI_ULPS_SILU 34
 /* Whether a product of a quick value rounds to bf16 as the lean one does: farther from a bf16
    rounding boundary than its distance from it can reach. db = g * act (the gated forward's
    y = act * b too): the kind's act bound doubled (the product's binade), and two roundings; a kept

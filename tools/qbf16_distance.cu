@@ -15,6 +15,8 @@
 #include <cuda_fp16.h>
 #include "cuda/dialect.cuh"
 #include "smooth.h"
+#include "contract.h"
+#include "act.h"
 
 __global__ void distance(int kind, float hi, int *dist, unsigned long long *kept, unsigned long long *differ) {
     const unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
@@ -68,6 +70,29 @@ __global__ void glu_distance(int kind, unsigned *act, float *grad) {
     atomicMax((int *)grad, __float_as_int(fabsf(g - lg) * 8388608.0f)); /* non-negative floats order as ints */
 }
 
+/* The bf16 epilogue's quick act (gpuact_sm_*_qepi, kernels/act.h's gpuact_qbf16_epi) against the
+   lean function over every f32 z of the quick range (|z| up to GPUACT_QEPI_HI_*), both signs (z = x + b need not be a bf16 value;
+   kind 1 tanh-GELU, 2 SiLU): the largest distance in f32 ulps, and how many kept products with a few
+   scales round to bf16 differently from the lean one's (none may) */
+__global__ void epi_distance(int kind, float hi, unsigned *dist, unsigned long long *differ) {
+    const unsigned lo = 0u, n = __float_as_uint(hi) - lo + 1u; /* |z| in [0, hi] */
+    const int k2 = kind == 1 ? GPUACT_KIND_gelu_tanh : GPUACT_KIND_silu;
+    static const float scales[5] = {1.0f, 0.5f, 1.2999999523f, -2.7000000477f, 1e-39f};
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < 2u * n; i += gridDim.x * blockDim.x) {
+        const float z = __uint_as_float((lo + i % n) | (i >= n ? 0x80000000u : 0u));
+        const float q = kind == 1 ? gpuact_sm_gelu_tanh_qepi(z) : gpuact_sm_silu_qepi(z);
+        const float l = kind == 1 ? gpuact_gelu_tanh_16(z) : gpuact_silu_16(z);
+        atomicMax(dist, (unsigned)abs((int)(__float_as_uint(q) & 0x7fffffffu) - (int)(__float_as_uint(l) & 0x7fffffffu)));
+        for (int k = 0; k < 5; k++) {
+            const float v = k ? q * scales[k] : q;
+            if (gpuact_qepi_far(k2, k != 0, z, v) &&
+                __bfloat16_as_ushort(__float2bfloat16_rn(v)) !=
+                    __bfloat16_as_ushort(__float2bfloat16_rn(k ? l * scales[k] : l)))
+                atomicAdd(differ, 1ull);
+        }
+    }
+}
+
 int main() {
     static const char *names[3] = {"gelu", "gelu_tanh", "silu"};
     static const float hi[3] = {4.0f, 8.0f, 16.0f}; /* the functions' quick ranges */
@@ -115,6 +140,20 @@ int main() {
         printf("%-9s gated backward: act within %u f32 ulps (bound %d), act' within %.2f x 2^-23 (bound %.0f)\n",
                names[k], hm[0], ulps, hg, bound);
         status |= hm[0] > ulps || hg > bound;
+        cudaFree(m);
+    }
+    for (int k = 1; k < 3; k++) {
+        const unsigned ulps = k == 1 ? GPUACT_QEPI_ULPS_TANH : GPUACT_QEPI_ULPS_SILU;
+        unsigned *m, hm;
+        cudaMalloc(&m, sizeof hm);
+        cudaMemset(m, 0, sizeof hm);
+        cudaMemset(c, 0, sizeof *c);
+        epi_distance<<<4096, 256>>>(k, k == 1 ? GPUACT_QEPI_HI_TANH : GPUACT_QEPI_HI_SILU, m, c);
+        cudaMemcpy(&hm, m, sizeof hm, cudaMemcpyDeviceToHost);
+        cudaMemcpy(hc, c, sizeof *c, cudaMemcpyDeviceToHost);
+        printf("%-9s bf16 epilogue: act within %u f32 ulps over every f32 z of the range (bound %u), %llu kept products "
+               "rounding differently\n", names[k], hm, ulps, hc[0]);
+        status |= hm > ulps || hc[0] != 0;
         cudaFree(m);
     }
     return status;
