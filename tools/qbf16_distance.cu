@@ -5,7 +5,8 @@
    tanh-GELU's quick values round differently from the lean ones (docs/NUMERICS_SMOOTH.md: the
    counted list; exit status 1 past the bound given there); and how far the gated backward's quick
    act and act' (gpuact_*_glu_qbf16) lie from the lean ones (exit status 1 past smooth.h's
-   GPUACT_QGLU_* bounds). Needs an NVIDIA GPU:
+   GPUACT_QGLU_* bounds); and the bf16 epilogue's quick act over every f32 z of its range (exit
+   status 1 past GPUACT_QEPI_ULPS_* or at a kept product rounding differently). Needs an NVIDIA GPU:
        nvcc -O2 -arch=sm_90 --fmad=false -Ikernels tools/qbf16_distance.cu -o build/qbf16_distance
        build/qbf16_distance */
 #include <cstdio>
@@ -71,15 +72,15 @@ __global__ void glu_distance(int kind, unsigned *act, float *grad) {
 }
 
 /* The bf16 epilogue's quick act (gpuact_sm_*_qepi, kernels/act.h's gpuact_qbf16_epi) against the
-   lean function over every f32 z of the quick range (|z| up to GPUACT_QEPI_HI_*), both signs (z = x + b need not be a bf16 value;
-   kind 1 tanh-GELU, 2 SiLU): the largest distance in f32 ulps, and how many kept products with a few
-   scales round to bf16 differently from the lean one's (none may) */
+   lean function over every f32 z with |z| <= hi (GPUACT_QEPI_HI_*), both signs (z = x + b need not
+   be a bf16 value; kind 1 tanh-GELU, 2 SiLU): the largest distance in f32 ulps, and how many kept
+   products with a few scales round to bf16 differently from the lean one's (none may) */
 __global__ void epi_distance(int kind, float hi, unsigned *dist, unsigned long long *differ) {
-    const unsigned lo = 0u, n = __float_as_uint(hi) - lo + 1u; /* |z| in [0, hi] */
+    const unsigned n = __float_as_uint(hi) + 1u; /* the bit patterns of [0, hi] */
     const int k2 = kind == 1 ? GPUACT_KIND_gelu_tanh : GPUACT_KIND_silu;
     static const float scales[5] = {1.0f, 0.5f, 1.2999999523f, -2.7000000477f, 1e-39f};
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < 2u * n; i += gridDim.x * blockDim.x) {
-        const float z = __uint_as_float((lo + i % n) | (i >= n ? 0x80000000u : 0u));
+        const float z = __uint_as_float(i % n | (i >= n ? 0x80000000u : 0u));
         const float q = kind == 1 ? gpuact_sm_gelu_tanh_qepi(z) : gpuact_sm_silu_qepi(z);
         const float l = kind == 1 ? gpuact_gelu_tanh_16(z) : gpuact_silu_16(z);
         atomicMax(dist, (unsigned)abs((int)(__float_as_uint(q) & 0x7fffffffu) - (int)(__float_as_uint(l) & 0x7fffffffu)));
