@@ -277,8 +277,13 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
          (Y::size == 2 && gpuact_kind_select(KIND)))) {
         GPUACT_FWD_ROWS_(GPUACT_F_BIAS);
     } else if (QFL && (flags == (GPUACT_F_BIAS | GPUACT_F_SCALE) || flags == GPUACT_F_BIAS)) {
-        if (flags & GPUACT_F_SCALE) GPUACT_FWD_ROWS_(GPUACT_F_BIAS | GPUACT_F_SCALE);
-        else GPUACT_FWD_ROWS_(GPUACT_F_BIAS);
+        /* a block inside the row and aligned skips the bounds tests, a third of the quick loop's ALU work */
+        const bool qfull = !PRECISE && gpuact_block_full(aligned, shift, BLK * U * VEC, cols);
+        if (flags & GPUACT_F_SCALE) {
+            if (qfull) GPUACT_FWD_ROWS_FULL_(GPUACT_F_BIAS | GPUACT_F_SCALE, 1, 0);
+            else GPUACT_FWD_ROWS_FULL_(GPUACT_F_BIAS | GPUACT_F_SCALE, 0, 0);
+        } else if (qfull) GPUACT_FWD_ROWS_FULL_(GPUACT_F_BIAS, 1, 0);
+        else GPUACT_FWD_ROWS_FULL_(GPUACT_F_BIAS, 0, 0);
     } else if (!SELECT && ((GPUACT_TRANSCENDENTAL_KINDS >> KIND) & 1u) && flags == GPUACT_F_RAW) {
         /* the elementwise f32 forward writing codes: their bits at compile time (full is false there;
            not the 16-bit kernels, whose quick path shares the loop: slower so, docs/PERFORMANCE.md) */
