@@ -22,7 +22,7 @@ faster. Exit status 1 if an output differs.
     python3 bench/matrix.py --smooth --compile [--precise]   # GELU, tanh-GELU, SiLU
 
 --smooth: the smooth kinds' cells instead: forward and backward from x in
-f32, bf16 and f16 against torch eager, the epilogue act(x + b) * 0.5 and
+f32, bf16 and f16 against torch eager, the epilogue act(x + b) * 0.5 (--epi-scale; 1: no scale) and
 its backward with the bias gradient, and the gated forms (GeGLU, SwiGLU:
 act(a) * b) against eager and (--compile) torch.compile of the same
 expression. Their outputs are not bit-identical with torch's by design:
@@ -284,9 +284,9 @@ class Matrix:
         cf(*args)
         return lambda: cf(*args)
 
-    def run_smooth(self, n, epi_rows, glu_rows, do_compile, precise):
+    def run_smooth(self, n, epi_rows, glu_rows, do_compile, precise, epi_scale=0.5):
         """GELU, tanh-GELU and SiLU: forward and backward from x in every dtype against torch eager; the
-        epilogue act(x + b) * 0.5 and its backward with the bias gradient, and the gated forms act(a) * b,
+        epilogue act(x + b) * epi_scale and its backward with the bias gradient, and the gated forms act(a) * b,
         against eager and torch.compile. Every output is compared with torch's (the differing elements and
         the largest distance are printed: gpuact's own math is not torch's)."""
         t, F = self.t, self.F
@@ -308,6 +308,7 @@ class Matrix:
             del x, dy, y, dx
             t.cuda.empty_cache()
         cols = 8192
+        sname = f"*{epi_scale:g}" if epi_scale != 1.0 else ""  # scale 1: no scale flag, as a plain Linear's epilogue
         for dt in (t.float32, t.bfloat16):
             es = t.tensor([], dtype=dt).element_size()
             dn, c = str(dt)[6:], code[dt]
@@ -319,15 +320,15 @@ class Matrix:
                 for kname in SMOOTH:
                     a = dict(kind=kname, flags=fl)
                     tf, tb = torch_smooth(F, kname)
-                    ef = lambda x_, b_: tf(x_ + b_) * 0.5
+                    ef = (lambda x_, b_: tf(x_ + b_) * epi_scale) if epi_scale != 1.0 else (lambda x_, b_: tf(x_ + b_))
 
                     def eb(dy_, x_, b_):
-                        gz = tb(dy_ * 0.5, x_ + b_)
+                        gz = tb(dy_ * epi_scale if epi_scale != 1.0 else dy_, x_ + b_)
                         return gz, gz.sum(0)
-                    fop = lambda g: g.epilogue_op(rows, cols, xx, yy, c, c, bias=bb, a=a, scale=0.5)
+                    fop = lambda g: g.epilogue_op(rows, cols, xx, yy, c, c, bias=bb, a=a, scale=epi_scale)
                     bop = lambda g: g.epilogue_backward_op(rows, cols, dy, dx, c, c, x=xx, x_dtype=c, bias=bb, dbias=db,
-                                                           dbias_dtype=c, a=a, scale=0.5)
-                    name = f"epi {kname}{tag}(x+b)*0.5 fwd {shape}"
+                                                           dbias_dtype=c, a=a, scale=epi_scale)
+                    name = f"epi {kname}{tag}(x+b){sname} fwd {shape}"
                     self.cell(name, nf, lambda: ef(xx, bb), fop, yy, lambda: ef(xx, bb), "eager", exact=False)
                     cf = self.compiled(name + " vs compile", ef, xx, bb) if do_compile else None
                     if cf:
@@ -449,6 +450,7 @@ def main():
     ap.add_argument("--smooth", action="store_true", help="the GELU, tanh-GELU and SiLU cells instead of the "
                     "ReLU family's (elementwise at --n, epilogue at --epi-rows, gated at --glu-rows x 8192)")
     ap.add_argument("--glu-rows", default="32768")
+    ap.add_argument("--epi-scale", type=float, default=0.5, help="--smooth: the epilogue's scale (1: none)")
     ap.add_argument("--precise", action="store_true", help="--smooth with GPUACT_ACT_PRECISE")
     ap.add_argument("--fewbit", metavar="BITS", help="the few-bit codes' cells instead, for these bit counts "
                     "(comma-separated, 1-4; elementwise at --n)")
@@ -466,7 +468,7 @@ def main():
     elif args.smooth:
         m.measure_copy(args.n)
         m.run_smooth(args.n, [int(r) for r in args.epi_rows.split(",")], [int(r) for r in args.glu_rows.split(",")],
-                     args.compile, args.precise)
+                     args.compile, args.precise, args.epi_scale)
     else:
         m.run(args.n, [int(r) for r in args.epi_rows.split(",")], args.compile)
     meta = (f"{torch.cuda.get_device_name()}, {datetime.date.today().isoformat()}, torch {torch.__version__}, "

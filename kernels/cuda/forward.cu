@@ -272,7 +272,14 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
        docs/PERFORMANCE.md, "Designs measured and not kept"). */
     enum { QFL = !SELECT && PAIRS && !MASK && X::id == GPUACT_DT_bf16 && Y::id == GPUACT_DT_bf16 &&
                  (KIND == GPUACT_KIND_gelu_tanh || KIND == GPUACT_KIND_silu) };
-    if (!SELECT && flags == GPUACT_F_BIAS &&
+    enum { GFL = !SELECT && PAIRS && !MASK && X::id == GPUACT_DT_bf16 && Y::id == GPUACT_DT_bf16 && KIND == GPUACT_KIND_gelu };
+    if (GFL && (flags & GPUACT_F_BIAS) && !PRECISE && gpuact_block_full(aligned, shift, BLK * U * VEC, cols) &&
+        (flags == GPUACT_F_BIAS || flags == (GPUACT_F_BIAS | GPUACT_F_SCALE))) {
+        /* GELU's bf16 epilogue, issue-bound in the lean function: bounds-free loops for whole blocks
+           (the other blocks keep the loops below; both constant-flag loops per block spilled) */
+        if (flags & GPUACT_F_SCALE) GPUACT_FWD_ROWS_FULL_(GPUACT_F_BIAS | GPUACT_F_SCALE, 1, 0);
+        else GPUACT_FWD_ROWS_FULL_(GPUACT_F_BIAS, 1, 0);
+    } else if (!SELECT && flags == GPUACT_F_BIAS &&
         ((PAIRS || MASK) && (gpuact_kind_select(KIND) || KIND == GPUACT_KIND_gelu) ||
          (Y::size == 2 && gpuact_kind_select(KIND)))) {
         GPUACT_FWD_ROWS_(GPUACT_F_BIAS);
