@@ -269,14 +269,15 @@ __device__ __forceinline__ void forward(GPUACT_PARAMS) {
        gpuact_act_minmax are chosen at compile time there). The bf16 epilogue of
        tanh-GELU and SiLU (QFL) gets the loops with a bias, with and without scale, at the
        same 48 registers (its elementwise forward looks its results up there;
-       docs/PERFORMANCE.md, "Designs measured and not kept"). */
+       docs/PERFORMANCE.md, "Designs measured and not kept"); erf-GELU's (GFL)
+       the bounds-free ones for whole blocks alone. */
     enum { QFL = !SELECT && PAIRS && !MASK && X::id == GPUACT_DT_bf16 && Y::id == GPUACT_DT_bf16 &&
                  (KIND == GPUACT_KIND_gelu_tanh || KIND == GPUACT_KIND_silu) };
     enum { GFL = !SELECT && PAIRS && !MASK && X::id == GPUACT_DT_bf16 && Y::id == GPUACT_DT_bf16 && KIND == GPUACT_KIND_gelu };
     if (GFL && (flags & GPUACT_F_BIAS) && !PRECISE && gpuact_block_full(aligned, shift, BLK * U * VEC, cols) &&
         (flags == GPUACT_F_BIAS || flags == (GPUACT_F_BIAS | GPUACT_F_SCALE))) {
         /* GELU's bf16 epilogue, issue-bound in the lean function: bounds-free loops for whole blocks
-           (the other blocks keep the loops below; both constant-flag loops per block spilled) */
+           (the other blocks keep the loops below: constant flags for them too spilled) */
         if (flags & GPUACT_F_SCALE) GPUACT_FWD_ROWS_FULL_(GPUACT_F_BIAS | GPUACT_F_SCALE, 1, 0);
         else GPUACT_FWD_ROWS_FULL_(GPUACT_F_BIAS, 1, 0);
     } else if (!SELECT && flags == GPUACT_F_BIAS &&
